@@ -1,0 +1,117 @@
+// Package slurm holds Slurm's vocabulary: job states with their squeue short
+// codes, and the pending-reason words squeue prints. Every package that speaks
+// Slurm imports it by name (slurm.Pending, slurm.ReasonResources), so the words
+// are spelled once.
+package slurm
+
+// JobState is a job's state as Slurm names it.
+type JobState string
+
+// Job states, spelled as squeue -l / scontrol / sacct print them.
+const (
+	Pending     JobState = "PENDING"
+	Running     JobState = "RUNNING"
+	Suspended   JobState = "SUSPENDED"
+	Completing  JobState = "COMPLETING"
+	Completed   JobState = "COMPLETED"
+	Cancelled   JobState = "CANCELLED"
+	Failed      JobState = "FAILED"
+	Timeout     JobState = "TIMEOUT"
+	NodeFail    JobState = "NODE_FAIL"
+	Preempted   JobState = "PREEMPTED"
+	OutOfMemory JobState = "OUT_OF_MEMORY"
+	BootFail    JobState = "BOOT_FAIL"
+	Deadline    JobState = "DEADLINE"
+	Requeued    JobState = "REQUEUED"
+	Resizing    JobState = "RESIZING"
+)
+
+var shortCodes = map[JobState]string{
+	Pending:     "PD",
+	Running:     "R",
+	Suspended:   "S",
+	Completing:  "CG",
+	Completed:   "CD",
+	Cancelled:   "CA",
+	Failed:      "F",
+	Timeout:     "TO",
+	NodeFail:    "NF",
+	Preempted:   "PR",
+	OutOfMemory: "OOM",
+	BootFail:    "BF",
+	Deadline:    "DL",
+	Requeued:    "RQ",
+	Resizing:    "RS",
+}
+
+// Short returns squeue's compact state code (%t): "PD", "R", "CD", ...
+func (s JobState) Short() string {
+	if c, ok := shortCodes[s]; ok {
+		return c
+	}
+	return string(s)
+}
+
+// Finished reports whether the state is terminal.
+func (s JobState) Finished() bool {
+	switch s {
+	case Pending, Running, Suspended, Completing, Requeued, Resizing:
+		return false
+	}
+	return true
+}
+
+// ParseJobState accepts a state as squeue -t takes it: the long name or the
+// short code, in any case.
+func ParseJobState(s string) (JobState, bool) {
+	up := upper(s)
+	for st, code := range shortCodes {
+		if up == string(st) || up == code {
+			return st, true
+		}
+	}
+	return "", false
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+// Reason is a pending (or ending) reason as squeue's %R and scontrol's Reason=
+// print it.
+type Reason string
+
+// Slurm's reason words (src/common/slurm_protocol_defs.c job_reason_string).
+const (
+	ReasonNone                     Reason = "None"
+	ReasonPriority                 Reason = "Priority"
+	ReasonResources                Reason = "Resources"
+	ReasonDependency               Reason = "Dependency"
+	ReasonDependencyNeverSatisfied Reason = "DependencyNeverSatisfied"
+	ReasonJobHeldUser              Reason = "JobHeldUser"
+	ReasonJobHeldAdmin             Reason = "JobHeldAdmin"
+	ReasonBeginTime                Reason = "BeginTime"
+	ReasonPartitionTimeLimit       Reason = "PartitionTimeLimit"
+	ReasonPartitionDown            Reason = "PartitionDown"
+	ReasonPartitionInactive        Reason = "PartitionInactive"
+	ReasonPartitionNodeLimit       Reason = "PartitionNodeLimit"
+	ReasonQOSMaxGRESPerUser        Reason = "QOSMaxGRESPerUser"
+	ReasonQOSMaxJobsPerUserLimit   Reason = "QOSMaxJobsPerUserLimit"
+	ReasonQOSMaxCpuPerUserLimit    Reason = "QOSMaxCpuPerUserLimit"
+	ReasonJobArrayTaskLimit        Reason = "JobArrayTaskLimit"
+	ReasonNodeDown                 Reason = "NodeDown"
+	ReasonBadConstraints           Reason = "BadConstraints"
+	ReasonInvalidAccount           Reason = "InvalidAccount"
+	ReasonInvalidQOS               Reason = "InvalidQOS"
+	ReasonReqNodeNotAvail          Reason = "ReqNodeNotAvail"
+	ReasonJobLaunchFailure         Reason = "JobLaunchFailure"
+	ReasonNonZeroExitCode          Reason = "NonZeroExitCode"
+	ReasonTimeLimit                Reason = "TimeLimit"
+	ReasonInactiveLimit            Reason = "InactiveLimit"
+)
