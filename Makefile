@@ -1,0 +1,45 @@
+# slurm-lite: see README.md. Every target works on a fresh machine with Go.
+GO      ?= go
+PREFIX  ?= /usr/local
+BINDIR  := bin
+FUZZTIME ?= 4s
+CMDS    := $(notdir $(wildcard cmd/*))
+
+.PHONY: all build test vet unit fuzz bench demo install clean
+
+all: build
+
+## build: every command into ./bin
+build:
+	@mkdir -p $(BINDIR)
+	$(GO) build -o $(BINDIR)/ ./cmd/...
+
+## test: vet, unit and end-to-end tests, then each fuzz target briefly
+test: vet unit fuzz
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+# Each fuzz target runs on its own for FUZZTIME: go test -fuzz takes one
+# target per package at a time.
+fuzz:
+	@scripts/fuzz-brief $(FUZZTIME)
+
+## bench: the benchmarks, with figures (ns/op, B/op, allocs/op)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+## demo: build, start with defaults in a temporary directory, run the examples
+demo: build
+	@scripts/demo
+
+## install: the commands into $(PREFIX)/bin
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(addprefix $(BINDIR)/,$(CMDS)) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(BINDIR)
