@@ -339,6 +339,9 @@ func (s *nvmlSource) linkPeers(devs []deviceReading) {
 				}
 			}
 		}
+		for _, u := range ok {
+			slices.Sort(s.devs[u].peers)
+		}
 	}
 	for i := range devs {
 		if d := s.devs[devs[i].uuid]; devs[i].err == "" {
