@@ -20,12 +20,12 @@ var t0 = time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
 
 func TestInventoryOfMockMachines(t *testing.T) {
 	tests := []struct {
-		name                    string
-		machine                 func() *server.Server
-		types                   []string
-		model, autoType, typ    string
-		memory                  uint64
-		wantGres, wantComment   string
+		name                  string
+		machine               func() *server.Server
+		types                 []string
+		model, autoType, typ  string
+		memory                uint64
+		wantGres, wantComment string
 	}{
 		{
 			name:    "a DGX A100 with no configured type keeps the name Slurm's AutoDetect=nvml gives",
@@ -124,10 +124,10 @@ func TestIndicesFollowPCIBusOrder(t *testing.T) {
 			want: []int{0, 1, 2},
 		},
 		{
-			name: "a mixed machine with the slow card on the first bus: CUDA's default would number the A100s first, PCI order numbers the A30 0",
-			gpus: []gpus.Config{gpus.A100_PCIE_80GB, gpus.A100_PCIE_80GB, gpus.A30_PCIE_24GB},
-			bus:  []string{"00000000:41:00.0", "00000000:81:00.0", "00000000:01:00.0"},
-			want: []int{2, 0, 1},
+			name:   "a mixed machine with the slow card on the first bus: CUDA's default would number the A100s first, PCI order numbers the A30 0",
+			gpus:   []gpus.Config{gpus.A100_PCIE_80GB, gpus.A100_PCIE_80GB, gpus.A30_PCIE_24GB},
+			bus:    []string{"00000000:41:00.0", "00000000:81:00.0", "00000000:01:00.0"},
+			want:   []int{2, 0, 1},
 			models: []string{"NVIDIA A30-PCIE-24GB", "NVIDIA A100-PCIE-80GB", "NVIDIA A100-PCIE-80GB"},
 		},
 		{
