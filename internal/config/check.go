@@ -1,0 +1,583 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+)
+
+// check finds what decoding cannot see: values out of range, names that
+// must exist, duplicates, cycles. It also puts enumerated values into
+// their canonical spelling (Slurm takes "requeue" for REQUEUE).
+func (p *parser) check(c *Config) {
+	p.checkTop(c)
+	p.checkScheduler(c)
+	p.checkNode(c)
+	p.checkPriority(c)
+	p.checkAccounts(c)
+	p.checkQOS(c)
+	p.checkPartitions(c)
+	p.checkUsers(c)
+}
+
+// key is the path of a top-level key or of a key in a plain table.
+func key(parts ...string) keyPath { return keyPath(parts) }
+
+// elem is the path of key in the i-th table of an array of tables.
+func elem(array string, i int, k string) keyPath {
+	return keyPath(strings.Split(array, ".")).index(i).child(k)
+}
+
+func (p *parser) inRange(at keyPath, name string, v, lo, hi int64) {
+	if v < lo || v > hi {
+		p.errorf(at, "%s %d is out of range; use %d to %d", name, v, lo, hi)
+	}
+}
+
+func (p *parser) notNegative(at keyPath, name string, v int) {
+	if v < 0 {
+		p.errorf(at, "%s %d is negative; use 0 or more", name, v)
+	}
+}
+
+// validName reports whether s can be a Slurm name (partition, account,
+// QOS, user, group, GPU type): printable, with none of the characters that
+// separate things in Slurm's strings.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) || strings.ContainsRune(`,:="'\/`, r) {
+			return false
+		}
+	}
+	return true
+}
+
+const nameRule = `use letters, digits, "-", "_" or "."`
+
+func (p *parser) name(at keyPath, what, s string) bool {
+	if !validName(s) {
+		if s == "" {
+			p.errorf(at, "%s must not be empty", what)
+		} else {
+			p.errorf(at, "%s %q is not a valid name; %s", what, s, nameRule)
+		}
+		return false
+	}
+	return true
+}
+
+// canonical returns the member of allowed equal to s but for case.
+func canonical(s string, allowed ...string) (string, bool) {
+	for _, a := range allowed {
+		if strings.EqualFold(s, a) {
+			return a, true
+		}
+	}
+	return s, false
+}
+
+func quoteAll(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// enum puts *v into canonical spelling, or reports the values allowed.
+func (p *parser) enum(at keyPath, name string, v *string, allowed ...string) bool {
+	c, ok := canonical(*v, allowed...)
+	if !ok {
+		p.errorf(at, "%s %q is not one of %s", name, *v, quoteAll(allowed))
+		return false
+	}
+	*v = c
+	return true
+}
+
+// exact is enum for plugin names, which Slurm compares exactly.
+func (p *parser) exact(at keyPath, name, v string, allowed ...string) {
+	for _, a := range allowed {
+		if v == a {
+			return
+		}
+	}
+	p.errorf(at, "%s %q is not one of %s", name, v, quoteAll(allowed))
+}
+
+// lowerName checks an account, QOS or cluster name, which Slurm lowers
+// silently: upper case here would name something Slurm does not have.
+func (p *parser) lowerName(at keyPath, what, s string) bool {
+	if !p.name(at, what, s) {
+		return false
+	}
+	if l := strings.ToLower(s); l != s {
+		p.errorf(at, "%s %q has upper case, which Slurm lowers silently; write %q", what, s, l)
+		return false
+	}
+	return true
+}
+
+// The % escapes a CheckpointDir may use: slurmtime.ExpandPattern's.
+const checkpointEscapes = "jxuAaNnst%"
+
+func (p *parser) checkTop(c *Config) {
+	if p.lowerName(key("ClusterName"), "ClusterName", c.ClusterName) && len(c.ClusterName) > 40 {
+		p.errorf(key("ClusterName"), "ClusterName %q is longer than 40 characters (Slurm's limit); shorten it", c.ClusterName)
+	}
+	for _, k := range []struct {
+		name string
+		v    string
+	}{{"SocketPath", c.SocketPath}, {"StateSaveLocation", c.StateSaveLocation}, {"CheckpointDir", c.CheckpointDir}} {
+		if !filepath.IsAbs(k.v) {
+			p.errorf(key(k.name), "%s %q is not an absolute path; write a path that starts with /", k.name, k.v)
+		}
+	}
+	p.checkCheckpointDir(c.CheckpointDir)
+	for i, u := range c.Operators {
+		p.name(key("Operators").index(i), "Operators: user", u)
+	}
+	if c.YieldGroup != "" {
+		p.name(key("YieldGroup"), "YieldGroup", c.YieldGroup)
+	}
+	p.inRange(key("KillWait"), "KillWait", int64(c.KillWait/time.Second), 0, 65533)
+	if c.MinJobAge < 0 {
+		p.errorf(key("MinJobAge"), "MinJobAge %d is negative; use 0 (keep forever) or more seconds", c.MinJobAge/time.Second)
+	}
+	p.inRange(key("MaxArraySize"), "MaxArraySize", int64(c.MaxArraySize), 0, 4000001)
+	if c.MaxJobCount < 1 {
+		p.errorf(key("MaxJobCount"), "MaxJobCount %d is below 1; no job could be submitted", c.MaxJobCount)
+	}
+	p.notNegative(key("CheckpointKeepDays"), "CheckpointKeepDays", c.CheckpointKeepDays)
+	if c.GPUSampleInterval < time.Second {
+		p.errorf(key("GPUSampleInterval"), "GPUSampleInterval %d is below 1 second; use 1 or more", c.GPUSampleInterval/time.Second)
+	}
+	if c.ShardSize <= 0 {
+		p.errorf(key("ShardSize"), "ShardSize must be above 0; write e.g. \"1G\"")
+	}
+	p.exact(key("SchedulerType"), "SchedulerType", c.SchedulerType, SchedBackfill, SchedBuiltin)
+	p.exact(key("PriorityType"), "PriorityType", c.PriorityType, PriorityMultifactor, PriorityBasic)
+	p.exact(key("PreemptType"), "PreemptType", c.PreemptType, PreemptPartitionPrio, PreemptNone)
+	p.billingWeights(key("TRESBillingWeights"), "TRESBillingWeights", c.TRESBillingWeights)
+}
+
+func (p *parser) checkCheckpointDir(dir string) {
+	at := key("CheckpointDir")
+	for i := 0; i < len(dir); i++ {
+		if dir[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(dir) && '0' <= dir[j] && dir[j] <= '9' {
+			j++ // a width, as in %4a
+		}
+		if j >= len(dir) || !strings.ContainsRune(checkpointEscapes, rune(dir[j])) {
+			p.errorf(at, "CheckpointDir %q has an unknown %% escape; use %%u (user), %%j (job id), %%x (job name), %%A and %%a (array job and task) or %%%% for %%", dir)
+			return
+		}
+		i = j
+	}
+	if !strings.Contains(dir, "%j") {
+		p.errorf(at, "CheckpointDir %q has no %%j, so all jobs would share one checkpoint directory; add %%j", dir)
+	}
+}
+
+// billingWeights rejects negative billing: fair share decays usage by
+// halving it, which goes wrong with negative usage. (Slurm allows it.)
+func (p *parser) billingWeights(at keyPath, name string, w TRESWeights) {
+	for _, n := range sortedTRES(w) {
+		if w[n] < 0 {
+			p.errorf(at, "%s: %s weight %g is negative; billing weights must be 0 or more", name, n, w[n])
+		}
+	}
+}
+
+func (p *parser) checkScheduler(c *Config) {
+	s := c.SchedulerParameters
+	at := func(k string) keyPath { return key("SchedulerParameters", k) }
+	const n = "SchedulerParameters."
+	p.inRange(at("bf_window"), n+"bf_window", int64(s.BFWindow/time.Minute), 1, 43200)
+	p.inRange(at("bf_max_job_test"), n+"bf_max_job_test", int64(s.BFMaxJobTest), 1, 1000000)
+	p.inRange(at("bf_resolution"), n+"bf_resolution", int64(s.BFResolution/time.Second), 1, 3600)
+	if s.BFInterval == -time.Second {
+		p.errorf(at("bf_interval"), `%sbf_interval -1 (no backfill) is written SchedulerType = "sched/builtin" here`, n)
+	} else {
+		p.inRange(at("bf_interval"), n+"bf_interval", int64(s.BFInterval/time.Second), 1, 10800)
+	}
+	p.notNegative(at("default_queue_depth"), n+"default_queue_depth", s.DefaultQueueDepth)
+}
+
+func (p *parser) checkNode(c *Config) {
+	n := &c.Node
+	if p.isGiven(key("Node", "NodeName")) {
+		p.name(key("Node", "NodeName"), "Node.NodeName", n.NodeName)
+	}
+	if p.isGiven(key("Node", "CPUs")) && n.CPUs < 1 {
+		p.errorf(key("Node", "CPUs"), "Node.CPUs %d is below 1; leave CPUs out to use the detected count", n.CPUs)
+	}
+	if p.isGiven(key("Node", "RealMemory")) && n.RealMemory < slurmtime.MiB {
+		p.errorf(key("Node", "RealMemory"), "Node.RealMemory must be at least 1M; leave RealMemory out to use the detected size")
+	}
+	p.enum(key("Node", "GPUs"), "Node.GPUs", &n.GPUs, GPUsNVML, GPUsNone, GPUsSimulated)
+	if n.GPUs == GPUsSimulated && len(n.SimulatedGPUs) == 0 {
+		p.errorf(key("Node", "GPUs"), `Node.GPUs = "simulated" needs at least one [[Node.SimulatedGPU]] with Type, Memory and Count`)
+	}
+	seen := map[string]int{}
+	for i, g := range n.SimulatedGPUs {
+		at := func(k string) keyPath { return elem("Node.SimulatedGPU", i, k) }
+		label := fmt.Sprintf("SimulatedGPU %d", i+1)
+		if p.name(at("Type"), label+": Type", g.Type) {
+			label = fmt.Sprintf("SimulatedGPU %q", g.Type)
+			if first, dup := seen[g.Type]; dup {
+				p.errorf(at("Type"), "%s is given twice (also SimulatedGPU %d); use one with a larger Count", label, first+1)
+			}
+			seen[g.Type] = i
+		}
+		if g.Memory <= 0 {
+			p.errorf(at("Memory"), `%s: Memory must be above 0; write the GPU's memory, e.g. Memory = "80G"`, label)
+		}
+		if g.Count < 1 {
+			p.errorf(at("Count"), "%s: Count %d is below 1", label, g.Count)
+		}
+	}
+	models := map[string]string{}
+	for _, t := range sortedKeys(n.TypeAliases) {
+		at := key("Node", "TypeAliases", t)
+		p.name(at, "Node.TypeAliases type", t)
+		m := GPUModelName(n.TypeAliases[t])
+		if m == "" {
+			p.errorf(at, "Node.TypeAliases.%s must name an NVML model such as \"NVIDIA A100-SXM4-80GB\"", t)
+			continue
+		}
+		if other, dup := models[m]; dup {
+			p.errorf(at, "Node.TypeAliases: types %q and %q name the same model %q; keep one", other, t, n.TypeAliases[t])
+		}
+		models[m] = t
+	}
+}
+
+// Slurm's PriorityFlags (slurm.conf.5).
+var priorityFlags = []string{"ACCRUE_ALWAYS", "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "NO_FAIR_TREE",
+	"INCR_ONLY", "MAX_TRES", "NO_NORMAL_ALL", "NO_NORMAL_ASSOC", "NO_NORMAL_PART", "NO_NORMAL_QOS",
+	"NO_NORMAL_TRES", "SMALL_RELATIVE_TO_TIME"}
+
+func (p *parser) checkPriority(c *Config) {
+	pr := &c.Priority
+	at := func(k string) keyPath { return key("Priority", k) }
+	for _, w := range []struct {
+		k string
+		v int
+	}{{"WeightAge", pr.WeightAge}, {"WeightFairshare", pr.WeightFairshare}, {"WeightPartition", pr.WeightPartition},
+		{"WeightQOS", pr.WeightQOS}, {"WeightJobSize", pr.WeightJobSize}, {"WeightAssoc", pr.WeightAssoc}} {
+		p.inRange(at(w.k), "Priority."+w.k, int64(w.v), 0, math.MaxUint32)
+	}
+	if pr.DecayHalfLife < 0 {
+		p.errorf(at("DecayHalfLife"), "Priority.DecayHalfLife must not be negative")
+	}
+	if pr.MaxAge < 0 {
+		p.errorf(at("MaxAge"), "Priority.MaxAge must not be negative")
+	}
+	if pr.CalcPeriod < time.Minute {
+		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod must be at least 1 minute")
+	}
+	p.enum(at("UsageResetPeriod"), "Priority.UsageResetPeriod", &pr.UsageResetPeriod,
+		"NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY")
+	if pr.DecayHalfLife == 0 && pr.UsageResetPeriod == "NONE" {
+		p.errorf(at("DecayHalfLife"), "Priority.DecayHalfLife 0 (no decay) with UsageResetPeriod NONE lets usage grow forever; set a DecayHalfLife such as \"7-0\" or a UsageResetPeriod")
+	}
+	for i := range pr.Flags {
+		p.enum(at("Flags").index(i), "Priority.Flags", &pr.Flags[i], priorityFlags...)
+	}
+}
+
+// sacctmgr's QOS flags.
+var qosFlags = []string{"DenyOnLimit", "EnforceUsageThreshold", "NoDecay", "NoReserve", "OverPartQOS",
+	"PartitionMaxNodes", "PartitionMinNodes", "PartitionTimeLimit", "RequiresReservation", "UsageFactorSafe"}
+
+func (p *parser) checkQOS(c *Config) {
+	seen := map[string]int{}
+	for i := range c.QOS {
+		q := &c.QOS[i]
+		at := func(k string) keyPath { return elem("QOS", i, k) }
+		label := fmt.Sprintf("QOS %d", i+1)
+		if p.lowerName(at("Name"), label+": Name", q.Name) {
+			label = fmt.Sprintf("QOS %q", q.Name)
+			if first, dup := seen[q.Name]; dup {
+				p.errorf(at("Name"), "%s is defined twice (first on line %d); rename or remove one", label, p.lines.line(elem("QOS", first, "Name")))
+			}
+			seen[q.Name] = i
+		}
+		p.inRange(at("Priority"), label+": Priority", int64(q.Priority), 0, math.MaxUint32)
+		p.notNegative(at("MaxJobsPerUser"), label+": MaxJobsPerUser", q.MaxJobsPerUser)
+		p.notNegative(at("MaxSubmitJobsPerUser"), label+": MaxSubmitJobsPerUser", q.MaxSubmitJobsPerUser)
+		if q.MaxWall < 0 {
+			p.errorf(at("MaxWall"), "%s: MaxWall must not be negative", label)
+		}
+		if q.UsageFactor < 0 {
+			p.errorf(at("UsageFactor"), "%s: UsageFactor %g is negative; use 0 (free) or more", label, q.UsageFactor)
+		}
+		for j := range q.Flags {
+			p.enum(at("Flags").index(j), label+": Flags", &q.Flags[j], qosFlags...)
+		}
+	}
+}
+
+func (p *parser) checkPartitions(c *Config) {
+	if len(c.Partitions) == 0 {
+		p.errorf(key("Partition"), "no partitions; define at least one [[Partition]]")
+		return
+	}
+	seen := map[string]int{}
+	defaults := []int{}
+	for i := range c.Partitions {
+		pt := &c.Partitions[i]
+		at := func(k string) keyPath { return elem("Partition", i, k) }
+		label := fmt.Sprintf("Partition %d", i+1)
+		if p.name(at("PartitionName"), label+": PartitionName", pt.PartitionName) {
+			label = fmt.Sprintf("Partition %q", pt.PartitionName)
+			if first, dup := seen[pt.PartitionName]; dup {
+				p.errorf(at("PartitionName"), "%s is defined twice (first on line %d); rename or remove one", label, p.lines.line(elem("Partition", first, "PartitionName")))
+			}
+			seen[pt.PartitionName] = i
+		}
+		if pt.Default {
+			if len(defaults) > 0 {
+				first := c.Partitions[defaults[0]].PartitionName
+				p.errorf(at("Default"), "%s: Default = true, but partition %q (line %d) is already the default; keep one", label, first, p.lines.line(elem("Partition", defaults[0], "Default")))
+			}
+			defaults = append(defaults, i)
+		}
+		if pt.MaxTime <= 0 {
+			p.errorf(at("MaxTime"), `%s: MaxTime must be above 0; write a time such as "2-00:00:00" or "UNLIMITED"`, label)
+		}
+		if pt.DefaultTime < 0 {
+			p.errorf(at("DefaultTime"), "%s: DefaultTime must not be negative", label)
+		}
+		if pt.MaxTime > 0 && pt.DefaultTime > pt.MaxTime {
+			p.errorf(at("DefaultTime"), "%s: DefaultTime %s is above MaxTime %s; lower DefaultTime or raise MaxTime",
+				label, slurmtime.FormatDuration(pt.DefaultTime), slurmtime.FormatDuration(pt.MaxTime))
+		}
+		p.inRange(at("PriorityTier"), label+": PriorityTier", int64(pt.PriorityTier), 0, 65533)
+		p.inRange(at("PriorityJobFactor"), label+": PriorityJobFactor", int64(pt.PriorityJobFactor), 0, 65533)
+		if m, ok := canonical(pt.PreemptMode, "SUSPEND", "GANG"); ok {
+			p.errorf(at("PreemptMode"), "%s: PreemptMode %s is not supported (a GPU's memory cannot be suspended); use \"REQUEUE\" or \"CANCEL\"", label, m)
+		} else if p.enum(at("PreemptMode"), label+": PreemptMode", &pt.PreemptMode, PreemptModeOff, PreemptModeRequeue, PreemptModeCancel) &&
+			pt.PreemptMode != PreemptModeOff && c.PreemptType == PreemptNone {
+			p.errorf(at("PreemptMode"), "%s: PreemptMode %s needs PreemptType = %q, not %q", label, pt.PreemptMode, PreemptPartitionPrio, PreemptNone)
+		}
+		if pt.GraceTime < 0 {
+			p.errorf(at("GraceTime"), "%s: GraceTime must not be negative", label)
+		}
+		p.enum(at("State"), label+": State", &pt.State, StateUp, StateDown, StateDrain, StateInactive)
+		pt.AllowAccounts = p.allowList(at("AllowAccounts"), label+": AllowAccounts", pt.AllowAccounts, func(a string) string {
+			return p.accountMissing(c, a)
+		})
+		pt.AllowGroups = p.allowList(at("AllowGroups"), label+": AllowGroups", pt.AllowGroups, func(g string) string {
+			if !validName(g) {
+				return fmt.Sprintf("%q is not a valid group name", g)
+			}
+			return ""
+		})
+		if pt.QOS != "" && c.QOSByName(pt.QOS) == nil {
+			p.errorf(at("QOS"), "%s: QOS %q is not defined; add it as a [[QOS]] or remove QOS%s", label, pt.QOS, didYouMean(pt.QOS, qosNames(c)))
+		}
+		p.billingWeights(at("TRESBillingWeights"), label+": TRESBillingWeights", pt.TRESBillingWeights)
+	}
+	if len(defaults) == 0 {
+		if len(c.Partitions) > 1 {
+			p.errorf(key("Partition"), "no partition has Default = true; set it on the one that jobs without --partition should use")
+			return
+		}
+		// One partition is the default whether marked or not; Slurm would
+		// have no default, and every sbatch would need --partition.
+		c.Partitions[0].Default = true
+	}
+}
+
+// allowList checks an Allow* list; ["ALL"] (Slurm's way of saying
+// everyone) becomes the empty list.
+func (p *parser) allowList(at keyPath, name string, list []string, problem func(string) string) []string {
+	if len(list) == 1 && strings.EqualFold(list[0], "ALL") {
+		return nil
+	}
+	for i, s := range list {
+		if msg := problem(s); msg != "" {
+			p.errorf(at.index(i), "%s: %s", name, msg)
+		}
+	}
+	return list
+}
+
+func (p *parser) checkAccounts(c *Config) {
+	seen := map[string]int{}
+	for i := range c.Accounts {
+		a := &c.Accounts[i]
+		at := func(k string) keyPath { return elem("Account", i, k) }
+		label := fmt.Sprintf("Account %d", i+1)
+		if p.lowerName(at("Name"), label+": Name", a.Name) {
+			label = fmt.Sprintf("Account %q", a.Name)
+			switch first, dup := seen[a.Name]; {
+			case a.Name == RootAccount:
+				p.errorf(at("Name"), "account %q is built in (the top of the tree); remove this [[Account]]", RootAccount)
+			case dup:
+				p.errorf(at("Name"), "%s is defined twice (first on line %d); rename or remove one", label, p.lines.line(elem("Account", first, "Name")))
+			}
+			seen[a.Name] = i
+		}
+		if a.Parent != RootAccount && a.Parent != a.Name {
+			if _, ok := seen[a.Parent]; !ok && !c.hasAccount(a.Parent) {
+				p.errorf(at("Parent"), "%s: Parent %q is not an account; use %q or an [[Account]] Name%s", label, a.Parent, RootAccount, didYouMean(a.Parent, accountNames(c)))
+			}
+		}
+		if a.Shares < 1 {
+			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, a.Shares)
+		}
+		users := map[string]bool{}
+		for j, u := range a.Users {
+			if p.name(at("Users").index(j), label+": Users: user", u) && users[u] {
+				p.errorf(at("Users").index(j), "%s: user %q is listed twice", label, u)
+			}
+			users[u] = true
+		}
+	}
+	// A cycle: following Parent from an account comes back to it.
+	parent := map[string]string{}
+	for _, a := range c.Accounts {
+		parent[a.Name] = a.Parent
+	}
+	for i, a := range c.Accounts {
+		cur := a.Parent
+		for steps := 0; steps <= len(c.Accounts) && cur != RootAccount && cur != ""; steps++ {
+			if cur == a.Name {
+				p.errorf(elem("Account", i, "Parent"), "Account %q: Parent %q makes a cycle (%s); one account in it must have Parent = %q", a.Name, a.Parent, cycle(parent, a.Name), RootAccount)
+				break
+			}
+			next, ok := parent[cur]
+			if !ok {
+				break
+			}
+			cur = next
+		}
+	}
+}
+
+// cycle prints the chain of parents from name back to name.
+func cycle(parent map[string]string, name string) string {
+	chain := []string{name}
+	for cur := parent[name]; cur != name && len(chain) <= len(parent); cur = parent[cur] {
+		chain = append(chain, cur)
+	}
+	return strings.Join(append(chain, name), " -> ")
+}
+
+func (c *Config) hasAccount(name string) bool {
+	return slices.ContainsFunc(c.Accounts, func(a Account) bool { return a.Name == name })
+}
+
+// accountMissing says why name cannot be a job's account, or "" if it can.
+func (p *parser) accountMissing(c *Config, name string) string {
+	if name == RootAccount || c.hasAccount(name) || (name == c.ImplicitAccount() && c.implicitAccountUsed()) {
+		return ""
+	}
+	return fmt.Sprintf("account %q is not defined; add it as an [[Account]]%s", name, didYouMean(name, accountNames(c)))
+}
+
+func (p *parser) checkUsers(c *Config) {
+	byName := map[string][]int{}
+	for i := range c.Users {
+		u := &c.Users[i]
+		at := func(k string) keyPath { return elem("User", i, k) }
+		label := fmt.Sprintf("User %d", i+1)
+		if p.name(at("Name"), label+": Name", u.Name) {
+			label = fmt.Sprintf("User %q", u.Name)
+		}
+		if !p.isGiven(at("Account")) {
+			p.errorf(at("Name"), "%s: Account is missing; add Account = \"...\" (one [[User]] per account the user may use)", label)
+		} else if msg := p.accountMissing(c, u.Account); msg != "" {
+			p.errorf(at("Account"), "%s: %s", label, msg)
+		}
+		for _, j := range byName[u.Name] {
+			if c.Users[j].Account == u.Account {
+				p.errorf(at("Account"), "%s is in account %q twice (first on line %d); remove one", label, u.Account, p.lines.line(elem("User", j, "Name")))
+			}
+		}
+		byName[u.Name] = append(byName[u.Name], i)
+		if u.Shares < 1 {
+			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, u.Shares)
+		}
+		for j, q := range u.QOS {
+			if c.QOSByName(q) == nil {
+				p.errorf(at("QOS").index(j), "%s: QOS %q is not defined%s", label, q, didYouMean(q, qosNames(c)))
+			}
+		}
+		if p.isGiven(at("AdminLevel")) {
+			if strings.EqualFold(u.AdminLevel, "Admin") {
+				u.AdminLevel = AdminAdministrator // sacctmgr's short form
+			}
+			p.enum(at("AdminLevel"), label+": AdminLevel", &u.AdminLevel, AdminNone, AdminOperator, AdminAdministrator)
+		}
+	}
+	// DefaultAccount and AdminLevel belong to the user, not to one of its
+	// accounts: entries that give them must agree.
+	for _, name := range sortedKeys(byName) {
+		idx := byName[name]
+		accounts := c.accountsOf(name)
+		var def, lvl string
+		var defAt, lvlAt keyPath
+		for _, i := range idx {
+			u := c.Users[i]
+			if p.isGiven(elem("User", i, "DefaultAccount")) {
+				at := elem("User", i, "DefaultAccount")
+				switch {
+				case !slices.Contains(accounts, u.DefaultAccount):
+					p.errorf(at, "User %q: DefaultAccount %q is not one of the user's accounts (%s)", name, u.DefaultAccount, strings.Join(accounts, ", "))
+				case def != "" && def != u.DefaultAccount:
+					p.errorf(at, "User %q: DefaultAccount %q contradicts %q on line %d; give it once", name, u.DefaultAccount, def, p.lines.line(defAt))
+				default:
+					def, defAt = u.DefaultAccount, at
+				}
+			}
+			if p.isGiven(elem("User", i, "AdminLevel")) {
+				at := elem("User", i, "AdminLevel")
+				if lvl != "" && lvl != u.AdminLevel {
+					p.errorf(at, "User %q: AdminLevel %q contradicts %q on line %d; give it once", name, u.AdminLevel, lvl, p.lines.line(lvlAt))
+				} else {
+					lvl, lvlAt = u.AdminLevel, at
+				}
+			}
+		}
+	}
+}
+
+func didYouMean(s string, candidates []string) string {
+	if m, ok := suggest(s, candidates); ok {
+		return fmt.Sprintf("; did you mean %q?", m)
+	}
+	return ""
+}
+
+func qosNames(c *Config) []string {
+	var n []string
+	for _, q := range c.QOS {
+		n = append(n, q.Name)
+	}
+	return n
+}
+
+func accountNames(c *Config) []string {
+	n := []string{RootAccount}
+	for _, a := range c.Accounts {
+		n = append(n, a.Name)
+	}
+	return n
+}

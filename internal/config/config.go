@@ -1,0 +1,375 @@
+package config
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+)
+
+// Config is slurm-lite's whole configuration. Field tags name the TOML key
+// (slurm.conf's own name); the conf tag says how a duration or size is
+// written in the file (see decode.go).
+type Config struct {
+	// ClusterName is the cluster's name in accounting (sacct, sshare).
+	ClusterName string `toml:"ClusterName"`
+	// SocketPath is the daemon's Unix socket.
+	SocketPath string `toml:"SocketPath"`
+	// StateSaveLocation holds the database and per-job files.
+	StateSaveLocation string `toml:"StateSaveLocation"`
+	// Operators may act on any job, like root.
+	Operators []string `toml:"Operators"`
+	// YieldGroup's members may yield other users' yieldable jobs; "" is nobody.
+	YieldGroup string `toml:"YieldGroup"`
+	// KillWait is the time between SIGTERM and SIGKILL at a time limit.
+	KillWait time.Duration `toml:"KillWait" conf:"seconds"`
+	// ShardSize is the GPU memory one gres/shard stands for.
+	ShardSize slurmtime.Bytes `toml:"ShardSize"`
+	// MinJobAge is how long a finished job stays visible to squeue.
+	MinJobAge time.Duration `toml:"MinJobAge" conf:"seconds"`
+	// MaxArraySize bounds array task ids (ids are below it); 0 disables arrays.
+	MaxArraySize int `toml:"MaxArraySize"`
+	// MaxJobCount bounds the jobs held at once, pending, running and recently
+	// finished (each array task counts).
+	MaxJobCount int `toml:"MaxJobCount"`
+	// CheckpointDir is the pattern of $SLITE_CHECKPOINT_DIR (%u user, %j job).
+	CheckpointDir string `toml:"CheckpointDir"`
+	// CheckpointKeepDays is how long a finished job's checkpoint directory is
+	// kept; 0 keeps it forever.
+	CheckpointKeepDays int `toml:"CheckpointKeepDays"`
+	// IdleGPUTimeout: a running job whose GPUs all stay idle this long counts
+	// as idle (yieldable by YieldGroup members); 0 turns this off.
+	IdleGPUTimeout time.Duration `toml:"IdleGPUTimeout" conf:"time"`
+	// AllowUnlistedUsers lets users named in no account run jobs (in the
+	// implicit account) when accounts are configured.
+	AllowUnlistedUsers bool `toml:"AllowUnlistedUsers"`
+	// GPUSampleInterval is the time between NVML samples.
+	GPUSampleInterval time.Duration `toml:"GPUSampleInterval" conf:"seconds"`
+	// SchedulerType is SchedBackfill or SchedBuiltin.
+	SchedulerType string `toml:"SchedulerType"`
+	// PriorityType is PriorityMultifactor or PriorityBasic.
+	PriorityType string `toml:"PriorityType"`
+	// PreemptType is PreemptPartitionPrio or PreemptNone.
+	PreemptType string `toml:"PreemptType"`
+	// TRESBillingWeights is the default of every partition's weights.
+	TRESBillingWeights TRESWeights `toml:"TRESBillingWeights"`
+
+	SchedulerParameters SchedulerParameters `toml:"SchedulerParameters"`
+	Node                Node                `toml:"Node"`
+	Priority            Priority            `toml:"Priority"`
+	Partitions          []Partition         `toml:"Partition"`
+	QOS                 []QOS               `toml:"QOS"`
+	Accounts            []Account           `toml:"Account"`
+	Users               []User              `toml:"User"`
+}
+
+// Values of SchedulerType, PriorityType and PreemptType.
+const (
+	SchedBackfill        = "sched/backfill"
+	SchedBuiltin         = "sched/builtin"
+	PriorityMultifactor  = "priority/multifactor"
+	PriorityBasic        = "priority/basic"
+	PreemptPartitionPrio = "preempt/partition_prio"
+	PreemptNone          = "preempt/none"
+)
+
+// SchedulerParameters are the backfill and queue-depth options of
+// slurm.conf's SchedulerParameters, one key each.
+type SchedulerParameters struct {
+	// BFWindow is how far ahead backfill plans.
+	BFWindow time.Duration `toml:"bf_window" conf:"minutes"`
+	// BFMaxJobTest is how many pending jobs backfill considers per pass.
+	BFMaxJobTest int `toml:"bf_max_job_test"`
+	// BFResolution is the granularity of backfill's time map.
+	BFResolution time.Duration `toml:"bf_resolution" conf:"seconds"`
+	// BFInterval is the time between backfill passes.
+	BFInterval time.Duration `toml:"bf_interval" conf:"seconds"`
+	// BFContinue keeps a pass going over its original list after state changes.
+	BFContinue bool `toml:"bf_continue"`
+	// DefaultQueueDepth is how many jobs the quick scheduler tries on events.
+	DefaultQueueDepth int `toml:"default_queue_depth"`
+}
+
+// Node is the one machine.
+type Node struct {
+	// NodeName; "" until ApplyHost sets the short host name.
+	NodeName string `toml:"NodeName"`
+	// CPUs; 0 until ApplyHost sets the detected count.
+	CPUs int `toml:"CPUs"`
+	// RealMemory; 0 until ApplyHost sets the detected size.
+	RealMemory slurmtime.Bytes `toml:"RealMemory"`
+	// GPUs is where the GPU inventory comes from: GPUsNVML, GPUsNone or
+	// GPUsSimulated.
+	GPUs string `toml:"GPUs"`
+	// SimulatedGPUs are the GPUs when GPUs is GPUsSimulated.
+	SimulatedGPUs []SimulatedGPU `toml:"SimulatedGPU"`
+	// TypeAliases maps a Slurm GPU type (as in --gres=gpu:a100:1) to the NVML
+	// model it names. See GPUType.
+	TypeAliases map[string]string `toml:"TypeAliases"`
+}
+
+// Values of Node.GPUs.
+const (
+	GPUsNVML      = "nvml"
+	GPUsNone      = "none"
+	GPUsSimulated = "simulated"
+)
+
+// SimulatedGPU is one group of identical simulated GPUs.
+type SimulatedGPU struct {
+	Type   string          `toml:"Type" conf:"name"`
+	Memory slurmtime.Bytes `toml:"Memory"`
+	Count  int             `toml:"Count"`
+}
+
+// Priority holds slurm.conf's Priority* keys without the prefix.
+type Priority struct {
+	WeightAge       int `toml:"WeightAge"`
+	WeightFairshare int `toml:"WeightFairshare"`
+	WeightPartition int `toml:"WeightPartition"`
+	WeightQOS       int `toml:"WeightQOS"`
+	WeightJobSize   int `toml:"WeightJobSize"`
+	WeightAssoc     int `toml:"WeightAssoc"`
+	// WeightTRES weighs each TRES of the job (may be negative, as in Slurm).
+	WeightTRES TRESWeights `toml:"WeightTRES"`
+	// DecayHalfLife halves past usage; 0 means no decay.
+	DecayHalfLife time.Duration `toml:"DecayHalfLife" conf:"time"`
+	// MaxAge is the wait that earns the full age factor.
+	MaxAge time.Duration `toml:"MaxAge" conf:"time"`
+	// CalcPeriod is the time between usage decay passes.
+	CalcPeriod time.Duration `toml:"CalcPeriod" conf:"time"`
+	// FavorSmall gives small jobs the larger job-size factor.
+	FavorSmall bool `toml:"FavorSmall"`
+	// UsageResetPeriod clears usage: NONE, NOW, DAILY, WEEKLY, MONTHLY,
+	// QUARTERLY or YEARLY.
+	UsageResetPeriod string `toml:"UsageResetPeriod"`
+	// Flags are PriorityFlags, upper case (NO_FAIR_TREE, MAX_TRES, ...).
+	Flags []string `toml:"Flags"`
+}
+
+// HasFlag reports whether flag (upper case) is among the priority flags.
+func (p Priority) HasFlag(flag string) bool {
+	return slices.Contains(p.Flags, flag)
+}
+
+// Partition is one partition. Durations are whole minutes or
+// slurmtime.Infinite.
+type Partition struct {
+	PartitionName string `toml:"PartitionName" conf:"name"`
+	// Default: jobs without --partition go here. After Parse exactly one
+	// partition has it.
+	Default bool `toml:"Default"`
+	// MaxTime is the longest time limit; slurmtime.Infinite by default.
+	MaxTime time.Duration `toml:"MaxTime" conf:"time"`
+	// DefaultTime is the limit of jobs that give none; 0 means MaxTime (see
+	// DefaultLimit).
+	DefaultTime       time.Duration `toml:"DefaultTime" conf:"time"`
+	PriorityTier      int           `toml:"PriorityTier"`
+	PriorityJobFactor int           `toml:"PriorityJobFactor"`
+	// PreemptMode is PreemptModeOff, PreemptModeRequeue or PreemptModeCancel:
+	// what happens to this partition's jobs when a higher tier needs the GPUs.
+	PreemptMode string `toml:"PreemptMode"`
+	// GraceTime is the time a preempted job gets between SIGTERM and SIGKILL.
+	GraceTime time.Duration `toml:"GraceTime" conf:"seconds"`
+	// State is UP, DOWN, DRAIN or INACTIVE.
+	State string `toml:"State"`
+	// Hidden partitions are left out of sinfo/squeue unless -a.
+	Hidden bool `toml:"Hidden"`
+	// AllowAccounts; empty means all.
+	AllowAccounts []string `toml:"AllowAccounts"`
+	// AllowGroups; empty means all (root may always use the partition).
+	AllowGroups []string `toml:"AllowGroups"`
+	// QOS is the partition's QOS, whose limits apply to every job here; "" is none.
+	QOS string `toml:"QOS"`
+	// TRESBillingWeights; after Parse the top-level value when not given here.
+	TRESBillingWeights TRESWeights `toml:"TRESBillingWeights"`
+}
+
+// Values of Partition.PreemptMode and Partition.State.
+const (
+	PreemptModeOff     = "OFF"
+	PreemptModeRequeue = "REQUEUE"
+	PreemptModeCancel  = "CANCEL"
+
+	StateUp       = "UP"
+	StateDown     = "DOWN"
+	StateDrain    = "DRAIN"
+	StateInactive = "INACTIVE"
+)
+
+// DefaultLimit is the time limit of a job that gives none: DefaultTime, or
+// MaxTime when DefaultTime is unset (Slurm's rule).
+func (p Partition) DefaultLimit() time.Duration {
+	if p.DefaultTime > 0 {
+		return p.DefaultTime
+	}
+	return p.MaxTime
+}
+
+// QOS is a quality of service with its limits. A zero limit means none.
+type QOS struct {
+	Name     string `toml:"Name" conf:"name"`
+	Priority int    `toml:"Priority"`
+	// MaxTRESPerUser caps what one user's running jobs hold together.
+	MaxTRESPerUser TRES `toml:"MaxTRESPerUser"`
+	// MaxTRESPerJob caps one job.
+	MaxTRESPerJob TRES `toml:"MaxTRESPerJob"`
+	// MaxJobsPerUser caps one user's running jobs.
+	MaxJobsPerUser int `toml:"MaxJobsPerUser"`
+	// MaxSubmitJobsPerUser caps one user's pending and running jobs.
+	MaxSubmitJobsPerUser int `toml:"MaxSubmitJobsPerUser"`
+	// MaxWall caps a job's time limit.
+	MaxWall time.Duration `toml:"MaxWall" conf:"time"`
+	// UsageFactor multiplies the usage charged to fair share.
+	UsageFactor float64 `toml:"UsageFactor"`
+	// Flags are sacctmgr's QOS flags in Slurm's spelling (DenyOnLimit, ...).
+	Flags []string `toml:"Flags"`
+}
+
+// HasFlag reports whether the QOS has flag (Slurm's spelling).
+func (q QOS) HasFlag(flag string) bool {
+	return slices.Contains(q.Flags, flag)
+}
+
+// DefaultQOS is the QOS that always exists and that jobs get by default.
+const DefaultQOS = "normal"
+
+// RootAccount is the root of the account tree; it always exists.
+const RootAccount = "root"
+
+// Account is a fair-share account under RootAccount or another account.
+type Account struct {
+	Name string `toml:"Name" conf:"name"`
+	// Parent; RootAccount by default.
+	Parent string `toml:"Parent"`
+	// Shares of the parent's share.
+	Shares int `toml:"Shares"`
+	// Users is shorthand for one [[User]] each with 1 share in this account.
+	Users []string `toml:"Users"`
+}
+
+// User is one user's association with one account (a user in two accounts
+// has two entries).
+type User struct {
+	Name    string `toml:"Name" conf:"name"`
+	Account string `toml:"Account"`
+	Shares  int    `toml:"Shares"`
+	// DefaultAccount is the account of jobs that give no --account; after
+	// Parse, the user's first account when not given.
+	DefaultAccount string `toml:"DefaultAccount"`
+	// QOS the user may use; empty means every configured QOS.
+	QOS []string `toml:"QOS"`
+	// AdminLevel is AdminNone, AdminOperator or AdminAdministrator.
+	AdminLevel string `toml:"AdminLevel"`
+}
+
+// Values of User.AdminLevel.
+const (
+	AdminNone          = "None"
+	AdminOperator      = "Operator"
+	AdminAdministrator = "Administrator"
+)
+
+// Default is the configuration used when there is no file: one machine,
+// one default partition "gpu", QOS "normal" without limits, no accounts
+// (every user in one implicit account, equal shares). Host facts are left
+// for ApplyHost.
+func Default() *Config {
+	c := &Config{
+		// "lab": the machine is a lab's shared box; a fixed name (rather
+		// than the host name) keeps accounting stable if the host is renamed.
+		ClusterName:        "lab",
+		SocketPath:         "/run/slurm-lite/slurmd.sock",
+		StateSaveLocation:  "/var/lib/slurm-lite",
+		KillWait:           30 * time.Second,
+		ShardSize:          slurmtime.GiB,
+		MinJobAge:          300 * time.Second,
+		MaxArraySize:       1001,
+		MaxJobCount:        10000,
+		CheckpointDir:      "/var/lib/slurm-lite/ckpt/%u/%j",
+		CheckpointKeepDays: 7,
+		GPUSampleInterval:  5 * time.Second,
+		SchedulerType:      SchedBackfill,
+		// Slurm defaults to priority/basic (FIFO) and preempt/none; fair
+		// share and filler partitions are what this project is for, and
+		// with every partition at PreemptMode OFF partition_prio changes
+		// nothing.
+		PriorityType: PriorityMultifactor,
+		PreemptType:  PreemptPartitionPrio,
+		// Usage is counted in GPU-seconds; Slurm without weights bills CPUs.
+		TRESBillingWeights: TRESWeights{"gres/gpu": 1},
+		SchedulerParameters: SchedulerParameters{
+			BFWindow:          1440 * time.Minute,
+			BFMaxJobTest:      500,
+			BFResolution:      60 * time.Second,
+			BFInterval:        30 * time.Second,
+			DefaultQueueDepth: 100,
+		},
+		Node: Node{GPUs: GPUsNVML},
+		Priority: Priority{
+			// Slurm's weights all default to 0, which makes multifactor
+			// FIFO; these are the recorded cluster's (golden/slurm.conf).
+			WeightAge:        1000,
+			WeightFairshare:  10000,
+			WeightPartition:  1000,
+			DecayHalfLife:    7 * 24 * time.Hour,
+			MaxAge:           7 * 24 * time.Hour,
+			CalcPeriod:       5 * time.Minute,
+			UsageResetPeriod: "NONE",
+		},
+	}
+	p := Partition{PartitionName: "gpu", Default: true}
+	p.setDefaults()
+	p.TRESBillingWeights = maps.Clone(c.TRESBillingWeights)
+	c.Partitions = []Partition{p}
+	q := QOS{Name: DefaultQOS}
+	q.setDefaults()
+	c.QOS = []QOS{q}
+	return c
+}
+
+// setDefaults gives a [[Partition]] Slurm's partition defaults before the
+// file's keys are decoded over them.
+func (p *Partition) setDefaults() {
+	p.MaxTime = slurmtime.Infinite
+	p.PriorityTier = 1
+	p.PriorityJobFactor = 1
+	p.PreemptMode = PreemptModeOff
+	p.State = StateUp
+}
+
+func (q *QOS) setDefaults()          { q.UsageFactor = 1 }
+func (a *Account) setDefaults()      { a.Parent, a.Shares = RootAccount, 1 }
+func (u *User) setDefaults()         { u.Shares = 1 }
+func (g *SimulatedGPU) setDefaults() { g.Count = 1 }
+
+// DefaultPartition returns the default partition.
+func (c *Config) DefaultPartition() *Partition {
+	for i := range c.Partitions {
+		if c.Partitions[i].Default {
+			return &c.Partitions[i]
+		}
+	}
+	return nil
+}
+
+// Partition returns the partition named name, or nil.
+func (c *Config) Partition(name string) *Partition {
+	for i := range c.Partitions {
+		if c.Partitions[i].PartitionName == name {
+			return &c.Partitions[i]
+		}
+	}
+	return nil
+}
+
+// QOSByName returns the QOS named name, or nil.
+func (c *Config) QOSByName(name string) *QOS {
+	for i := range c.QOS {
+		if c.QOS[i].Name == name {
+			return &c.QOS[i]
+		}
+	}
+	return nil
+}

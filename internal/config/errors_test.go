@@ -1,0 +1,408 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// lines joins TOML lines, so that a case's line numbers can be counted.
+func lines(l ...string) string { return strings.Join(l, "\n") + "\n" }
+
+// msgs joins expected error messages as Errors prints them.
+func msgs(l ...string) string { return strings.Join(l, "\n") }
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		want string
+	}{
+		{
+			"a misspelled key in a partition names the key it resembles",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `MaxTim = "1:00:00"`),
+			`slurm-lite.toml:3: unknown key "MaxTim" in [[Partition]]; did you mean "MaxTime"?`,
+		},
+		{
+			"a key in the wrong case says keys are case-sensitive",
+			lines(`killwait = 30`),
+			`slurm-lite.toml:1: unknown key "killwait"; did you mean "KillWait"? (keys are case-sensitive)`,
+		},
+		{
+			"slurm.conf's PriorityWeightAge at the top points to [Priority]",
+			lines(`ClusterName = "lab"`, `PriorityWeightAge = 1000`),
+			`slurm-lite.toml:2: unknown key "PriorityWeightAge"; write WeightAge in [Priority]`,
+		},
+		{
+			"an unknown key with no near match lists the table's keys",
+			lines(`[Node]`, `Foo = 1`),
+			`slurm-lite.toml:2: unknown key "Foo" in [Node]; known keys: NodeName, CPUs, RealMemory, GPUs, SimulatedGPU, TypeAliases`,
+		},
+		{
+			"a misspelled table is suggested as an array of tables",
+			lines(`KillWait = 30`, `[[Partitions]]`, `PartitionName = "gpu"`),
+			`slurm-lite.toml:2: unknown table [[Partitions]]; did you mean [[Partition]]?`,
+		},
+		{
+			"a misspelled plain table is suggested as a table",
+			lines(`[Nodes]`, `CPUs = 4`),
+			`slurm-lite.toml:1: unknown table [Nodes]; did you mean [Node]?`,
+		},
+		{
+			"a misspelled key in a nested array of tables names its section",
+			lines(`[Node]`, `GPUs = "simulated"`, `[[Node.SimulatedGPU]]`, `Type = "a100"`, `Memory = "80G"`, `Cout = 2`),
+			`slurm-lite.toml:6: unknown key "Cout" in [[Node.SimulatedGPU]]; did you mean "Count"?`,
+		},
+		{
+			"a partition written as a single table says to double the brackets",
+			lines(`[Partition]`, `PartitionName = "gpu"`),
+			`slurm-lite.toml:1: Partition is a list of tables: write [[Partition]], not [Partition]`,
+		},
+		{
+			"seconds written as a string",
+			lines(`KillWait = "30s"`),
+			`slurm-lite.toml:1: KillWait must be a whole number of seconds, not the string "30s"`,
+		},
+		{
+			"a slurm.conf YES for a boolean",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `Default = "YES"`),
+			`slurm-lite.toml:3: Partition "gpu": Default must be true or false, not the string "YES"`,
+		},
+		{
+			"a comma-separated string for a list is rewritten as a list",
+			lines(`Operators = "root, alice"`),
+			`slurm-lite.toml:1: Operators must be a list of strings such as ["a", "b"], not the string "root, alice"; write ["root", "alice"]`,
+		},
+		{
+			"a list holding a number",
+			lines(`Operators = [`, `  "root",`, `  7,`, `]`),
+			`slurm-lite.toml:3: Operators must be a list of strings, but item 2 is the number 7`,
+		},
+		{
+			"a whole number where a string belongs",
+			lines(`[Node]`, `NodeName = 1`),
+			`slurm-lite.toml:2: Node.NodeName must be a quoted string, not the number 1`,
+		},
+		{
+			"a fraction where a whole number belongs",
+			lines(`MaxJobCount = 1.5`),
+			`slurm-lite.toml:1: MaxJobCount must be a whole number, not the number 1.5`,
+		},
+		{
+			"a time that is not a Slurm time",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `MaxTime = "2 days"`),
+			`slurm-lite.toml:3: Partition "gpu": MaxTime "2 days" is not a Slurm time; write minutes ("90"), hours:minutes:seconds ("1:30:00"), days-hours ("7-0"), days-hours:minutes:seconds ("2-00:00:00") or "UNLIMITED"`,
+		},
+		{
+			"a time of the wrong type",
+			lines(`[Priority]`, `MaxAge = true`),
+			`slurm-lite.toml:2: Priority.MaxAge must be a Slurm time such as "2-00:00:00", "1:30:00", "90" (minutes) or "UNLIMITED", not true`,
+		},
+		{
+			"a size that is not a size",
+			lines(`[Node]`, `RealMemory = "lots"`),
+			`slurm-lite.toml:2: Node.RealMemory "lots" is not a size; write e.g. "256G", "500M" or "2T"`,
+		},
+		{
+			"a size of the wrong type",
+			lines(`ShardSize = [1]`),
+			`slurm-lite.toml:1: ShardSize must be a size such as "16G" or "500M" (a bare number is megabytes), not a list`,
+		},
+		{
+			"TRES limits naming an unknown TRES",
+			lines(`[[QOS]]`, `Name = "normal"`, `MaxTRESPerUser = "gpu=4"`),
+			`slurm-lite.toml:3: QOS "normal": MaxTRESPerUser "gpu=4": unknown TRES "gpu" (slurm-lite counts cpu, mem, node, billing, gres/gpu, gres/gpu:TYPE and gres/shard)`,
+		},
+		{
+			"TRES limits as a number",
+			lines(`[[QOS]]`, `Name = "normal"`, `MaxTRESPerJob = 4`),
+			`slurm-lite.toml:3: QOS "normal": MaxTRESPerJob must be TRES counts such as "gres/gpu=4,cpu=16", not the number 4`,
+		},
+		{
+			"DefaultTime above MaxTime",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `MaxTime = "2-0"`, `DefaultTime = "3-0"`),
+			`slurm-lite.toml:4: Partition "gpu": DefaultTime 3-00:00:00 is above MaxTime 2-00:00:00; lower DefaultTime or raise MaxTime`,
+		},
+		{
+			"two default partitions",
+			lines(`[[Partition]]`, `PartitionName = "a"`, `Default = true`, `[[Partition]]`, `PartitionName = "b"`, `Default = true`),
+			`slurm-lite.toml:6: Partition "b": Default = true, but partition "a" (line 3) is already the default; keep one`,
+		},
+		{
+			"several partitions and no default",
+			lines(`[[Partition]]`, `PartitionName = "a"`, `[[Partition]]`, `PartitionName = "b"`),
+			`slurm-lite.toml:1: no partition has Default = true; set it on the one that jobs without --partition should use`,
+		},
+		{
+			"an empty list of partitions",
+			lines(`Partition = []`),
+			`slurm-lite.toml:1: no partitions; define at least one [[Partition]]`,
+		},
+		{
+			"a partition defined twice",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `Default = true`, `[[Partition]]`, `PartitionName = "gpu"`),
+			`slurm-lite.toml:5: Partition "gpu" is defined twice (first on line 2); rename or remove one`,
+		},
+		{
+			"a partition name with a comma",
+			lines(`[[Partition]]`, `PartitionName = "a,b"`),
+			`slurm-lite.toml:2: Partition 1: PartitionName "a,b" is not a valid name; use letters, digits, "-", "_" or "."`,
+		},
+		{
+			"an unknown PreemptMode",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `PreemptMode = "KILL"`),
+			`slurm-lite.toml:3: Partition "gpu": PreemptMode "KILL" is not one of "OFF", "REQUEUE", "CANCEL"`,
+		},
+		{
+			"PreemptMode SUSPEND, which a GPU cannot do",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `PreemptMode = "suspend"`),
+			`slurm-lite.toml:3: Partition "gpu": PreemptMode SUSPEND is not supported (a GPU's memory cannot be suspended); use "REQUEUE" or "CANCEL"`,
+		},
+		{
+			"PreemptMode REQUEUE without preemption",
+			lines(`PreemptType = "preempt/none"`, `[[Partition]]`, `PartitionName = "gpu"`, `PreemptMode = "REQUEUE"`),
+			`slurm-lite.toml:4: Partition "gpu": PreemptMode REQUEUE needs PreemptType = "preempt/partition_prio", not "preempt/none"`,
+		},
+		{
+			"a PriorityTier above Slurm's limit",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `PriorityTier = 70000`),
+			`slurm-lite.toml:3: Partition "gpu": PriorityTier 70000 is out of range; use 0 to 65533`,
+		},
+		{
+			"an unknown partition State",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `State = "OPEN"`),
+			`slurm-lite.toml:3: Partition "gpu": State "OPEN" is not one of "UP", "DOWN", "DRAIN", "INACTIVE"`,
+		},
+		{
+			"a partition QOS that is not defined",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `QOS = "normall"`),
+			`slurm-lite.toml:3: Partition "gpu": QOS "normall" is not defined; add it as a [[QOS]] or remove QOS; did you mean "normal"?`,
+		},
+		{
+			"AllowAccounts naming an account that does not exist",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `AllowAccounts = ["lab", "phys"]`, `[[Account]]`, `Name = "lab"`),
+			`slurm-lite.toml:3: Partition "gpu": AllowAccounts: account "phys" is not defined; add it as an [[Account]]`,
+		},
+		{
+			"negative billing weights",
+			lines(`TRESBillingWeights = "GRES/gpu=-1"`),
+			`slurm-lite.toml:1: TRESBillingWeights: gres/gpu weight -1 is negative; billing weights must be 0 or more`,
+		},
+		{
+			"an unknown GPUs source",
+			lines(`[Node]`, `GPUs = "cuda"`),
+			`slurm-lite.toml:2: Node.GPUs "cuda" is not one of "nvml", "none", "simulated"`,
+		},
+		{
+			"simulated GPUs without any",
+			lines(`[Node]`, `GPUs = "simulated"`),
+			`slurm-lite.toml:2: Node.GPUs = "simulated" needs at least one [[Node.SimulatedGPU]] with Type, Memory and Count`,
+		},
+		{
+			"a simulated GPU without memory and with no count",
+			lines(`[Node]`, `GPUs = "simulated"`, `[[Node.SimulatedGPU]]`, `Type = "a100"`, `Count = 0`),
+			msgs(
+				`slurm-lite.toml:3: SimulatedGPU "a100": Memory must be above 0; write the GPU's memory, e.g. Memory = "80G"`,
+				`slurm-lite.toml:5: SimulatedGPU "a100": Count 0 is below 1`),
+		},
+		{
+			"an explicit zero CPU count",
+			lines(`[Node]`, `CPUs = 0`),
+			`slurm-lite.toml:2: Node.CPUs 0 is below 1; leave CPUs out to use the detected count`,
+		},
+		{
+			"two aliases for one GPU model",
+			lines(`[Node]`, `TypeAliases = { a100 = "NVIDIA A100-SXM4-80GB", big = "nvidia_a100-sxm4-80gb" }`),
+			`slurm-lite.toml:2: Node.TypeAliases: types "a100" and "big" name the same model "nvidia_a100-sxm4-80gb"; keep one`,
+		},
+		{
+			"a negative priority weight",
+			lines(`[Priority]`, `WeightAge = -1`),
+			`slurm-lite.toml:2: Priority.WeightAge -1 is out of range; use 0 to 4294967295`,
+		},
+		{
+			"an unknown priority flag",
+			lines(`[Priority]`, `Flags = ["FAIR_TREE"]`),
+			`slurm-lite.toml:2: Priority.Flags "FAIR_TREE" is not one of "ACCRUE_ALWAYS", "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "NO_FAIR_TREE", "INCR_ONLY", "MAX_TRES", "NO_NORMAL_ALL", "NO_NORMAL_ASSOC", "NO_NORMAL_PART", "NO_NORMAL_QOS", "NO_NORMAL_TRES", "SMALL_RELATIVE_TO_TIME"`,
+		},
+		{
+			"no decay and no reset",
+			lines(`[Priority]`, `DecayHalfLife = 0`),
+			`slurm-lite.toml:2: Priority.DecayHalfLife 0 (no decay) with UsageResetPeriod NONE lets usage grow forever; set a DecayHalfLife such as "7-0" or a UsageResetPeriod`,
+		},
+		{
+			"a CalcPeriod under a minute",
+			lines(`[Priority]`, `CalcPeriod = 0`),
+			`slurm-lite.toml:2: Priority.CalcPeriod must be at least 1 minute`,
+		},
+		{
+			"bf_interval -1 points to sched/builtin",
+			lines(`[SchedulerParameters]`, `bf_interval = -1`),
+			`slurm-lite.toml:2: SchedulerParameters.bf_interval -1 (no backfill) is written SchedulerType = "sched/builtin" here`,
+		},
+		{
+			"bf_window beyond Slurm's limit",
+			lines(`[SchedulerParameters]`, `bf_window = 50000`),
+			`slurm-lite.toml:2: SchedulerParameters.bf_window 50000 is out of range; use 1 to 43200`,
+		},
+		{
+			"an unknown SchedulerType",
+			lines(`SchedulerType = "backfill"`),
+			`slurm-lite.toml:1: SchedulerType "backfill" is not one of "sched/backfill", "sched/builtin"`,
+		},
+		{
+			"KillWait beyond Slurm's limit",
+			lines(`KillWait = 70000`),
+			`slurm-lite.toml:1: KillWait 70000 is out of range; use 0 to 65533`,
+		},
+		{
+			"MaxArraySize beyond Slurm's limit",
+			lines(`MaxArraySize = 5000000`),
+			`slurm-lite.toml:1: MaxArraySize 5000000 is out of range; use 0 to 4000001`,
+		},
+		{
+			"a cluster name in upper case",
+			lines(`ClusterName = "Lab"`),
+			`slurm-lite.toml:1: ClusterName "Lab" has upper case, which Slurm lowers silently; write "lab"`,
+		},
+		{
+			"a relative socket path",
+			lines(`SocketPath = "slurmd.sock"`),
+			`slurm-lite.toml:1: SocketPath "slurmd.sock" is not an absolute path; write a path that starts with /`,
+		},
+		{
+			"a checkpoint directory shared by all jobs",
+			lines(`CheckpointDir = "/ckpt/%u"`),
+			`slurm-lite.toml:1: CheckpointDir "/ckpt/%u" has no %j, so all jobs would share one checkpoint directory; add %j`,
+		},
+		{
+			"a checkpoint directory with an unknown escape",
+			lines(`CheckpointDir = "/ckpt/%q/%j"`),
+			`slurm-lite.toml:1: CheckpointDir "/ckpt/%q/%j" has an unknown % escape; use %u (user), %j (job id), %x (job name), %A and %a (array job and task) or %% for %`,
+		},
+		{
+			"a GPU sample interval of zero",
+			lines(`GPUSampleInterval = 0`),
+			`slurm-lite.toml:1: GPUSampleInterval 0 is below 1 second; use 1 or more`,
+		},
+		{
+			"a QOS defined twice",
+			lines(`[[QOS]]`, `Name = "normal"`, `[[QOS]]`, `Name = "normal"`),
+			`slurm-lite.toml:4: QOS "normal" is defined twice (first on line 2); rename or remove one`,
+		},
+		{
+			"a negative usage factor",
+			lines(`[[QOS]]`, `Name = "low"`, `UsageFactor = -0.5`),
+			`slurm-lite.toml:3: QOS "low": UsageFactor -0.5 is negative; use 0 (free) or more`,
+		},
+		{
+			"an unknown QOS flag",
+			lines(`[[QOS]]`, `Name = "low"`, `Flags = ["NoPreempt"]`),
+			`slurm-lite.toml:3: QOS "low": Flags "NoPreempt" is not one of "DenyOnLimit", "EnforceUsageThreshold", "NoDecay", "NoReserve", "OverPartQOS", "PartitionMaxNodes", "PartitionMinNodes", "PartitionTimeLimit", "RequiresReservation", "UsageFactorSafe"`,
+		},
+		{
+			"an account whose parent does not exist",
+			lines(`[[Account]]`, `Name = "lab"`, `Parent = "phsy"`, `[[Account]]`, `Name = "phys"`),
+			`slurm-lite.toml:3: Account "lab": Parent "phsy" is not an account; use "root" or an [[Account]] Name; did you mean "phys"?`,
+		},
+		{
+			"accounts whose parents make a cycle",
+			lines(`[[Account]]`, `Name = "a"`, `Parent = "b"`, `[[Account]]`, `Name = "b"`, `Parent = "a"`),
+			msgs(
+				`slurm-lite.toml:3: Account "a": Parent "b" makes a cycle (a -> b -> a); one account in it must have Parent = "root"`,
+				`slurm-lite.toml:6: Account "b": Parent "a" makes a cycle (b -> a -> b); one account in it must have Parent = "root"`),
+		},
+		{
+			"an account that is its own parent",
+			lines(`[[Account]]`, `Name = "a"`, `Parent = "a"`),
+			`slurm-lite.toml:3: Account "a": Parent "a" makes a cycle (a -> a); one account in it must have Parent = "root"`,
+		},
+		{
+			"the root account defined",
+			lines(`[[Account]]`, `Name = "root"`),
+			`slurm-lite.toml:2: account "root" is built in (the top of the tree); remove this [[Account]]`,
+		},
+		{
+			"an account defined twice",
+			lines(`[[Account]]`, `Name = "lab"`, `[[Account]]`, `Name = "lab"`),
+			`slurm-lite.toml:4: Account "lab" is defined twice (first on line 2); rename or remove one`,
+		},
+		{
+			"an account with no shares",
+			lines(`[[Account]]`, `Name = "lab"`, `Shares = 0`),
+			`slurm-lite.toml:3: Account "lab": Shares 0 is below 1`,
+		},
+		{
+			"an account listing a user twice",
+			lines(`[[Account]]`, `Name = "lab"`, `Users = ["alice", "alice"]`),
+			`slurm-lite.toml:3: Account "lab": user "alice" is listed twice`,
+		},
+		{
+			"a user in an account that does not exist",
+			lines(`[[Account]]`, `Name = "lab"`, `[[User]]`, `Name = "alice"`, `Account = "labb"`),
+			`slurm-lite.toml:5: User "alice": account "labb" is not defined; add it as an [[Account]]; did you mean "lab"?`,
+		},
+		{
+			"a user without an account",
+			lines(`[[User]]`, `Name = "alice"`),
+			`slurm-lite.toml:2: User "alice": Account is missing; add Account = "..." (one [[User]] per account the user may use)`,
+		},
+		{
+			"a user in one account twice",
+			lines(`[[Account]]`, `Name = "lab"`, `[[User]]`, `Name = "alice"`, `Account = "lab"`, `[[User]]`, `Name = "alice"`, `Account = "lab"`),
+			`slurm-lite.toml:8: User "alice" is in account "lab" twice (first on line 4); remove one`,
+		},
+		{
+			"a default account the user is not in",
+			lines(`[[Account]]`, `Name = "lab"`, `[[Account]]`, `Name = "phys"`, `[[User]]`, `Name = "alice"`, `Account = "lab"`, `DefaultAccount = "phys"`),
+			`slurm-lite.toml:8: User "alice": DefaultAccount "phys" is not one of the user's accounts (lab)`,
+		},
+		{
+			"two different default accounts for one user",
+			lines(`[[Account]]`, `Name = "lab"`, `Users = ["alice"]`, `[[Account]]`, `Name = "phys"`,
+				`[[User]]`, `Name = "alice"`, `Account = "phys"`, `DefaultAccount = "phys"`,
+				`[[User]]`, `Name = "alice"`, `Account = "lab"`, `DefaultAccount = "lab"`),
+			`slurm-lite.toml:13: User "alice": DefaultAccount "lab" contradicts "phys" on line 9; give it once`,
+		},
+		{
+			"a user QOS that is not defined",
+			lines(`[[Account]]`, `Name = "lab"`, `[[User]]`, `Name = "alice"`, `Account = "lab"`, `QOS = ["hihg"]`),
+			`slurm-lite.toml:6: User "alice": QOS "hihg" is not defined`,
+		},
+		{
+			"an unknown admin level",
+			lines(`[[User]]`, `Name = "alice"`, `Account = "root"`, `AdminLevel = "Boss"`),
+			`slurm-lite.toml:4: User "alice": AdminLevel "Boss" is not one of "None", "Operator", "Administrator"`,
+		},
+		{
+			"TOML syntax",
+			lines(`ClusterName = "lab"`, `KillWait = `),
+			`slurm-lite.toml:2: TOML syntax: expected value but found '\n' instead`,
+		},
+		{
+			"every problem is reported, in line order",
+			lines(`[[Partition]]`, `PartitionName = "gpu"`, `PriorityTier = -1`, `[Node]`, `CPUs = "many"`, `[Priority]`, `WeightAge = -5`),
+			msgs(
+				`slurm-lite.toml:3: Partition "gpu": PriorityTier -1 is out of range; use 0 to 65533`,
+				`slurm-lite.toml:5: Node.CPUs must be a whole number, not the string "many"`,
+				`slurm-lite.toml:7: Priority.WeightAge -5 is out of range; use 0 to 4294967295`),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse("slurm-lite.toml", []byte(tt.file))
+			if err == nil {
+				t.Fatalf("Parse succeeded, want error %q; got config %+v", tt.want, c)
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 {
+				t.Errorf("error is %T, want a non-empty Errors", err)
+			}
+		})
+	}
+}
