@@ -78,6 +78,12 @@ func (s *nvmlSource) comment() string {
 func (s *nvmlSource) start() {
 	s.up = true
 	s.initRet = nvml.SUCCESS
+	// After a restart of NVML, handles come again from the enumeration;
+	// event registrations and peers are made anew.
+	s.peersOf = ""
+	for _, d := range s.devs {
+		d.registered = false
+	}
 	if v, ret := s.lib.SystemGetDriverVersion(); ret == nvml.SUCCESS {
 		s.driver = v
 	}
@@ -110,13 +116,11 @@ func initDrain(r nvml.Return) string {
 
 func (s *nvmlSource) read(time.Time, []Job) reading {
 	if !s.up {
-		if s.initRet != nvml.SUCCESS {
-			// Try again: after a reboot the daemon restarts anyway, but
-			// a driver reloaded by hand should not need one.
-			if r := s.lib.Init(); r != nvml.SUCCESS {
-				s.initRet = r
-				return s.failed(r)
-			}
+		// Try again: after a reboot the daemon restarts anyway, but a
+		// driver reloaded by hand should not need one.
+		if r := s.lib.Init(); r != nvml.SUCCESS {
+			s.initRet = r
+			return s.failed(r)
 		}
 		s.start()
 	}
