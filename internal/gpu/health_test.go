@@ -2,10 +2,12 @@ package gpu
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 	"github.com/google/go-cmp/cmp"
@@ -400,4 +402,127 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// NVML that stops answering as a whole (uninitialized under our feet) is
+// started again at the next sample, with its Xid registrations made anew.
+func TestNVMLStartedAgainAfterItStopped(t *testing.T) {
+	m := newMachine(t, dgxa100.New())
+	inv := m.inventory(Options{})
+	inv.Sample(t0, nil)
+	count := m.srv.DeviceGetCountFunc
+	m.srv.DeviceGetCountFunc = func() (int, nvml.Return) { return 0, nvml.ERROR_UNINITIALIZED }
+
+	s := inv.Sample(t0.Add(5*time.Second), nil)
+	if s.NodeDrain != "nvml: NVML not initialized" || len(s.Lost) != 0 {
+		t.Errorf("NodeDrain %q, Lost %v", s.NodeDrain, s.Lost)
+	}
+
+	m.srv.DeviceGetCountFunc = count
+	m.xid(4, 48)
+	s = inv.Sample(t0.Add(10*time.Second), nil)
+	if s.NodeDrain != "" || len(s.GPUs) != 8 || s.GPUs[4].State != Drained {
+		t.Errorf("after NVML came back: NodeDrain %q, %d GPUs, GPU 4 %s", s.NodeDrain, len(s.GPUs), s.GPUs[4].State)
+	}
+	if n := len(m.srv.InitCalls()); n != 2 {
+		t.Errorf("Init called %d times, want 2", n)
+	}
+	if n := len(m.dev(0).RegisterEventsCalls()); n != 2 {
+		t.Errorf("GPU 0 registered for events %d times, want 2 (once per NVML start)", n)
+	}
+}
+
+func TestCloseShutsNVMLDown(t *testing.T) {
+	m := newMachine(t, dgxa100.New())
+	freed := 0
+	m.srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) {
+		return &mockEventSet{free: func() { freed++ }}, nvml.SUCCESS
+	}
+	inv := m.inventory(Options{})
+	inv.Sample(t0, nil)
+	inv.Close()
+	if n := len(m.srv.ShutdownCalls()); n != 1 || freed != 1 {
+		t.Errorf("Shutdown called %d times, event set freed %d times; want 1, 1", n, freed)
+	}
+}
+
+func TestEventProblemsAreWarnings(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(m *machine)
+		want  []string
+	}{
+		{
+			name: "no event set at all: a warning once, GPUs still used",
+			setup: func(m *machine) {
+				m.srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
+			},
+			want: []string{"Xid events not watched: not supported"},
+		},
+		{
+			name: "waiting for events fails",
+			setup: func(m *machine) {
+				m.srv.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) {
+					return &mockEventSet{wait: func() (nvml.EventData, nvml.Return) { return nvml.EventData{}, nvml.ERROR_UNKNOWN }}, nvml.SUCCESS
+				}
+			},
+			want: []string{"nvml: waiting for Xid events: unknown error"},
+		},
+		{
+			name: "an Xid on a GPU that cannot be named drains nothing",
+			setup: func(m *machine) {
+				m.events = append(m.events, nvml.EventData{EventType: nvml.EventTypeXidCriticalError, EventData: 79})
+			},
+			want: []string{"nvml: Xid 79 on a GPU that cannot be named"},
+		},
+		{
+			name: "registration refused by one GPU",
+			setup: func(m *machine) {
+				m.dev(6).RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { return nvml.ERROR_UNKNOWN }
+			},
+			want: []string{"GPU " + "%6" + ": Xid events not watched: unknown error"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMachine(t, dgxa100.New())
+			tt.setup(m)
+
+			s := m.inventory(Options{}).Sample(t0, nil)
+
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, strings.ReplaceAll(w, "%6", m.uuid(6)))
+			}
+			if diff := cmp.Diff(want, s.Warnings); diff != "" {
+				t.Errorf("Warnings (-want +got):\n%s", diff)
+			}
+			for _, g := range s.GPUs {
+				if g.State != Up {
+					t.Errorf("GPU %d is %s %q", g.Index, g.State, g.Reason)
+				}
+			}
+		})
+	}
+}
+
+// mockEventSet is an event set whose Wait and Free a test chooses.
+type mockEventSet struct {
+	mock.EventSet
+	wait func() (nvml.EventData, nvml.Return)
+	free func()
+}
+
+func (e *mockEventSet) Wait(uint32) (nvml.EventData, nvml.Return) {
+	if e.wait == nil {
+		return nvml.EventData{}, nvml.ERROR_TIMEOUT
+	}
+	return e.wait()
+}
+
+func (e *mockEventSet) Free() nvml.Return {
+	if e.free != nil {
+		e.free()
+	}
+	return nvml.SUCCESS
 }

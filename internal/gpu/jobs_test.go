@@ -95,6 +95,11 @@ func TestForeignUseIsRealUse(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("GPU 0 (-want +got):\n%s", diff)
 			}
+			for _, p := range g.Processes {
+				if p.Foreign() != (p.JobID == "") {
+					t.Errorf("pid %d of job %q: Foreign() = %v", p.PID, p.JobID, p.Foreign())
+				}
+			}
 			if g.Offered() != (tt.want.State == Up) {
 				t.Errorf("Offered() = %v in state %s", g.Offered(), g.State)
 			}

@@ -238,3 +238,33 @@ func TestJobsThatBreakTheirWord(t *testing.T) {
 		})
 	}
 }
+
+// Where NVML will not say what each process holds (NVML_VALUE_NOT_AVAILABLE,
+// as in some containers), memory cannot be balanced against processes: the
+// processes being gone is what releases a GPU.
+func TestReleaseWhenProcessMemoryIsNotAvailable(t *testing.T) {
+	m := newMachine(t, dgxa100.New())
+	inv := m.inventory(Options{})
+	m.run(0, proc(100, 10*gib))
+	job := Job{ID: "42", PIDs: []int{100}, GPUs: []string{m.uuid(0)}}
+	inv.Sample(t0, []Job{job})
+
+	job.Ended = t0
+	m.run(0, proc(100, ^uint64(0)), proc(4242, ^uint64(0)))
+	m.dev(0).MemoryInfo.Used = idleUsed + 12*gib
+	s := inv.Sample(t0.Add(5*time.Second), []Job{job})
+	want := Release{Survivors: []int{100}, Pending: []string{m.uuid(0)}}
+	if diff := cmp.Diff(want, s.Releases["42"], equateEmpty); diff != "" {
+		t.Errorf("while the process lives (-want +got):\n%s", diff)
+	}
+	if p := s.GPUs[0].Processes[0]; p.Memory != 0 {
+		t.Errorf("unknown memory shown as %d, want 0", p.Memory)
+	}
+
+	m.run(0, proc(4242, ^uint64(0)))
+	m.dev(0).MemoryInfo.Used = idleUsed + 12*gib // the foreigner's, not ours
+	s = inv.Sample(t0.Add(10*time.Second), []Job{job})
+	if diff := cmp.Diff(Release{Released: true}, s.Releases["42"], equateEmpty); diff != "" {
+		t.Errorf("once it is gone (-want +got):\n%s", diff)
+	}
+}
