@@ -1,0 +1,210 @@
+package sched
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// PriorityType selects how priorities are computed (slurm.conf PriorityType).
+type PriorityType string
+
+// Priority plugins. "" means Slurm's default, priority/basic.
+const (
+	PriorityBasic       PriorityType = "priority/basic"
+	PriorityMultifactor PriorityType = "priority/multifactor"
+)
+
+// SchedulerType selects the scheduling loop (slurm.conf SchedulerType).
+type SchedulerType string
+
+// Scheduler plugins. "" means Slurm's default, sched/backfill.
+const (
+	SchedBackfill SchedulerType = "sched/backfill"
+	// SchedBuiltin is plain FIFO: the pass stops starting jobs at the first
+	// job that cannot start.
+	SchedBuiltin SchedulerType = "sched/builtin"
+)
+
+// PriorityFlags are slurm.conf's PriorityFlags.
+type PriorityFlags uint
+
+// The PriorityFlags this core honours.
+const (
+	// FlagNoFairTree selects the classic fair-share formula
+	// 2^(-EffectvUsage/NormShares).
+	FlagNoFairTree PriorityFlags = 1 << iota
+	// FlagMaxTRES bills the largest weighted TRES instead of their sum.
+	FlagMaxTRES
+	// FlagNoNormalPart uses PriorityJobFactor as the partition factor as is.
+	FlagNoNormalPart
+	// FlagNoNormalQOS uses the QOS priority as the QOS factor as is.
+	FlagNoNormalQOS
+	// FlagAccrueAlways lets age grow from submission despite holds and
+	// dependencies.
+	FlagAccrueAlways
+)
+
+var flagNames = []struct {
+	name string
+	flag PriorityFlags
+}{
+	{"NO_FAIR_TREE", FlagNoFairTree},
+	{"MAX_TRES", FlagMaxTRES},
+	{"NO_NORMAL_PART", FlagNoNormalPart},
+	{"NO_NORMAL_QOS", FlagNoNormalQOS},
+	{"ACCRUE_ALWAYS", FlagAccrueAlways},
+}
+
+// ParsePriorityFlags reads PriorityFlags as slurm.conf spells them, in any
+// case.
+func ParsePriorityFlags(names []string) (PriorityFlags, error) {
+	var f PriorityFlags
+next:
+	for _, n := range names {
+		for _, fn := range flagNames {
+			if strings.EqualFold(n, fn.name) {
+				f |= fn.flag
+				continue next
+			}
+		}
+		return 0, fmt.Errorf("priority flags: unknown flag %q", n)
+	}
+	return f, nil
+}
+
+// Weights are the PriorityWeight* settings.
+type Weights struct {
+	Age       uint32
+	FairShare uint32
+	JobSize   uint32
+	Partition uint32
+	QOS       uint32
+}
+
+// Backfill holds the SchedulerParameters the backfill loop honours.
+type Backfill struct {
+	// Window is bf_window: how far ahead reservations are made (default
+	// 1440 minutes). A job expected to start later gets a start time but
+	// no reservation.
+	Window time.Duration
+	// MaxJobTest is bf_max_job_test: how many jobs a pass evaluates against
+	// resources (default 500). The rest wait with reason Priority.
+	MaxJobTest int
+	// Resolution is bf_resolution: reservations are widened to multiples of
+	// it (default 60 s).
+	Resolution time.Duration
+}
+
+// Config is the scheduling configuration. Fields are taken literally, like
+// slurm.conf, except where a comment names the default a zero stands for;
+// DefaultConfig returns Slurm's defaults.
+type Config struct {
+	PriorityType  PriorityType
+	SchedulerType SchedulerType
+	Weights       Weights
+	// MaxAge is PriorityMaxAge: the wait at which the age factor reaches 1.
+	MaxAge time.Duration
+	// DecayHalfLife is PriorityDecayHalfLife; 0 means no decay.
+	DecayHalfLife time.Duration
+	// FavorSmall is PriorityFavorSmall.
+	FavorSmall bool
+	Flags      PriorityFlags
+	// DampeningFactor is FairShareDampeningFactor (classic only; 0 means 1).
+	DampeningFactor int
+	Backfill        Backfill
+	// MaxJobCount counts every job record, finished ones still kept
+	// included; 0 means 10000.
+	MaxJobCount int
+	// MaxArraySize bounds array task ids; 0 means 1001.
+	MaxArraySize int
+	// AllowUnlistedUsers lets users in no account submit; they share
+	// DefaultAccount.
+	AllowUnlistedUsers bool
+	// DefaultAccount is where users go when no account lists them; "" means
+	// "root", the top of the tree.
+	DefaultAccount string
+	// Shrink lets a blocked job shrink a running yieldable multi-GPU job.
+	Shrink bool
+	// ForeignMemSlack is how much memory other people's processes may hold
+	// on a GPU that is still given whole.
+	ForeignMemSlack int64
+}
+
+// DefaultConfig returns Slurm's defaults with the multifactor plugin and
+// backfill, as slurm-lite runs without a configuration file.
+func DefaultConfig() Config {
+	return Config{
+		PriorityType:  PriorityMultifactor,
+		SchedulerType: SchedBackfill,
+		Weights:       Weights{Age: 1000, FairShare: 10000, Partition: 1000},
+		MaxAge:        7 * 24 * time.Hour,
+		DecayHalfLife: 7 * 24 * time.Hour,
+		Backfill: Backfill{
+			Window:     1440 * time.Minute,
+			MaxJobTest: 500,
+			Resolution: 60 * time.Second,
+		},
+		MaxJobCount:  10000,
+		MaxArraySize: 1001,
+	}
+}
+
+// Resolved defaults, in seconds where time is involved.
+func (c *Config) bfWindow() int64 {
+	if c.Backfill.Window <= 0 {
+		return 1440 * 60
+	}
+	return ceilSeconds(c.Backfill.Window)
+}
+
+func (c *Config) bfMaxJobTest() int {
+	if c.Backfill.MaxJobTest <= 0 {
+		return 500
+	}
+	return c.Backfill.MaxJobTest
+}
+
+func (c *Config) bfResolution() int64 {
+	if c.Backfill.Resolution <= 0 {
+		return 60
+	}
+	return max(1, ceilSeconds(c.Backfill.Resolution))
+}
+
+func (c *Config) maxJobCount() int {
+	if c.MaxJobCount <= 0 {
+		return 10000
+	}
+	return c.MaxJobCount
+}
+
+func (c *Config) maxArraySize() int {
+	if c.MaxArraySize <= 0 {
+		return 1001
+	}
+	return c.MaxArraySize
+}
+
+func (c *Config) defaultAccount() string {
+	if c.DefaultAccount == "" {
+		return rootAccount
+	}
+	return c.DefaultAccount
+}
+
+func (c *Config) multifactor() bool { return c.PriorityType == PriorityMultifactor }
+func (c *Config) fifo() bool        { return c.SchedulerType == SchedBuiltin }
+
+// ceilSeconds converts a duration to whole seconds, rounding up, with
+// Unlimited kept as the largest value.
+func ceilSeconds(d time.Duration) int64 {
+	if d >= Unlimited {
+		return forever
+	}
+	s := int64(d / time.Second)
+	if d%time.Second > 0 {
+		s++
+	}
+	return s
+}

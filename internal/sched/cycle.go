@@ -1,0 +1,261 @@
+package sched
+
+import (
+	"slices"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// descHigherPartition is the description Slurm 22.05 gives a job whose
+// nodes a blocked job of another partition has claimed (job_scheduler.c);
+// squeue's %r prints it instead of the reason word.
+const descHigherPartition = "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"
+
+// Cycle runs one scheduling pass over the snapshot and returns the plan:
+// which jobs start where, which running jobs are preempted or shrunk, and
+// for every other pending job its reason and expected start.
+func Cycle(snap Snapshot) Plan {
+	p := newPass(&snap)
+	p.buildTimeline()
+	return p.cycle()
+}
+
+// cycle is the pass's body:
+//
+//  1. resolve and prioritise every pending job, and order them
+//     (compareJobs);
+//  2. walk them in that order; a job held back by something other than
+//     resources (staticBlock) gets that reason;
+//  3. up to bf_max_job_test jobs are searched on the timeline for the
+//     earliest time they fit for their whole time limit; one that fits now
+//     starts, unless FIFO scheduling stopped at a blocked job;
+//  4. a job that does not fit now may preempt lower-tier REQUEUE jobs, or
+//     shrink a yieldable job (Config.Shrink, the first blocked job only);
+//  5. otherwise it gets a reservation on specific GPUs when it is expected
+//     within bf_window, so lower jobs only start where they delay no
+//     reservation (backfill); its reason is Resources for the first blocked
+//     job of its partition, Priority for the others;
+//  6. jobs past the test limit wait with reason Priority.
+func (p *pass) cycle() Plan {
+	// 1.
+	pend := make([]pjob, 0, len(p.snap.Jobs))
+	for i := range p.snap.Jobs {
+		j := &p.snap.Jobs[i]
+		if !isPending(j.State) {
+			continue
+		}
+		pj := p.resolve(j)
+		pj.prio = p.factors(&pj).total
+		pend = append(pend, pj)
+	}
+	slices.SortFunc(pend, func(a, b pjob) int { return compareJobs(&a, &b) })
+
+	plan := Plan{Pending: make([]Decision, 0, len(pend))}
+	var (
+		tested       int
+		maxTest      = p.cfg.bfMaxJobTest()
+		blocked      bool  // a job before this one could not start
+		fifoFloor    int64 // FIFO: no job starts before an earlier blocked one
+		fifoNever    bool  // FIFO: an earlier blocked job has no start
+		shrinkTried  bool
+		failedPart   = make([]bool, len(p.snap.Partitions))
+		failedNode   = make([]bool, len(p.snap.Nodes))
+		fifo         = p.cfg.fifo()
+		firstBlocked = true
+	)
+	for i := range pend {
+		pj := &pend[i]
+		j := pj.job
+		d := Decision{JobID: j.ID, Priority: pj.prio}
+		if j.Hold != HoldNone {
+			d.Priority = 0 // Slurm shows held jobs with priority 0
+		}
+		// 2.
+		if b, ok := p.staticBlock(pj); ok {
+			d.Reason, d.Detail = b.reason, b.detail
+			if b.expected > 0 {
+				d.ExpectedStart = time.Unix(b.expected, 0)
+			}
+			plan.Pending = append(plan.Pending, d)
+			continue
+		}
+		// 6.
+		if tested >= maxTest {
+			d.Reason = slurm.ReasonPriority
+			plan.Pending = append(plan.Pending, d)
+			continue
+		}
+		tested++
+		// 3.
+		sh := p.shapeOf(pj)
+		from := p.now
+		if fifo && blocked {
+			from = max(from, fifoFloor)
+		}
+		var res searchResult
+		if !(fifo && fifoNever) {
+			res = p.search(sh, from)
+		}
+		if res.ok && res.start == p.now && !(fifo && blocked) {
+			plan.Starts = append(plan.Starts, p.start(pj, sh, res.node, blocked))
+			continue
+		}
+		// 4.
+		never := !res.ok && !(fifo && fifoNever)
+		handled := false
+		if (!res.ok || res.start > p.now) && !(fifo && blocked) {
+			if pre, node, ok := p.tryPreempt(pj, sh); ok {
+				plan.Preempts = append(plan.Preempts, pre...)
+				d.Detail = preemptDetail(pre)
+				res = searchResult{start: p.now, node: node, ok: true}
+				handled = true
+			} else if p.cfg.Shrink && firstBlocked && !shrinkTried {
+				shrinkTried = true
+				if s, node, ok := p.tryShrink(pj, sh); ok {
+					plan.Shrinks = append(plan.Shrinks, s)
+					d.Detail = shrinkDetail(s)
+					res = searchResult{start: p.now, node: node, ok: true}
+					handled = true
+				}
+			}
+		}
+		// 5.
+		if !handled && res.ok && res.start <= p.windowEnd {
+			p.reserve(sh, res)
+		}
+		if res.ok {
+			d.ExpectedStart = time.Unix(res.start, 0)
+			d.SchedNode = p.snap.Nodes[res.node].Name
+		}
+		if d.Detail == "" {
+			d.Detail = p.resourceDetail(sh, never)
+		}
+		switch {
+		case failedPart[pj.part]:
+			d.Reason = slurm.ReasonPriority
+		default:
+			d.Reason = slurm.ReasonResources
+			if p.nodesTaken(pj.part, failedNode) {
+				d.StateDesc = descHigherPartition
+			}
+			failedPart[pj.part] = true
+			for n := range failedNode {
+				failedNode[n] = failedNode[n] || p.partHasNode(pj.part, n)
+			}
+		}
+		if fifo {
+			if res.ok {
+				fifoFloor = max(fifoFloor, res.start)
+			} else {
+				fifoNever = true
+			}
+		}
+		blocked, firstBlocked = true, false
+		plan.Pending = append(plan.Pending, d)
+	}
+	return plan
+}
+
+// search is earliest with a memo: while the timeline is unchanged, jobs of
+// one shape get one answer. Only answers that change nothing (never, or
+// beyond bf_window) are reused, since the others need the window's minima.
+func (p *pass) search(sh *shape, from int64) searchResult {
+	k := memoKey{sh, from}
+	if r, ok := p.memo[k]; ok && r.version == p.tl.version && (!r.ok || r.start > p.windowEnd) {
+		return r
+	}
+	r := p.earliest(sh, from)
+	p.memo[k] = r
+	return r
+}
+
+// start places a job that fits now: the GPUs chosen on the window's minima,
+// the lowest free CPU ids, held until its limit ends.
+func (p *pass) start(pj *pjob, sh *shape, n int, backfilled bool) Start {
+	slots := p.choose(sh, n, p.agg)
+	node := &p.snap.Nodes[n]
+	alloc := Alloc{Node: node.Name, CPUs: p.pickCPUs(n, sh.key.cpus), Mem: sh.key.mem}
+	for _, s := range slots {
+		g := p.slots[s].gpu
+		ga := GPUAlloc{UUID: g.UUID, Index: g.Index}
+		if sh.shared {
+			ga.Mem = sh.key.gpuMem
+		}
+		alloc.GPUs = append(alloc.GPUs, ga)
+	}
+	p.deltas = p.holdDeltas(sh, n, slots, p.deltas)
+	p.tl.add(p.now, ceilTo(satAdd(p.now, pj.limit), p.res), p.deltas)
+	p.countStart(pj, 1)
+	limit := Unlimited
+	if pj.limit < forever {
+		limit = time.Duration(pj.limit) * time.Second
+	}
+	return Start{JobID: pj.job.ID, Alloc: alloc, TimeLimit: limit, Priority: pj.prio, Backfilled: backfilled}
+}
+
+// reserve holds the GPUs, CPUs and memory a job is expected to start on,
+// from its start rounded down to bf_resolution to its end rounded up.
+func (p *pass) reserve(sh *shape, res searchResult) {
+	if p.aggFor != sh || p.aggVersion != p.tl.version || p.aggStart != res.start {
+		res = p.earliest(sh, res.start) // the window's minima were not kept
+	}
+	slots := p.choose(sh, res.node, p.agg)
+	p.deltas = p.holdDeltas(sh, res.node, slots, p.deltas)
+	p.tl.add(floorTo(res.start, p.res), ceilTo(satAdd(res.start, sh.key.length), p.res), p.deltas)
+}
+
+// nodesTaken reports whether every node of the partition was claimed by a
+// blocked job of an earlier partition.
+func (p *pass) nodesTaken(part int, failed []bool) bool {
+	any := false
+	for n := range failed {
+		if p.partHasNode(part, n) {
+			if !failed[n] {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
+}
+
+// Estimate is what sbatch --test-only reports for a job.
+type Estimate struct {
+	// Start is when the job would start: now if at once; zero if unknown.
+	Start     time.Time
+	Node      string
+	CPUs      int
+	Partition string
+	Reason    slurm.Reason
+	Detail    string
+}
+
+// WillRun plans the snapshot with one more pending job and reports when
+// that job would start, as sbatch --test-only asks.
+func WillRun(snap Snapshot, j Job) Estimate {
+	if j.State == "" {
+		j.State = slurm.Pending
+	}
+	snap.Jobs = append(slices.Clip(snap.Jobs), j)
+	p := newPass(&snap)
+	p.buildTimeline()
+	plan := p.cycle()
+	est := Estimate{CPUs: max(1, j.Req.CPUs)}
+	pj := p.resolve(&snap.Jobs[len(snap.Jobs)-1])
+	if pj.part >= 0 {
+		est.Partition = snap.Partitions[pj.part].Name
+	}
+	for _, s := range plan.Starts {
+		if s.JobID == j.ID {
+			est.Start, est.Node, est.CPUs = snap.Now, s.Alloc.Node, len(s.Alloc.CPUs)
+			return est
+		}
+	}
+	for _, d := range plan.Pending {
+		if d.JobID == j.ID {
+			est.Start, est.Node, est.Reason, est.Detail = d.ExpectedStart, d.SchedNode, d.Reason, d.Detail
+		}
+	}
+	return est
+}

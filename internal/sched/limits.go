@@ -1,0 +1,155 @@
+package sched
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// blocker is a "not yet" that does not depend on free resources.
+type blocker struct {
+	reason   slurm.Reason
+	detail   string
+	expected int64 // Unix seconds; 0 when unknown
+}
+
+// staticBlock checks everything that keeps a job waiting whatever is free,
+// in the order Slurm reports them: holds; an invalid partition, QOS or
+// account; dependencies; --begin; partition state and time limit; the array
+// throttle; QOS per-user limits. The per-user and per-array counters include
+// jobs started earlier in this pass.
+func (p *pass) staticBlock(pj *pjob) (blocker, bool) {
+	j := pj.job
+	switch j.Hold {
+	case HoldAdmin:
+		return blocker{reason: slurm.ReasonJobHeldAdmin}, true
+	case HoldUser:
+		return blocker{reason: slurm.ReasonJobHeldUser}, true
+	}
+	if pj.part < 0 {
+		if j.Partition == "" {
+			return blocker{reason: slurm.ReasonBadConstraints, detail: "no partition given and none is the default"}, true
+		}
+		return blocker{reason: slurm.ReasonBadConstraints, detail: fmt.Sprintf("partition %q does not exist", j.Partition)}, true
+	}
+	if pj.qos == -2 {
+		return blocker{reason: slurm.ReasonInvalidQOS, detail: fmt.Sprintf("QOS %q does not exist", j.QOS)}, true
+	}
+	if pj.assoc < 0 {
+		return blocker{reason: slurm.ReasonInvalidAccount, detail: fmt.Sprintf("user %s has no association with account %q", j.User, j.Account)}, true
+	}
+	if len(j.Deps.Items) > 0 {
+		switch r, why := p.depState(j); r {
+		case depWaiting:
+			return blocker{reason: slurm.ReasonDependency, detail: why}, true
+		case depNever:
+			return blocker{reason: slurm.ReasonDependencyNeverSatisfied, detail: why}, true
+		}
+	}
+	if !j.Begin.IsZero() && j.Begin.Unix() > p.now {
+		return blocker{reason: slurm.ReasonBeginTime, expected: j.Begin.Unix(),
+			detail: fmt.Sprintf("may start from %s", j.Begin.UTC().Format("2006-01-02T15:04:05"))}, true
+	}
+	pt := &p.snap.Partitions[pj.part]
+	if pt.Down {
+		return blocker{reason: slurm.ReasonPartitionDown, detail: fmt.Sprintf("partition %s is down", pt.Name)}, true
+	}
+	if j.TimeLimit > 0 && pt.MaxTime > 0 && pt.MaxTime < Unlimited && j.TimeLimit > pt.MaxTime {
+		return blocker{reason: slurm.ReasonPartitionTimeLimit,
+			detail: fmt.Sprintf("time limit %s exceeds partition %s's MaxTime %s", fmtDuration(j.TimeLimit), pt.Name, fmtDuration(pt.MaxTime))}, true
+	}
+	if j.ArrayJobID != 0 && j.ArrayLimit > 0 && p.arrayRun[j.ArrayJobID] >= j.ArrayLimit {
+		return blocker{reason: slurm.ReasonJobArrayTaskLimit,
+			detail: fmt.Sprintf("%d of array %d's tasks run, the limit is %d", p.arrayRun[j.ArrayJobID], j.ArrayJobID, j.ArrayLimit)}, true
+	}
+	if pj.qos >= 0 {
+		q := &p.snap.QOS[pj.qos]
+		c := p.userQOS[userQOSKey{j.User, pj.qos}]
+		if q.MaxJobsPerUser > 0 && c.jobs >= q.MaxJobsPerUser {
+			return blocker{reason: slurm.ReasonQOSMaxJobsPerUserLimit,
+				detail: fmt.Sprintf("%s runs %d jobs in QOS %s, MaxJobsPerUser is %d", j.User, c.jobs, q.Name, q.MaxJobsPerUser)}, true
+		}
+		if want := j.Req.GPUs; q.MaxGPUsPerUser > 0 && j.Req.GPUMem == 0 && want > 0 && c.gpus+want > q.MaxGPUsPerUser {
+			return blocker{reason: slurm.ReasonQOSMaxGRESPerUser,
+				detail: fmt.Sprintf("%s holds %d GPUs in QOS %s and asks for %d, MaxTRESPerUser is gres/gpu=%d", j.User, c.gpus, q.Name, want, q.MaxGPUsPerUser)}, true
+		}
+	}
+	return blocker{}, false
+}
+
+// resourceDetail says, with numbers, why a job does not fit now.
+func (p *pass) resourceDetail(sh *shape, never bool) string {
+	r0 := p.tl.row(0)
+	if never {
+		best := 0
+		for i := range sh.nodes {
+			best = max(best, len(sh.slots[i]))
+		}
+		switch {
+		case len(sh.nodes) == 0:
+			return "no node of the partition takes work"
+		case sh.need > best:
+			return fmt.Sprintf("needs %d %s, the partition has %d usable", sh.need, gpuWord(sh), best)
+		}
+		return "does not fit even when every running job has ended"
+	}
+	freeGPUs, bestMem, cpus, mem := 0, int64(0), int64(0), int64(0)
+	for i, n := range sh.nodes {
+		cpus = max(cpus, r0[p.cpuCol(n)])
+		mem = max(mem, r0[p.hmemCol(n)])
+		count := 0
+		for _, s := range sh.slots[i] {
+			if sh.shared {
+				if r0[busyCol(s)] > -excl {
+					bestMem = max(bestMem, r0[memCol(s)])
+				}
+				if r0[busyCol(s)] > -excl && r0[memCol(s)] >= sh.key.gpuMem {
+					count++
+				}
+			} else if r0[busyCol(s)] == 0 {
+				count++
+			}
+		}
+		freeGPUs = max(freeGPUs, count)
+	}
+	switch {
+	case sh.shared && freeGPUs < sh.need && sh.need == 1:
+		return fmt.Sprintf("needs %s of GPU memory, the best GPU has %s free", fmtGiB(sh.key.gpuMem), fmtGiB(bestMem))
+	case sh.shared && freeGPUs < sh.need:
+		return fmt.Sprintf("needs %d GPUs with %s free each, %d have it", sh.need, fmtGiB(sh.key.gpuMem), freeGPUs)
+	case freeGPUs < sh.need:
+		return fmt.Sprintf("needs %d %s, %d free", sh.need, gpuWord(sh), freeGPUs)
+	case cpus < int64(sh.key.cpus):
+		return fmt.Sprintf("needs %d CPUs, %d free", sh.key.cpus, max(0, cpus))
+	case mem < sh.key.mem:
+		return fmt.Sprintf("needs %s of memory, %s free", fmtGiB(sh.key.mem), fmtGiB(max(0, mem)))
+	}
+	return "what is free now is reserved for higher-priority jobs"
+}
+
+func gpuWord(sh *shape) string {
+	w := "GPUs"
+	if sh.need == 1 {
+		w = "GPU"
+	}
+	if sh.key.gpuType != "" {
+		w = sh.key.gpuType + " " + w
+	}
+	return w
+}
+
+func fmtGiB(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/float64(GiB)) }
+
+// fmtDuration prints a limit as Slurm does: [days-]hh:mm:ss, or UNLIMITED.
+func fmtDuration(d time.Duration) string {
+	if d >= Unlimited {
+		return "UNLIMITED"
+	}
+	s := int64(d / time.Second)
+	days, s := s/86400, s%86400
+	if days > 0 {
+		return fmt.Sprintf("%d-%02d:%02d:%02d", days, s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
+}

@@ -1,0 +1,304 @@
+package sched
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// pass is one scheduling pass's working state: indices over the snapshot,
+// the fair-share tree, the timeline, and the counters jobs started in the
+// pass update. It reads the snapshot and never writes it.
+type pass struct {
+	snap *Snapshot
+	cfg  *Config
+	now  int64
+	res  int64 // bf_resolution
+	// windowEnd is now + bf_window: reservations start no later.
+	windowEnd int64
+
+	partIdx       map[string]int
+	defPart       int
+	partNodes     [][]bool // per partition, the nodes it covers (nil: all)
+	qosIdx        map[string]int
+	maxPartFactor float64
+	maxQOSPrio    float64
+	tree          *shareTree
+	totalCPUs     int
+
+	nodeIdx   map[string]int
+	slots     []gpuSlot
+	slotUUID  map[string]int
+	nodeSlots [][]int
+	cpuUsed   [][]bool
+
+	deps depIndex
+
+	tl  *timeline
+	win window
+	agg []int64
+	// agg holds the minima of the window aggFor fits in, starting at
+	// aggStart, while the timeline is at aggVersion.
+	aggFor     *shape
+	aggVersion int
+	aggStart   int64
+	agg2       []int64 // scratch for preemption and shrink
+	everyCol   []int
+	shapes     map[shapeKey]*shape
+	memo       map[memoKey]searchResult
+
+	running  []runInfo
+	userQOS  map[userQOSKey]userCount
+	arrayRun map[uint32]int
+	deltas   []colDelta
+}
+
+type memoKey struct {
+	sh   *shape
+	from int64
+}
+
+type userQOSKey struct {
+	user string
+	qos  int
+}
+
+type userCount struct {
+	jobs, gpus int
+}
+
+// pjob is a job as the pass resolved it.
+type pjob struct {
+	job   *Job
+	part  int // -1: no such partition
+	qos   int // -1: none; -2: no such QOS
+	assoc int // -1: no association
+	tier  int
+	limit int64 // effective time limit, seconds (forever: unlimited)
+	prio  uint32
+}
+
+// runInfo is a job holding resources, as preemption and shrink see it.
+type runInfo struct {
+	job         *Job
+	pj          pjob
+	node        int
+	end         int64
+	rel         release // what stopping it now gives back, until its end
+	wholeGPUs   int
+	preemptable bool
+	gone        bool // chosen for preemption or shrink in this pass
+}
+
+func newPass(snap *Snapshot) *pass {
+	cfg := &snap.Config
+	p := &pass{
+		snap:      snap,
+		cfg:       cfg,
+		now:       snap.Now.Unix(),
+		res:       cfg.bfResolution(),
+		partIdx:   make(map[string]int, len(snap.Partitions)),
+		defPart:   -1,
+		qosIdx:    make(map[string]int, len(snap.QOS)),
+		nodeIdx:   make(map[string]int, len(snap.Nodes)),
+		slotUUID:  map[string]int{},
+		shapes:    map[shapeKey]*shape{},
+		memo:      map[memoKey]searchResult{},
+		userQOS:   map[userQOSKey]userCount{},
+		arrayRun:  map[uint32]int{},
+		nodeSlots: make([][]int, len(snap.Nodes)),
+		cpuUsed:   make([][]bool, len(snap.Nodes)),
+	}
+	p.windowEnd = satAdd(p.now, cfg.bfWindow())
+	for i, n := range snap.Nodes {
+		p.nodeIdx[n.Name] = i
+		p.totalCPUs += max(0, n.CPUs)
+		p.cpuUsed[i] = make([]bool, max(0, n.CPUs))
+		for g := range n.GPUs {
+			s := len(p.slots)
+			p.slots = append(p.slots, gpuSlot{node: i, gpu: &n.GPUs[g], local: g,
+				foreignOK: n.GPUs[g].ForeignMem <= cfg.ForeignMemSlack})
+			p.slotUUID[n.GPUs[g].UUID] = s
+			p.nodeSlots[i] = append(p.nodeSlots[i], s)
+		}
+	}
+	for s := range p.slots {
+		sl := &p.slots[s]
+		for _, peer := range sl.gpu.NVLinkPeers {
+			if o, ok := p.slotUUID[peer]; ok && p.slots[o].node == sl.node {
+				sl.peers |= p.slots[o].bit()
+			}
+		}
+	}
+	p.partNodes = make([][]bool, len(snap.Partitions))
+	for i, pt := range snap.Partitions {
+		if _, dup := p.partIdx[pt.Name]; !dup {
+			p.partIdx[pt.Name] = i
+		}
+		if pt.Default && p.defPart < 0 {
+			p.defPart = i
+		}
+		p.maxPartFactor = max(p.maxPartFactor, float64(pt.PriorityJobFactor))
+		if len(pt.Nodes) > 0 {
+			p.partNodes[i] = make([]bool, len(snap.Nodes))
+			for _, name := range pt.Nodes {
+				if n, ok := p.nodeIdx[name]; ok {
+					p.partNodes[i][n] = true
+				}
+			}
+		}
+	}
+	for i, q := range snap.QOS {
+		if _, dup := p.qosIdx[q.Name]; !dup {
+			p.qosIdx[q.Name] = i
+		}
+		p.maxQOSPrio = max(p.maxQOSPrio, float64(q.Priority))
+	}
+	p.tree = buildShareTree(snap)
+	p.buildDepIndex()
+	return p
+}
+
+func (p *pass) partHasNode(part, n int) bool {
+	return part >= 0 && (p.partNodes[part] == nil || p.partNodes[part][n])
+}
+
+// resolve looks up a job's partition, QOS and association, and its
+// effective time limit: its own, else the partition's DefaultTime, else
+// its MaxTime, else unlimited.
+func (p *pass) resolve(j *Job) pjob {
+	pj := pjob{job: j, part: p.defPart, qos: -1, assoc: -1, limit: forever}
+	if j.Partition != "" {
+		var ok bool
+		if pj.part, ok = p.partIdx[j.Partition]; !ok {
+			pj.part = -1
+		}
+	}
+	if j.QOS != "" {
+		var ok bool
+		if pj.qos, ok = p.qosIdx[j.QOS]; !ok {
+			pj.qos = -2
+		}
+	}
+	if a, ok := p.tree.assoc(j.Account, j.User); ok {
+		pj.assoc = a
+	}
+	limit := j.TimeLimit
+	if pj.part >= 0 {
+		pt := &p.snap.Partitions[pj.part]
+		pj.tier = pt.PriorityTier
+		if limit <= 0 {
+			limit = pt.DefaultTime
+		}
+		if limit <= 0 {
+			limit = pt.MaxTime
+		}
+	}
+	if limit > 0 {
+		pj.limit = ceilSeconds(limit)
+	}
+	return pj
+}
+
+// buildTimeline fills the timeline from the nodes' free resources and the
+// jobs holding some, and the counters limits are checked against.
+func (p *pass) buildTimeline() {
+	row := make([]int64, 2*len(p.slots)+2*len(p.snap.Nodes))
+	for s, sl := range p.slots {
+		row[memCol(s)] = sl.gpu.FreeMem
+	}
+	for n, node := range p.snap.Nodes {
+		row[p.cpuCol(n)] = int64(node.CPUs)
+		row[p.hmemCol(n)] = node.Mem
+	}
+	for i := range p.snap.Jobs {
+		j := &p.snap.Jobs[i]
+		if !holdsResources(j.State) {
+			continue
+		}
+		r := runInfo{job: j, pj: p.resolve(j), node: -1}
+		r.pj.prio = p.factors(&r.pj).total
+		if r.pj.part >= 0 {
+			r.preemptable = p.snap.Partitions[r.pj.part].PreemptMode == PreemptRequeue
+		}
+		switch {
+		case j.State == slurm.Completing:
+			r.end = p.now + 1 // ending; free once the daemon confirms
+		case j.State == slurm.Suspended || r.pj.limit >= forever:
+			r.end = forever
+		default:
+			r.end = max(satAdd(j.Start.Unix(), r.pj.limit), p.now+1)
+		}
+		n, ok := p.nodeIdx[j.Alloc.Node]
+		if ok {
+			r.node = n
+			cpus := int64(len(j.Alloc.CPUs))
+			if cpus == 0 {
+				cpus = int64(max(1, j.Req.CPUs))
+			}
+			for _, id := range j.Alloc.CPUs {
+				if id >= 0 && id < len(p.cpuUsed[n]) {
+					p.cpuUsed[n][id] = true
+				}
+			}
+			row[p.cpuCol(n)] -= cpus
+			row[p.hmemCol(n)] -= j.Alloc.Mem
+			r.rel.deltas = append(r.rel.deltas, colDelta{p.cpuCol(n), cpus}, colDelta{p.hmemCol(n), j.Alloc.Mem})
+			for _, g := range j.Alloc.GPUs {
+				s, ok := p.slotUUID[g.UUID]
+				if !ok || p.slots[s].node != n {
+					continue // the card is gone: it holds nothing we could plan with
+				}
+				if g.Mem == 0 {
+					r.wholeGPUs++
+					row[busyCol(s)] -= excl
+					r.rel.deltas = append(r.rel.deltas, colDelta{busyCol(s), excl}, colDelta{memCol(s), g.Used})
+				} else {
+					// Reserved but not yet touched memory is not free.
+					row[busyCol(s)]--
+					row[memCol(s)] -= max(0, g.Mem-g.Used)
+					r.rel.deltas = append(r.rel.deltas, colDelta{busyCol(s), 1}, colDelta{memCol(s), max(g.Mem, g.Used)})
+				}
+			}
+		}
+		r.rel.end = r.end
+		p.running = append(p.running, r)
+		if j.State != slurm.Completing {
+			p.countStart(&r.pj, 1)
+		}
+	}
+	p.tl = newTimeline(p.now, row)
+	p.agg = make([]int64, len(row))
+	p.agg2 = make([]int64, len(row))
+	// Releases in order of end, so rows are appended rather than inserted.
+	order := make([]int, len(p.running))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(p.running[a].end, p.running[b].end), cmp.Compare(a, b))
+	})
+	for _, i := range order {
+		r := &p.running[i]
+		p.tl.add(r.end, forever, r.rel.deltas)
+	}
+}
+
+// countStart adds (sign 1) or removes (-1) a running job in the per-user
+// QOS and per-array counters.
+func (p *pass) countStart(pj *pjob, sign int) {
+	j := pj.job
+	if pj.qos >= 0 {
+		k := userQOSKey{j.User, pj.qos}
+		c := p.userQOS[k]
+		c.jobs += sign
+		if j.Req.GPUMem == 0 {
+			c.gpus += sign * j.Req.GPUs
+		}
+		p.userQOS[k] = c
+	}
+	if j.ArrayJobID != 0 {
+		p.arrayRun[j.ArrayJobID] += sign
+	}
+}

@@ -1,0 +1,230 @@
+package sched
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// PriorityRow is one line of sprio -l: a pending job's priority and each
+// weighted factor (sprio rounds them to integers when it prints).
+type PriorityRow struct {
+	JobID     uint32
+	Partition string
+	User      string
+	Priority  uint32
+	Site      float64
+	Age       float64
+	Assoc     float64
+	FairShare float64
+	JobSize   float64
+	// PartitionPrio is the weighted partition factor (sprio's PARTITION).
+	PartitionPrio float64
+	QOSPrio       float64
+	Nice          int
+}
+
+// Priorities returns the rows sprio -l prints: pending jobs that are
+// eligible (not held, dependencies met, begin time reached), by job id.
+func Priorities(snap Snapshot) []PriorityRow {
+	p := newPass(&snap)
+	var rows []PriorityRow
+	for i := range snap.Jobs {
+		j := &snap.Jobs[i]
+		if !isPending(j.State) || j.Hold != HoldNone {
+			continue
+		}
+		pj := p.resolve(j)
+		if pj.part < 0 || !p.accruing(&pj) {
+			continue
+		}
+		f := p.factors(&pj)
+		rows = append(rows, PriorityRow{
+			JobID:         j.ID,
+			Partition:     snap.Partitions[pj.part].Name,
+			User:          j.User,
+			Priority:      f.total,
+			Age:           f.age,
+			FairShare:     f.fs,
+			JobSize:       f.size,
+			PartitionPrio: f.part,
+			QOSPrio:       f.qos,
+			Nice:          j.Nice,
+		})
+	}
+	slices.SortFunc(rows, func(a, b PriorityRow) int { return cmp.Compare(a.JobID, b.JobID) })
+	return rows
+}
+
+// prioFactors are a job's weighted priority factors.
+type prioFactors struct {
+	total                    uint32
+	age, fs, size, part, qos float64
+}
+
+// topPriority is where priority/basic starts counting down (Slurm's
+// TOP_PRIORITY).
+const topPriority = 0xffff0000
+
+// factors computes the job's priority. With priority/multifactor it is the
+// sum priority_multifactor.shtml gives under "Job Priority Factors In
+// General":
+//
+//	PriorityWeightAge × age + PriorityWeightFairshare × fair-share +
+//	PriorityWeightJobSize × job size + PriorityWeightPartition × partition +
+//	PriorityWeightQOS × QOS - nice
+//
+// each factor between 0 and 1, the sum truncated to an integer and kept
+// between 1 and 2^32-1. With priority/basic it is submission order: the
+// earlier the job (the lower its id), the higher, less nice.
+func (p *pass) factors(pj *pjob) prioFactors {
+	j := pj.job
+	if j.FixedPriority != 0 {
+		return prioFactors{total: j.FixedPriority}
+	}
+	if !p.cfg.multifactor() {
+		id := j.ID
+		if j.ArrayJobID != 0 {
+			id = j.ArrayJobID
+		}
+		return prioFactors{total: clampPriority(float64(topPriority) - float64(id) - float64(j.Nice))}
+	}
+	w := &p.cfg.Weights
+	var f prioFactors
+	if w.Age > 0 && p.accruing(pj) {
+		f.age = float64(w.Age) * p.ageFactor(pj)
+	}
+	if w.FairShare > 0 && pj.assoc >= 0 {
+		f.fs = float64(w.FairShare) * p.tree.nodes[pj.assoc].fs
+	}
+	if w.JobSize > 0 {
+		f.size = float64(w.JobSize) * p.sizeFactor(j)
+	}
+	if w.Partition > 0 && pj.part >= 0 {
+		jf := float64(p.snap.Partitions[pj.part].PriorityJobFactor)
+		if p.cfg.Flags&FlagNoNormalPart == 0 {
+			jf = ratio(jf, p.maxPartFactor)
+		}
+		f.part = float64(w.Partition) * jf
+	}
+	if w.QOS > 0 && pj.qos >= 0 {
+		qf := float64(p.snap.QOS[pj.qos].Priority)
+		if p.cfg.Flags&FlagNoNormalQOS == 0 {
+			qf = ratio(qf, p.maxQOSPrio)
+		}
+		f.qos = float64(w.QOS) * qf
+	}
+	f.total = clampPriority(f.age + f.fs + f.size + f.part + f.qos - float64(j.Nice))
+	return f
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func clampPriority(v float64) uint32 {
+	// Priority 0 is reserved for held jobs.
+	if v < 1 || math.IsNaN(v) {
+		return 1
+	}
+	if v >= math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(v)
+}
+
+// accruing reports whether the job's age grows: it is eligible (no hold,
+// dependency met, begin time reached), or PriorityFlags=ACCRUE_ALWAYS.
+func (p *pass) accruing(pj *pjob) bool {
+	if p.cfg.Flags&FlagAccrueAlways != 0 {
+		return true
+	}
+	j := pj.job
+	if j.Hold != HoldNone || (!j.Begin.IsZero() && j.Begin.Unix() > p.now) {
+		return false
+	}
+	if len(j.Deps.Items) > 0 {
+		r, _ := p.depState(j)
+		return r == depMet
+	}
+	return true
+}
+
+// ageFactor is min(1, wait/PriorityMaxAge) with the wait counted from when
+// the job became eligible (priority_multifactor.shtml, "Age Factor").
+func (p *pass) ageFactor(pj *pjob) float64 {
+	j := pj.job
+	from := j.Eligible
+	if p.cfg.Flags&FlagAccrueAlways != 0 {
+		from = j.Submit
+	} else if from.IsZero() {
+		from = j.Submit
+		if j.Begin.After(from) {
+			from = j.Begin
+		}
+	}
+	wait := p.now - from.Unix()
+	if wait <= 0 {
+		wait = 0
+	}
+	maxAge := ceilSeconds(p.cfg.MaxAge)
+	if wait >= maxAge {
+		return 1
+	}
+	return float64(wait) / float64(maxAge)
+}
+
+// sizeFactor is Slurm's job size factor (priority_multifactor.shtml, "Job
+// Size Factor"): the mean of the job's share of nodes and of CPUs, or of
+// what it leaves free under PriorityFavorSmall.
+func (p *pass) sizeFactor(j *Job) float64 {
+	nodes := float64(max(1, len(p.snap.Nodes)))
+	cluster := float64(p.totalCPUs)
+	cpus := float64(max(1, j.Req.CPUs))
+	var f float64
+	if p.cfg.FavorSmall {
+		f = (nodes - 1) / nodes
+		if cluster > 0 {
+			f = (f + (cluster-cpus)/cluster) / 2
+		}
+	} else {
+		f = 1 / nodes
+		if cluster > 0 {
+			f = (f + cpus/cluster) / 2
+		}
+	}
+	return min(1, max(0, f))
+}
+
+// compareJobs is the order in which a pass considers pending jobs
+// (priority_multifactor.shtml, "Introduction"):
+//
+//  1. partition PriorityTier, higher first;
+//  2. jobs resuming after a yield first, so a shrunk job comes back ahead
+//     of ordinary work of its tier;
+//  3. priority, higher first;
+//  4. submit time, earlier first;
+//  5. job id, then array task id, lower first.
+func compareJobs(a, b *pjob) int {
+	return cmp.Or(
+		-cmp.Compare(a.tier, b.tier),
+		boolFirst(a.job.Resumed, b.job.Resumed),
+		-cmp.Compare(a.prio, b.prio),
+		cmp.Compare(a.job.Submit.UnixNano(), b.job.Submit.UnixNano()),
+		cmp.Compare(a.job.ID, b.job.ID),
+		cmp.Compare(a.job.ArrayTaskID, b.job.ArrayTaskID),
+	)
+}
+
+func isPending(s slurm.JobState) bool { return s == slurm.Pending || s == slurm.Requeued }
+
+// holdsResources reports whether a job in state s still holds what it was
+// given.
+func holdsResources(s slurm.JobState) bool {
+	return s == slurm.Running || s == slurm.Suspended || s == slurm.Completing
+}

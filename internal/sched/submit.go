@@ -1,0 +1,176 @@
+package sched
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// Errno is a Slurm error number (slurm/slurm_errno.h), or EAGAIN.
+type Errno int
+
+// The refusals CheckSubmit returns, with Slurm's names for them.
+const (
+	// CodeAgain is EAGAIN: MaxJobCount reached. sbatch prints "Slurm
+	// temporarily unable to accept job, sleeping and retrying" and tries
+	// again.
+	CodeAgain Errno = 11
+	// CodeInvalidPartition is CodeInvalidPartition.
+	CodeInvalidPartition Errno = 2000
+	// CodeNodeConfigUnavailable is CodeNodeConfigUnavailable.
+	CodeNodeConfigUnavailable Errno = 2014
+	// CodeInvalidAccount is CodeInvalidAccount.
+	CodeInvalidAccount Errno = 2045
+	// CodeAccountingPolicy is CodeAccountingPolicy.
+	CodeAccountingPolicy Errno = 2050
+	// CodeInvalidQOS is CodeInvalidQOS.
+	CodeInvalidQOS Errno = 2066
+	// CodeInvalidGRES is CodeInvalidGRES.
+	CodeInvalidGRES Errno = 2072
+	// CodeInvalidArray is CodeInvalidArray.
+	CodeInvalidArray Errno = 2081
+)
+
+// errText is slurm_strerror's text for each (src/common/slurm_errno.c).
+var errText = map[Errno]string{
+	CodeAgain:                 "Resource temporarily unavailable",
+	CodeInvalidPartition:      "Invalid partition name specified",
+	CodeNodeConfigUnavailable: "Requested node configuration is not available",
+	CodeInvalidAccount:        "Invalid account or account/partition combination specified",
+	CodeAccountingPolicy:      "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
+	CodeInvalidQOS:            "Invalid qos specification",
+	CodeInvalidGRES:           "Invalid generic resource (gres) specification",
+	CodeInvalidArray:          "Invalid job array specification",
+}
+
+// SubmitError is a submission refused as slurmctld refuses it.
+type SubmitError struct {
+	Code Errno
+	// Msg is Slurm's text for Code, which sbatch prints after "Batch job
+	// submission failed: ".
+	Msg string
+	// Notes are lines the controller sends before the refusal, which sbatch
+	// prints as errors of their own ("Memory specification can not be
+	// satisfied"), and explanations of ours for logs.
+	Notes []string
+	// Retry is true when sbatch should sleep and try again (EAGAIN).
+	Retry bool
+}
+
+func (e *SubmitError) Error() string { return e.Msg }
+
+func refuse(code Errno, notes ...string) *SubmitError {
+	return &SubmitError{Code: code, Msg: errText[code], Notes: notes, Retry: code == CodeAgain}
+}
+
+// CheckSubmit refuses a submission the way slurmctld does, in its order:
+// MaxJobCount (every job record counts, finished ones still kept included;
+// an array counts its tasks), the partition, the account (once accounts are
+// configured a user no account lists is refused, unless
+// AllowUnlistedUsers), the QOS and its MaxSubmitJobsPerUser, MaxArraySize,
+// and a request no node of the partition could ever satisfy. It returns nil
+// or a *SubmitError. Limits that only make a job wait (MaxTime, per-user
+// running limits) are not refusals: Cycle reports them as reasons.
+func CheckSubmit(job Job, snap Snapshot) error {
+	cfg := &snap.Config
+	tasks := max(1, len(job.ArrayTasks))
+	if len(snap.Jobs)+tasks >= cfg.maxJobCount() {
+		return refuse(CodeAgain, fmt.Sprintf("MaxJobCount limit (%d) reached", cfg.maxJobCount()))
+	}
+	p := newPass(&snap)
+	if job.State == "" {
+		job.State = slurm.Pending
+	}
+	pj := p.resolve(&job)
+	if pj.part < 0 {
+		if job.Partition == "" {
+			return refuse(CodeInvalidPartition, "no partition given and none is the default")
+		}
+		return refuse(CodeInvalidPartition, fmt.Sprintf("invalid partition specified: %s", job.Partition))
+	}
+	if pj.assoc < 0 && !p.admitsNewUser(&job) {
+		return refuse(CodeInvalidAccount, fmt.Sprintf("user %s has no association with account %q", job.User, job.Account))
+	}
+	if pj.qos == -2 {
+		return refuse(CodeInvalidQOS, fmt.Sprintf("QOS %q does not exist", job.QOS))
+	}
+	if pj.qos >= 0 {
+		q := &snap.QOS[pj.qos]
+		if q.MaxSubmitJobsPerUser > 0 {
+			n := 0
+			for i := range snap.Jobs {
+				j := &snap.Jobs[i]
+				if j.User == job.User && j.QOS == job.QOS && !j.State.Finished() {
+					n++
+				}
+			}
+			if n+tasks > q.MaxSubmitJobsPerUser {
+				return refuse(CodeAccountingPolicy, fmt.Sprintf("%s has %d jobs in QOS %s, MaxSubmitJobsPerUser is %d", job.User, n, q.Name, q.MaxSubmitJobsPerUser))
+			}
+		}
+	}
+	if len(job.ArrayTasks) > 0 && slices.Max(job.ArrayTasks) >= cfg.maxArraySize() {
+		return refuse(CodeInvalidArray, fmt.Sprintf("task ids must be below MaxArraySize=%d", cfg.maxArraySize()))
+	}
+	return p.checkFits(&pj)
+}
+
+// admitsNewUser: without configured accounts everyone shares the default
+// account, and with AllowUnlistedUsers so does a user no account lists; a
+// first-time user has no association in the tree yet but is admitted.
+func (p *pass) admitsNewUser(j *Job) bool {
+	t := p.tree
+	if !t.configured {
+		return true
+	}
+	if _, listed := t.defaults[j.User]; listed {
+		return false
+	}
+	return t.unlisted && (j.Account == "" || j.Account == t.defAccount)
+}
+
+// checkFits refuses a request that no node of the partition could satisfy
+// even empty: more GPUs (of the type) than any node has, more GPU memory
+// than its largest GPU, more CPUs or memory than the node. Drained GPUs
+// count: they may come back.
+func (p *pass) checkFits(pj *pjob) error {
+	r := &pj.job.Req
+	need := r.GPUs
+	if r.GPUMem > 0 {
+		need = max(1, r.GPUs)
+	}
+	typeKnown := r.GPUType == ""
+	var mostGPUs, mostCPUs int
+	var mostMem int64
+	for n, node := range p.snap.Nodes {
+		if !p.partHasNode(pj.part, n) {
+			continue
+		}
+		gpus := 0
+		for _, g := range node.GPUs {
+			if !typeMatches(g.Type, r.GPUType) {
+				continue
+			}
+			typeKnown = true
+			if r.GPUMem == 0 || g.TotalMem >= r.GPUMem {
+				gpus++
+			}
+		}
+		if gpus >= need && node.CPUs >= max(1, r.CPUs) && node.Mem >= r.Mem {
+			return nil
+		}
+		mostGPUs, mostCPUs, mostMem = max(mostGPUs, gpus), max(mostCPUs, node.CPUs), max(mostMem, node.Mem)
+	}
+	switch {
+	case !typeKnown:
+		return refuse(CodeInvalidGRES, fmt.Sprintf("no GPU of type %q", r.GPUType))
+	case r.Mem > mostMem:
+		return refuse(CodeNodeConfigUnavailable, "Memory specification can not be satisfied")
+	case max(1, r.CPUs) > mostCPUs:
+		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d CPUs, the largest node has %d", max(1, r.CPUs), mostCPUs))
+	case r.GPUMem > 0:
+		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs with %s of memory, the largest node has %d", need, fmtGiB(r.GPUMem), mostGPUs))
+	}
+	return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs, the largest node has %d", need, mostGPUs))
+}

@@ -1,0 +1,335 @@
+package sched
+
+import (
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// Unlimited is a time limit without end, Slurm's UNLIMITED. It has the same
+// value as slurmtime.Infinite, so parsed limits pass through unchanged.
+const Unlimited time.Duration = 1<<63 - 1
+
+// GiB is 2^30 bytes, the unit GPU and host memory are usually written in.
+const GiB int64 = 1 << 30
+
+// Snapshot is everything one scheduling pass looks at. The core never
+// modifies it: slices are read, never written, and never kept.
+type Snapshot struct {
+	// Now is the pass's clock. Nothing in the package reads another clock.
+	Now    time.Time
+	Config Config
+	// Nodes are the machines jobs run on: the daemon has one, the simulator
+	// may have several. A job runs on one node.
+	Nodes      []Node
+	Partitions []Partition
+	QOS        []QOS
+	// Accounts is the fair-share tree from [[Account]]; empty means every
+	// user shares Config.DefaultAccount equally.
+	Accounts []Account
+	// Usage is the decayed usage per association, in TRES-billing seconds.
+	Usage []Usage
+	// Jobs holds pending and running jobs, and the finished jobs that
+	// dependencies and MaxJobCount still need to see.
+	Jobs []Job
+}
+
+// Node is one machine: its CPUs, host memory and GPUs.
+type Node struct {
+	Name string
+	// CPUs are numbered 0..CPUs-1; jobs get specific ids so the daemon can
+	// pin them.
+	CPUs int
+	// Mem is the host memory jobs may use, in bytes.
+	Mem  int64
+	GPUs []GPU
+	// Drained nodes take no new work.
+	Drained bool
+}
+
+// GPU is one card as the inventory last saw it.
+type GPU struct {
+	// UUID is the card's identity: indices shift when a card drops off the
+	// bus, UUIDs do not. Allocations name GPUs by UUID.
+	UUID  string
+	Index int
+	// Type is the configured or model-derived name, e.g. "a100" or
+	// "nvidia_a100-sxm4-80gb". A requested type matches when it is a
+	// substring of it, as Slurm matches gres types.
+	Type     string
+	TotalMem int64
+	// FreeMem is what the driver says is free: every process counts,
+	// including processes the scheduler did not start.
+	FreeMem int64
+	// ForeignMem is held by processes the scheduler did not start. A GPU
+	// with more than Config.ForeignMemSlack of it is never given whole.
+	ForeignMem int64
+	// NVLinkPeers are the UUIDs of GPUs linked to this one by NVLink.
+	NVLinkPeers []string
+	// Drained GPUs take no new work.
+	Drained bool
+}
+
+// PreemptMode is a partition's PreemptMode.
+type PreemptMode string
+
+// Preempt modes this project implements.
+const (
+	PreemptOff     PreemptMode = "OFF"
+	PreemptRequeue PreemptMode = "REQUEUE"
+)
+
+// Partition is a Slurm partition.
+type Partition struct {
+	Name    string
+	Default bool
+	// Nodes the partition covers; empty means every node.
+	Nodes []string
+	// PriorityTier orders jobs before priority does (Slurm's default is 1).
+	PriorityTier int
+	// PriorityJobFactor feeds the partition factor (Slurm's default is 1).
+	PriorityJobFactor int
+	// MaxTime is the longest limit a job may ask for: 0 or Unlimited for none.
+	MaxTime time.Duration
+	// DefaultTime is the limit of a job that asked for none: 0 for none.
+	DefaultTime time.Duration
+	PreemptMode PreemptMode
+	Down        bool
+	// Billing holds the TRESBillingWeights; nil means a GPU counts 1.
+	Billing *TRESWeights
+}
+
+// TRESWeights are a partition's TRESBillingWeights.
+type TRESWeights struct {
+	CPU float64
+	// MemGiB weighs host memory per GiB (Slurm's Mem=0.25G).
+	MemGiB float64
+	// GPU weighs one whole GPU; a job sharing a GPU counts the fraction of
+	// the GPU's memory it reserved.
+	GPU float64
+}
+
+// QOS is a quality of service with its per-user limits. Limits of 0 mean
+// none.
+type QOS struct {
+	Name     string
+	Priority int
+	// UsageFactor multiplies the usage charged to fair share. Slurm's default
+	// is 1; 0 makes the QOS's work free (filler work).
+	UsageFactor float64
+	// MaxGPUsPerUser is MaxTRESPerUser=gres/gpu=N: whole GPUs a user's
+	// running jobs in this QOS may hold together.
+	MaxGPUsPerUser int
+	// MaxJobsPerUser caps a user's running jobs in this QOS.
+	MaxJobsPerUser int
+	// MaxSubmitJobsPerUser caps a user's pending and running jobs in this QOS;
+	// submissions beyond it are refused.
+	MaxSubmitJobsPerUser int
+}
+
+// Account is a node of the fair-share tree.
+type Account struct {
+	Name string
+	// Parent is the parent account; "" and "root" both mean the root. The
+	// account named "root" is the root itself: its users hang from the top.
+	Parent string
+	// Shares are the account's RawShares among its siblings.
+	Shares int
+	Users  []UserShare
+}
+
+// UserShare is a user's association with an account.
+type UserShare struct {
+	Name   string
+	Shares int
+}
+
+// Usage is an association's decayed usage.
+type Usage struct {
+	Account string
+	// User is "" for usage charged to the account itself, such as usage of
+	// associations since removed.
+	User string
+	// Raw is in TRES-billing seconds as of AsOf; the pass decays it to Now.
+	Raw  float64
+	AsOf time.Time
+}
+
+// Hold is a job's hold.
+type Hold int
+
+// Holds: an owner's hold (scontrol hold by the owner, sbatch --hold) and an
+// operator's.
+const (
+	HoldNone Hold = iota
+	HoldUser
+	HoldAdmin
+)
+
+// Job is one job, or one task of an array job.
+type Job struct {
+	ID uint32
+	// ArrayJobID is the array's id for a task, 0 otherwise.
+	ArrayJobID  uint32
+	ArrayTaskID int
+	// ArrayLimit is the %N throttle: at most N tasks of the array run at once.
+	ArrayLimit int
+	// ArrayTasks are the task ids a submission asks for (CheckSubmit only).
+	ArrayTasks []int
+
+	Name      string
+	User      string
+	Account   string // "" for the user's default account
+	Partition string // "" for the default partition
+	QOS       string // "" for none
+
+	State    slurm.JobState
+	ExitCode int
+
+	Submit time.Time
+	// Eligible is when the job became eligible (hold released, dependency
+	// met, begin time reached); age counts from here. Zero means
+	// max(Submit, Begin). A job requeued by a yield keeps its old value.
+	Eligible time.Time
+	Begin    time.Time // --begin; zero for none
+	Start    time.Time // running jobs
+
+	// TimeLimit is the requested limit: 0 for none (the partition's
+	// DefaultTime applies, else its MaxTime), or Unlimited.
+	TimeLimit time.Duration
+	Hold      Hold
+	Nice      int
+	Deps      Dependency
+	Req       Request
+	// Alloc is what a running job holds.
+	Alloc Alloc
+
+	// Yieldable jobs may be shrunk or stopped by the yield protocol.
+	Yieldable bool
+	// Resumed marks a job requeued by a yield: it is ordered ahead of
+	// ordinary work of equal tier.
+	Resumed bool
+	// FixedPriority, when not 0, replaces the computed priority: set by an
+	// operator, or kept across a yield.
+	FixedPriority uint32
+}
+
+// Request is what a job asks for on one node.
+type Request struct {
+	// GPUs is the number of whole GPUs, or with GPUMem the number of GPUs to
+	// share (0 means 1).
+	GPUs int
+	// GPUType is a hard constraint ("a100"); "" for any.
+	GPUType string
+	// GPUMem is the peak GPU memory per GPU (--gpu-mem, or shard:N times
+	// ShardSize). Non-zero makes the job share GPUs instead of owning them.
+	GPUMem int64
+	// CPUs is the total CPUs (ntasks × cpus-per-task); 0 means 1.
+	CPUs int
+	// Mem is the host memory in bytes; 0 for none.
+	Mem int64
+}
+
+// Alloc is where a job runs and what it holds there.
+type Alloc struct {
+	Node string
+	GPUs []GPUAlloc
+	CPUs []int
+	Mem  int64
+}
+
+// GPUAlloc is one GPU of an allocation.
+type GPUAlloc struct {
+	UUID  string
+	Index int
+	// Mem is the GPU memory reserved on a shared GPU; 0 for a whole GPU.
+	Mem int64
+	// Used is what the job's processes hold on it now, as last sampled.
+	Used int64
+}
+
+// Dependency is a parsed --dependency.
+type Dependency struct {
+	Items []DepItem
+	// Any is true for '?'-separated lists: one satisfied item suffices.
+	Any bool
+}
+
+// DepType is a dependency kind.
+type DepType string
+
+// Dependency kinds.
+const (
+	DepAfter      DepType = "after"
+	DepAfterAny   DepType = "afterany"
+	DepAfterOK    DepType = "afterok"
+	DepAfterNotOK DepType = "afternotok"
+	DepSingleton  DepType = "singleton"
+)
+
+// DepItem is one dependency: a job, an array task, or a whole array.
+type DepItem struct {
+	Type  DepType
+	JobID uint32
+	// Task is the array task; -1 means the whole job or array.
+	Task int
+}
+
+// Plan is what one pass decided.
+type Plan struct {
+	// Starts are the jobs to start now, in the order they were decided.
+	Starts []Start
+	// Preempts are running jobs to stop (yield protocol, then requeue) so
+	// that a job of a higher PriorityTier can start.
+	Preempts []Preempt
+	// Shrinks are running yieldable jobs to requeue with fewer GPUs.
+	Shrinks []Shrink
+	// Pending has one decision for every pending job not started, in
+	// scheduling order.
+	Pending []Decision
+}
+
+// Start is a job to start now.
+type Start struct {
+	JobID uint32
+	Alloc Alloc
+	// TimeLimit is the effective limit, the partition's default applied.
+	TimeLimit time.Duration
+	Priority  uint32
+	// Backfilled is true when a higher job was blocked at the time
+	// (Slurm's Scheduler=Backfill as opposed to Main).
+	Backfilled bool
+}
+
+// Preempt is a running job to stop for another.
+type Preempt struct {
+	JobID uint32
+	For   uint32
+}
+
+// Shrink is a running job to requeue with fewer GPUs.
+type Shrink struct {
+	JobID    uint32
+	FromGPUs int
+	ToGPUs   int
+	For      uint32
+}
+
+// Decision is why a pending job does not start, and when it is expected to.
+type Decision struct {
+	JobID uint32
+	// Reason is Slurm's word, as squeue's %R prints it.
+	Reason slurm.Reason
+	// Detail explains with numbers, for scontrol show job.
+	Detail string
+	// StateDesc is the text Slurm itself prints instead of the reason word in
+	// some cases ("Nodes required for job are DOWN, DRAINED or reserved for
+	// jobs in higher priority partitions"); "" otherwise.
+	StateDesc string
+	Priority  uint32
+	// ExpectedStart is when the plan expects the job to start; zero when
+	// unknown (squeue --start prints N/A).
+	ExpectedStart time.Time
+	// SchedNode is the node the plan reserved for it (squeue's SCHEDNODES).
+	SchedNode string
+}
