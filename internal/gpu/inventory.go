@@ -192,10 +192,11 @@ func (inv *Inventory) Sample(now time.Time, jobs []Job) Snapshot {
 //  1. attribute each process to a job, or to nobody (foreign);
 //  2. drain the GPUs whose NVML calls failed or that reported a critical
 //     Xid, and note the lost ones, including those that vanished;
-//  3. build a row per GPU, updating what is known about it;
+//  3. build a row per GPU, updating what is known about it; order the
+//     rows by PCI bus id and number the GPUs NVML enumerates;
 //  4. per job: usage and violations while it runs, release once ended
 //     (which drains a GPU that did not come back in time);
-//  5. give each row its state, order rows by PCI bus id and number them.
+//  5. give each row its state, and list the lost GPUs with their jobs.
 func (inv *Inventory) assemble(now time.Time, rd reading, jobs []Job) Snapshot {
 	snap := Snapshot{
 		Time: now, Mode: inv.src.mode(), Comment: rd.comment, Driver: rd.driver,
@@ -222,7 +223,7 @@ func (inv *Inventory) assemble(now time.Time, rd reading, jobs []Job) Snapshot {
 		}
 	}
 	for _, x := range rd.xids {
-		if x.Application || !seen[x.UUID] && inv.known[x.UUID] == nil {
+		if x.Application || (!seen[x.UUID] && inv.known[x.UUID] == nil) {
 			continue
 		}
 		inv.drain(x.UUID, x.Text)
@@ -270,7 +271,7 @@ func (inv *Inventory) assemble(now time.Time, rd reading, jobs []Job) Snapshot {
 	// 4. Jobs.
 	snap.Jobs, snap.Releases, snap.Violations = inv.judge(now, jobs, rows, byUUID)
 
-	// 5. States.
+	// 5. States, and the lost.
 	assigned := map[string][]string{}
 	for _, j := range jobs {
 		for _, u := range j.GPUs {

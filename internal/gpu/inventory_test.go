@@ -14,6 +14,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
 )
 
 var t0 = time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
@@ -219,3 +220,36 @@ func TestFind(t *testing.T) {
 }
 
 var equateEmpty = cmpopts.EquateEmpty()
+
+// Whatever PCI bus ids the GPUs have, in whatever order NVML lists them,
+// the inventory numbers them 0..n-1 in PCI bus order.
+func TestIndicesArePCIRanksProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 8).Draw(t, "n")
+		buses := rapid.SliceOfNDistinct(rapid.IntRange(0, 255), n, n, rapid.ID).Draw(t, "buses")
+		domains := rapid.SliceOfN(rapid.IntRange(0, 1), n, n).Draw(t, "domains")
+		m := newMachine(t, dgxa100.NewWithGPUs(gpus.Multiple(n, gpus.A30_PCIE_24GB)...))
+		for i := range n {
+			m.dev(i).PciBusID = fmt.Sprintf("%08x:%02x:00.0", domains[i], buses[i])
+		}
+
+		s := m.inventory(Options{}).Sample(t0, nil)
+
+		for i, g := range s.GPUs {
+			if g.Index != i {
+				t.Fatalf("GPU listed at %d has Index %d", i, g.Index)
+			}
+			if i > 0 {
+				prev := s.GPUs[i-1]
+				p := [2]int{domains[prev.NVMLIndex], buses[prev.NVMLIndex]}
+				c := [2]int{domains[g.NVMLIndex], buses[g.NVMLIndex]}
+				if p[0] > c[0] || (p[0] == c[0] && p[1] >= c[1]) {
+					t.Fatalf("GPU %d (%s) listed after GPU %d (%s)", i, g.PCIBusID, i-1, prev.PCIBusID)
+				}
+			}
+		}
+		if len(s.GPUs) != n {
+			t.Fatalf("%d GPUs, want %d", len(s.GPUs), n)
+		}
+	})
+}

@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"fmt"
-	"testing"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
@@ -30,7 +29,7 @@ type machine struct {
 	procs  fakeProcs
 }
 
-func newMachine(t testing.TB, srv *server.Server) *machine {
+func newMachine(t interface{ Helper() }, srv *server.Server) *machine {
 	t.Helper()
 	m := &machine{srv: srv, procs: fakeProcs{users: map[int]string{}, jobs: map[int]string{}, alive: map[int]bool{}}}
 	set := &mock.EventSet{
