@@ -1,0 +1,717 @@
+package jobscript
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/getopt"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+)
+
+// optDef is one sbatch option: its getopt row and what setting it does.
+type optDef struct {
+	getopt.Option
+	// early options (sbatch_early_pass) are read from the command line
+	// only, before the script; in a script they are silently ignored.
+	early bool
+	// ext marks slurm-lite's extensions: #SLITE lines and the command line.
+	ext bool
+	// set applies a value; has is false for a flag or a missing optional
+	// value.
+	set func(s *state, v string, has bool) *Error
+	// reset undoes a flag; an SBATCH_* variable that is neither empty, "yes"
+	// nor a non-zero number resets its flag.
+	reset func(s *state)
+}
+
+const (
+	none = getopt.NoArgument
+	req  = getopt.RequiredArgument
+	opt  = getopt.OptionalArgument
+)
+
+// options is sbatch's option table: Slurm 22.05's common_options
+// (src/common/slurm_opt.c) restricted to the rows sbatch installs, in that
+// order, which is the order getopt lists ambiguous candidates in; then
+// slurm-lite's extensions, which match their full names only.
+var options = []optDef{
+	{Option: row("account", 'A', req), set: str(func(r *Request) *string { return &r.Account })},
+	{Option: row("acctg-freq", 0, req), set: keep("acctg-freq")},
+	{Option: row("array", 'a', req), set: setArray},
+	{Option: row("batch", 0, req), set: keep("batch")},
+	{Option: row("begin", 'b', req), set: setBegin},
+	{Option: row("bb", 0, req), set: setBB},
+	{Option: row("bbf", 0, req), set: setBBF},
+	{Option: row("cluster-constraint", 0, req), set: keep("cluster-constraint")},
+	{Option: row("chdir", 'D', req), set: str(func(r *Request) *string { return &r.Chdir })},
+	{Option: row("cluster", 0, req), set: str(func(r *Request) *string { return &r.Clusters })},
+	{Option: row("clusters", 'M', req), set: str(func(r *Request) *string { return &r.Clusters })},
+	{Option: row("comment", 0, req), set: str(func(r *Request) *string { return &r.Comment })},
+	{Option: row("container", 0, req), set: keep("container")},
+	{Option: row("context", 0, req), set: keep("context")},
+	{Option: row("contiguous", 0, none), set: keep("contiguous"), reset: drop("contiguous")},
+	{Option: row("constraint", 'C', req), set: str(func(r *Request) *string { return &r.Constraint })},
+	{Option: row("core-spec", 'S', req), set: setCoreSpec},
+	{Option: row("cores-per-socket", 0, req), set: layout("cores-per-socket", func(s *state) *int { return &s.cores })},
+	{Option: row("cpu-freq", 0, req), set: keep("cpu-freq")},
+	{Option: row("cpus-per-gpu", 0, req), set: num("--cpus-per-gpu", func(r *Request) *int { return &r.CPUsPerGPU })},
+	{Option: row("cpus-per-task", 'c', req), set: setCPUsPerTask},
+	{Option: row("deadline", 0, req), set: setDeadline},
+	{Option: row("delay-boot", 0, req), set: setDelayBoot},
+	{Option: row("dependency", 'd', req), set: setDependency},
+	{Option: row("distribution", 'm', req), set: setDistribution},
+	{Option: row("error", 'e', req), set: file(func(r *Request) *string { return &r.Error })},
+	{Option: row("exclude", 'x', req), set: str(func(r *Request) *string { return &r.Exclude })},
+	{Option: row("exclusive", 0, opt), set: setExclusive},
+	{Option: row("export", 0, req), set: setExport},
+	{Option: row("export-file", 0, req), set: str(func(r *Request) *string { return &r.ExportFile })},
+	{Option: row("extra-node-info", 'B', req), set: setExtraNodeInfo},
+	{Option: row("get-user-env", 0, opt), set: setGetUserEnv},
+	{Option: row("gid", 0, req), set: str(func(r *Request) *string { return &r.GID })},
+	{Option: row("gpu-bind", 0, req), set: keep("gpu-bind")},
+	{Option: row("gpu-freq", 0, req), set: keep("gpu-freq")},
+	{Option: row("gpus", 'G', req), set: raw(func(s *state) *string { return &s.gpus })},
+	{Option: row("gpus-per-node", 0, req), set: raw(func(s *state) *string { return &s.gpusPerNode })},
+	{Option: row("gpus-per-socket", 0, req), set: setGPUsPerSocket},
+	{Option: row("gpus-per-task", 0, req), set: raw(func(s *state) *string { return &s.gpusPerTask })},
+	{Option: row("gres", 0, req), set: setGres},
+	{Option: row("gres-flags", 0, req), set: setGresFlags},
+	{Option: row("help", 'h', none), early: true},
+	{Option: row("hint", 0, req), set: keep("hint")},
+	{Option: row("hold", 'H', none), set: func(s *state, _ string, _ bool) *Error { s.r.Hold = true; return nil },
+		reset: func(s *state) { s.r.Hold = false }},
+	{Option: row("ignore-pbs", 0, none), set: keep("ignore-pbs"), reset: drop("ignore-pbs")},
+	{Option: row("input", 'i', req), set: file(func(r *Request) *string { return &r.Input })},
+	{Option: row("job-name", 'J', req), set: func(s *state, v string, _ bool) *Error {
+		s.r.JobName, s.jobNameSet = v, true
+		return nil
+	}},
+	{Option: row("kill-on-invalid-dep", 0, req), set: setKillOnInvalidDep},
+	{Option: row("licenses", 'L', req), set: str(func(r *Request) *string { return &r.Licenses })},
+	{Option: row("mail-type", 0, req), set: setMailType},
+	{Option: row("mail-user", 0, req), set: str(func(r *Request) *string { return &r.MailUser })},
+	{Option: row("mcs-label", 0, req), set: keep("mcs-label")},
+	{Option: row("mem", 0, req), set: mbytes("--mem", func(r *Request) **uint64 { return &r.MemPerNode })},
+	{Option: row("mem-bind", 0, req), set: keep("mem-bind")},
+	{Option: row("mem-per-cpu", 0, req), set: mbytes("--mem-per-cpu", func(r *Request) **uint64 { return &r.MemPerCPU })},
+	{Option: row("mem-per-gpu", 0, req), set: mbytes("--mem-per-gpu", func(r *Request) **uint64 { return &r.MemPerGPU })},
+	{Option: row("mincpus", 0, req), set: keepInt("mincpus", "--mincpus", true)},
+	{Option: row("network", 0, req), set: keep("network")},
+	{Option: row("nice", 0, opt), set: setNice},
+	{Option: row("no-kill", 'k', opt), set: setNoKill},
+	{Option: row("no-requeue", 0, none), set: setRequeue(false), reset: resetRequeue},
+	{Option: row("nodefile", 'F', req), set: setNodefile},
+	{Option: row("nodelist", 'w', req), set: setNodelist},
+	{Option: row("nodes", 'N', req), set: setNodes},
+	{Option: row("ntasks", 'n', req), set: setNTasks},
+	{Option: row("ntasks-per-core", 0, req), set: keepInt("ntasks-per-core", "--ntasks-per-core", true)},
+	{Option: row("ntasks-per-gpu", 0, req), set: setNTasksPer("ntasks-per-gpu", func(s *state) *int { return &s.ntasksPerGPU })},
+	{Option: row("ntasks-per-node", 0, req), set: num("--ntasks-per-node", func(r *Request) *int { return &r.NTasksPerNode })},
+	{Option: row("ntasks-per-socket", 0, req), set: keepInt("ntasks-per-socket", "--ntasks-per-socket", true)},
+	{Option: row("ntasks-per-tres", 0, req), set: setNTasksPer("ntasks-per-tres", func(s *state) *int { return &s.ntasksPerTres })},
+	{Option: row("open-mode", 0, req), set: setOpenMode},
+	{Option: row("output", 'o', req), set: file(func(r *Request) *string { return &r.Output })},
+	{Option: row("overcommit", 'O', none), set: keep("overcommit"), reset: drop("overcommit")},
+	{Option: row("oversubscribe", 's', none), set: func(s *state, _ string, _ bool) *Error {
+		s.r.Sharing = Oversubscribe
+		return nil
+	}},
+	{Option: row("parsable", 0, none), set: func(s *state, _ string, _ bool) *Error { s.r.Parsable = true; return nil }},
+	{Option: row("partition", 'p', req), set: str(func(r *Request) *string { return &r.Partition })},
+	{Option: row("power", 0, req), set: keep("power")},
+	{Option: row("prefer", 0, req), set: keep("prefer")},
+	{Option: row("priority", 0, req), set: setPriority},
+	{Option: row("profile", 0, req), set: setProfile},
+	{Option: row("propagate", 0, opt), set: setPropagate},
+	{Option: row("qos", 'q', req), set: str(func(r *Request) *string { return &r.QOS })},
+	{Option: row("quiet", 'Q', none), early: true},
+	{Option: row("reboot", 0, none), set: keep("reboot")},
+	{Option: row("requeue", 0, none), set: setRequeue(true), reset: resetRequeue},
+	{Option: row("reservation", 0, req), set: str(func(r *Request) *string { return &r.Reservation })},
+	{Option: row("signal", 0, req), set: setSignal},
+	{Option: row("sockets-per-node", 0, req), set: layout("sockets-per-node", func(s *state) *int { return &s.sockets })},
+	{Option: row("spread-job", 0, none), set: keep("spread-job"), reset: drop("spread-job")},
+	{Option: row("switches", 0, req), set: setSwitches},
+	{Option: getopt.Option{Name: "tasks-per-node", Arg: req, ID: "ntasks-per-node"},
+		set: num("--ntasks-per-node", func(r *Request) *int { return &r.NTasksPerNode })},
+	{Option: row("test-only", 0, none), set: func(s *state, _ string, _ bool) *Error { s.r.TestOnly = true; return nil }},
+	{Option: row("thread-spec", 0, req), set: setThreadSpec},
+	{Option: row("threads-per-core", 0, req), set: layout("threads-per-core", func(s *state) *int { return &s.threads })},
+	{Option: row("time", 't', req), set: limit("--time", func(r *Request) *Limit { return &r.TimeLimit })},
+	{Option: row("time-min", 0, req), set: limit("--time-min", func(r *Request) *Limit { return &r.TimeMin })},
+	{Option: row("tmp", 0, req), set: setTmp},
+	{Option: row("uid", 0, req), set: str(func(r *Request) *string { return &r.UID })},
+	{Option: row("use-min-nodes", 0, none), set: keep("use-min-nodes"), reset: drop("use-min-nodes")},
+	{Option: row("verbose", 'v', none), early: true, set: setVerboseEnv,
+		reset: func(s *state) { s.r.Verbose = 0 }},
+	{Option: row("version", 'V', none), early: true},
+	{Option: row("usage", 0, none), early: true},
+	{Option: row("wait", 'W', none), set: func(s *state, _ string, _ bool) *Error { s.r.Wait = true; return nil },
+		reset: func(s *state) { s.r.Wait = false }},
+	{Option: row("wait-all-nodes", 0, req), set: setWaitAllNodes},
+	{Option: row("wckey", 0, req), set: str(func(r *Request) *string { return &r.WCKey })},
+	{Option: row("wrap", 0, req), early: true},
+
+	// slurm-lite's extensions.
+	{Option: extRow("gpu-mem", req), ext: true, set: setGPUMem},
+	{Option: extRow("yieldable", none), ext: true, set: func(s *state, _ string, _ bool) *Error {
+		s.r.Yieldable = true
+		return nil
+	}},
+	{Option: extRow("batch-size", req), ext: true, set: setBatchSize},
+}
+
+// envOnly are options that only an environment variable sets (their rows in
+// common_options have no name).
+var envOnly = map[string]optDef{
+	"switch-req":  {Option: getopt.Option{ID: "switch-req", Arg: req}, set: setSwitchReq},
+	"switch-wait": {Option: getopt.Option{ID: "switch-wait", Arg: req}, set: setSwitchWait},
+}
+
+// envVars is sbatch's env_vars table (src/sbatch/opt.c) in its order, which
+// is the order they apply in: variable name, then the option's key.
+var envVars = []struct{ name, key string }{
+	{"SBATCH_ACCOUNT", "account"},
+	{"SBATCH_ARRAY_INX", "array"},
+	{"SBATCH_ACCTG_FREQ", "acctg-freq"},
+	{"SBATCH_BATCH", "batch"},
+	{"SBATCH_BURST_BUFFER", "bb"},
+	{"SBATCH_CLUSTER_CONSTRAINT", "cluster-constraint"},
+	{"SBATCH_CLUSTERS", "clusters"},
+	{"SLURM_CLUSTERS", "clusters"},
+	{"SBATCH_CONTAINER", "container"},
+	{"SBATCH_CONSTRAINT", "constraint"},
+	{"SBATCH_CORE_SPEC", "core-spec"},
+	{"SBATCH_CPU_FREQ_REQ", "cpu-freq"},
+	{"SBATCH_CPUS_PER_GPU", "cpus-per-gpu"},
+	{"SBATCH_DEBUG", "verbose"},
+	{"SBATCH_DELAY_BOOT", "delay-boot"},
+	{"SBATCH_DISTRIBUTION", "distribution"},
+	{"SBATCH_EXCLUSIVE", "exclusive"},
+	{"SBATCH_EXPORT", "export"},
+	{"SBATCH_GET_USER_ENV", "get-user-env"},
+	{"SBATCH_GRES", "gres"},
+	{"SBATCH_GRES_FLAGS", "gres-flags"},
+	{"SBATCH_GPUS", "gpus"},
+	{"SBATCH_GPU_BIND", "gpu-bind"},
+	{"SBATCH_GPU_FREQ", "gpu-freq"},
+	{"SBATCH_GPUS_PER_NODE", "gpus-per-node"},
+	{"SBATCH_GPUS_PER_SOCKET", "gpus-per-socket"},
+	{"SBATCH_GPUS_PER_TASK", "gpus-per-task"},
+	{"SLURM_HINT", "hint"},
+	{"SBATCH_HINT", "hint"},
+	{"SBATCH_JOB_NAME", "job-name"},
+	{"SBATCH_MEM_BIND", "mem-bind"},
+	{"SBATCH_MEM_PER_CPU", "mem-per-cpu"},
+	{"SBATCH_MEM_PER_GPU", "mem-per-gpu"},
+	{"SBATCH_MEM_PER_NODE", "mem"},
+	{"SBATCH_NETWORK", "network"},
+	{"SBATCH_NO_KILL", "no-kill"},
+	{"SBATCH_NO_REQUEUE", "no-requeue"},
+	{"SBATCH_OPEN_MODE", "open-mode"},
+	{"SBATCH_OVERCOMMIT", "overcommit"},
+	{"SBATCH_PARTITION", "partition"},
+	{"SBATCH_POWER", "power"},
+	{"SBATCH_PROFILE", "profile"},
+	{"SBATCH_QOS", "qos"},
+	{"SBATCH_REQ_SWITCH", "switch-req"},
+	{"SBATCH_REQUEUE", "requeue"},
+	{"SBATCH_RESERVATION", "reservation"},
+	{"SBATCH_SIGNAL", "signal"},
+	{"SBATCH_SPREAD_JOB", "spread-job"},
+	{"SBATCH_THREAD_SPEC", "thread-spec"},
+	{"SBATCH_THREADS_PER_CORE", "threads-per-core"},
+	{"SBATCH_TIMELIMIT", "time"},
+	{"SBATCH_USE_MIN_NODES", "use-min-nodes"},
+	{"SBATCH_WAIT", "wait"},
+	{"SBATCH_WAIT_ALL_NODES", "wait-all-nodes"},
+	{"SBATCH_WAIT4SWITCH", "switch-wait"},
+	{"SBATCH_WCKEY", "wckey"},
+	{"SBATCH_ERROR", "error"},
+	{"SBATCH_INPUT", "input"},
+	{"SBATCH_OUTPUT", "output"},
+}
+
+func row(name string, short byte, a getopt.ArgKind) getopt.Option {
+	return getopt.Option{Name: name, Short: short, Arg: a}
+}
+
+func extRow(name string, a getopt.ArgKind) getopt.Option {
+	return getopt.Option{Name: name, Arg: a, Exact: true}
+}
+
+// table returns the getopt rows of the options.
+func table() []getopt.Option {
+	t := make([]getopt.Option, len(options))
+	for i, d := range options {
+		t[i] = d.Option
+	}
+	return t
+}
+
+var byKey = func() map[string]*optDef {
+	m := map[string]*optDef{}
+	for i := range options {
+		if _, dup := m[options[i].Key()]; !dup {
+			m[options[i].Key()] = &options[i]
+		}
+	}
+	for k, d := range envOnly {
+		m[k] = &d
+	}
+	return m
+}()
+
+// Setters shared by many options.
+
+func str(field func(*Request) *string) func(*state, string, bool) *Error {
+	return func(s *state, v string, _ bool) *Error {
+		*field(s.r) = v
+		return nil
+	}
+}
+
+// file sets an --output/--error/--input pattern: "none" is /dev/null.
+func file(field func(*Request) *string) func(*state, string, bool) *Error {
+	return func(s *state, v string, _ bool) *Error {
+		if strings.EqualFold(v, "none") {
+			v = "/dev/null"
+		}
+		*field(s.r) = v
+		return nil
+	}
+}
+
+func raw(field func(*state) *string) func(*state, string, bool) *Error {
+	return func(s *state, v string, _ bool) *Error {
+		*field(s) = v
+		return nil
+	}
+}
+
+// keep records an option that only matters on a cluster.
+func keep(name string) func(*state, string, bool) *Error {
+	return func(s *state, v string, has bool) *Error {
+		s.other(name, v, has)
+		return nil
+	}
+}
+
+func drop(name string) func(*state) {
+	return func(s *state) { s.dropOther(name) }
+}
+
+// keepInt records a number checked as Slurm's parse_int checks it.
+func keepInt(name, flag string, positive bool) func(*state, string, bool) *Error {
+	return func(s *state, v string, has bool) *Error {
+		if _, err := parseInt(flag, v, positive); err != nil {
+			return err
+		}
+		s.other(name, v, has)
+		return nil
+	}
+}
+
+func num(flag string, field func(*Request) *int) func(*state, string, bool) *Error {
+	return func(s *state, v string, _ bool) *Error {
+		n, err := parseInt(flag, v, true)
+		if err != nil {
+			return err
+		}
+		*field(s.r) = n
+		return nil
+	}
+}
+
+// layout sets one of --sockets-per-node, --cores-per-socket and
+// --threads-per-core, which sbatch multiplies into a default task count.
+func layout(name string, field func(*state) *int) func(*state, string, bool) *Error {
+	return func(s *state, v string, has bool) *Error {
+		n, err := parseInt("--"+name, v, true)
+		if err != nil {
+			return err
+		}
+		*field(s) = n
+		s.other(name, v, has)
+		return nil
+	}
+}
+
+func mbytes(flag string, field func(*Request) **uint64) func(*state, string, bool) *Error {
+	return func(s *state, v string, _ bool) *Error {
+		mb, ok := strToMbytes(v)
+		if !ok {
+			return invalid(exitOption, "Invalid %s specification", flag)
+		}
+		*field(s.r) = &mb
+		return nil
+	}
+}
+
+func limit(flag string, field func(*Request) *Limit) func(*state, string, bool) *Error {
+	return func(s *state, v string, _ bool) *Error {
+		d, err := slurmtime.ParseTimeLimit(v)
+		if err != nil {
+			return invalid(exitOption, "Invalid %s specification", flag)
+		}
+		*field(s.r) = Limit(d)
+		return nil
+	}
+}
+
+func setRequeue(on bool) func(*state, string, bool) *Error {
+	return func(s *state, _ string, _ bool) *Error {
+		s.r.Requeue = &on
+		return nil
+	}
+}
+
+func resetRequeue(s *state) { s.r.Requeue = nil }
+
+func setCPUsPerTask(s *state, v string, _ bool) *Error {
+	n, err := parseInt("--cpus-per-task", v, true)
+	if err != nil {
+		return err
+	}
+	s.r.CPUsPerTask, s.cpusSet = n, true
+	return nil
+}
+
+func setNTasks(s *state, v string, _ bool) *Error {
+	n, err := parseInt("--ntasks", v, true)
+	if err != nil {
+		return err
+	}
+	s.r.NTasks, s.r.NTasksSet = n, true
+	return nil
+}
+
+func setNTasksPer(name string, field func(*state) *int) func(*state, string, bool) *Error {
+	return func(s *state, v string, has bool) *Error {
+		n, err := parseInt("--"+name, v, true)
+		if err != nil {
+			return err
+		}
+		*field(s) = n
+		s.other(name, v, has)
+		return nil
+	}
+}
+
+func setNodes(s *state, v string, _ bool) *Error {
+	lo, hi, err := verifyNodeCount(v)
+	if err != nil {
+		return err
+	}
+	s.r.Nodes, s.r.NodesSet = NodeRange{Min: lo, Max: hi}, true
+	return nil
+}
+
+func setVerboseEnv(s *state, v string, has bool) *Error {
+	// Only SBATCH_DEBUG reaches this: -v on the command line is counted by
+	// ParseCommandLine, and in a script it is ignored.
+	if !has {
+		s.r.Verbose++
+		return nil
+	}
+	n, err := parseInt("--verbose", v, false)
+	if err != nil {
+		return err
+	}
+	s.r.Verbose = n
+	return nil
+}
+
+func setGres(s *state, v string, _ bool) *Error {
+	if strings.EqualFold(v, "help") || strings.EqualFold(v, "list") {
+		return &Error{Kind: KindGresHelp, Option: "--gres"}
+	}
+	s.gres, s.gresSet = v, true
+	return nil
+}
+
+func setGPUsPerSocket(s *state, v string, has bool) *Error {
+	s.gpusPerSocket = v
+	s.other("gpus-per-socket", v, has)
+	return nil
+}
+
+func setArray(s *state, v string, _ bool) *Error {
+	s.arraySpec, s.arraySet = v, true
+	return nil
+}
+
+func setDependency(s *state, v string, _ bool) *Error {
+	s.depSpec, s.depSet = v, true
+	return nil
+}
+
+func setBegin(s *state, v string, _ bool) *Error {
+	t, err := slurmtime.ParseBegin(v, s.now)
+	if err != nil || t.IsZero() {
+		return invalid(exitOption, "Invalid --begin specification")
+	}
+	s.r.Begin = t
+	return nil
+}
+
+func setDeadline(s *state, v string, _ bool) *Error {
+	t, err := slurmtime.ParseBegin(v, s.now)
+	if err != nil || t.IsZero() {
+		return invalid(exitOption, "Invalid --deadline specification")
+	}
+	s.r.Deadline = t
+	return nil
+}
+
+func setSignal(s *state, v string, _ bool) *Error {
+	sig, err := slurmtime.ParseSignal(v)
+	if err != nil {
+		return invalid(exitOption, "Invalid --signal specification")
+	}
+	s.r.Signal = &sig
+	return nil
+}
+
+func setNice(s *state, v string, has bool) *Error {
+	n := int64(100)
+	if has {
+		// strtoll(arg, NULL, 10): whatever follows the number is ignored,
+		// and no number at all is 0.
+		n, _, _ = strtol(v)
+	}
+	const lim = 0x80000000 - 3 // NICE_OFFSET - 3
+	if n > lim || n < -lim {
+		return invalid(exitOption, "Invalid --nice value, out of range (+/- %d)", lim)
+	}
+	i := int(n)
+	s.r.Nice = &i
+	return nil
+}
+
+func setPriority(s *state, v string, _ bool) *Error {
+	if strings.EqualFold(v, "TOP") {
+		p := PriorityTop
+		s.r.Priority = &p
+		return nil
+	}
+	n, _, _ := strtol(v)
+	if n < 0 {
+		return invalid(exitOption, "Priority must be >= 0")
+	}
+	if n >= 0xfffffffe {
+		return invalid(exitOption, "Priority must be < %d", uint32(0xfffffffe))
+	}
+	p := uint32(n)
+	s.r.Priority = &p
+	return nil
+}
+
+func setExclusive(s *state, v string, has bool) *Error {
+	switch {
+	case !has || strings.EqualFold(v, "exclusive"):
+		s.r.Sharing = Exclusive
+	case strings.EqualFold(v, "oversubscribe"):
+		s.r.Sharing = Oversubscribe
+	case strings.EqualFold(v, "user"):
+		s.r.Sharing = ExclusiveUser
+	case strings.EqualFold(v, "mcs"):
+		s.r.Sharing = ExclusiveMCS
+	default:
+		return invalid(exitOption, "Invalid --exclusive specification")
+	}
+	return nil
+}
+
+func setOpenMode(s *state, v string, _ bool) *Error {
+	switch {
+	case v != "" && (v[0] == 'a' || v[0] == 'A'):
+		s.r.OpenMode = "append"
+	case v != "" && (v[0] == 't' || v[0] == 'T'):
+		s.r.OpenMode = "truncate"
+	default:
+		return invalid(exitOption, "Invalid --open-mode specification")
+	}
+	return nil
+}
+
+func setGetUserEnv(s *state, v string, has bool) *Error {
+	g := &GetUserEnv{}
+	if has {
+		n, rest, _ := strtol(v)
+		g.Timeout = int(int32(n))
+		switch {
+		case rest == "":
+		case rest[0] == 's' || rest[0] == 'S':
+			g.Mode = "S"
+		case rest[0] == 'l' || rest[0] == 'L':
+			g.Mode = "L"
+		default:
+			return invalid(exitOption, "Invalid --get-user-env specification")
+		}
+	}
+	s.r.GetUserEnv = g
+	return nil
+}
+
+func setGresFlags(s *state, v string, has bool) *Error {
+	if !strings.EqualFold(v, "disable-binding") && !strings.EqualFold(v, "enforce-binding") {
+		return invalid(exitOption, "Invalid --gres-flags specification")
+	}
+	s.other("gres-flags", v, has)
+	return nil
+}
+
+func setKillOnInvalidDep(s *state, v string, has bool) *Error {
+	if !strings.EqualFold(v, "yes") && !strings.EqualFold(v, "no") {
+		return invalid(exitOption, "Invalid --kill-on-invalid-dep specification")
+	}
+	s.other("kill-on-invalid-dep", v, has)
+	return nil
+}
+
+func setNoKill(s *state, v string, has bool) *Error {
+	switch {
+	case !has || strings.EqualFold(v, "set"):
+		s.other("no-kill", v, has)
+	case strings.EqualFold(v, "off") || strings.EqualFold(v, "no"):
+		s.dropOther("no-kill")
+	default:
+		return invalid(exitOption, "Invalid --no-kill specification")
+	}
+	return nil
+}
+
+func setNodefile(s *state, v string, has bool) *Error {
+	// --nodefile and --nodelist replace each other.
+	s.r.NodeList = ""
+	s.other("nodefile", v, has)
+	return nil
+}
+
+func setNodelist(s *state, v string, _ bool) *Error {
+	s.dropOther("nodefile")
+	s.r.NodeList = v
+	return nil
+}
+
+func setProfile(s *state, v string, has bool) *Error {
+	// acct_gather_profile_from_string looks for these words anywhere in
+	// the value, in any case.
+	l := strings.ToLower(v)
+	ok := false
+	for _, w := range []string{"none", "all", "energy", "task", "lustre", "network"} {
+		ok = ok || strings.Contains(l, w)
+	}
+	if !ok {
+		return invalid(exitOption, "invalid --profile=%s option", v)
+	}
+	s.other("profile", v, has)
+	return nil
+}
+
+func setPropagate(s *state, v string, has bool) *Error {
+	if !has {
+		v = "ALL"
+	}
+	s.other("propagate", v, true)
+	return nil
+}
+
+func setTmp(s *state, v string, has bool) *Error {
+	if _, ok := strToMbytes(v); !ok {
+		return invalid(exitOption, "Invalid --tmp specification")
+	}
+	s.other("tmp", v, has)
+	return nil
+}
+
+func setDelayBoot(s *state, v string, has bool) *Error {
+	if _, ok := timeStr2Secs(v); !ok {
+		return invalid(exitOption, "Invalid --delay-boot specification")
+	}
+	s.other("delay-boot", v, has)
+	return nil
+}
+
+func setSwitches(s *state, v string, has bool) *Error {
+	count, _, _ := strings.Cut(v, "@")
+	if _, err := parseInt("--switches", count, true); err != nil {
+		return err
+	}
+	s.other("switches", v, has)
+	return nil
+}
+
+func setSwitchReq(s *state, v string, has bool) *Error {
+	if _, err := parseInt("--switches", v, true); err != nil {
+		return err
+	}
+	s.other("switch-req", v, has)
+	return nil
+}
+
+func setSwitchWait(s *state, v string, has bool) *Error {
+	s.other("switch-wait", v, has)
+	return nil
+}
+
+func setWaitAllNodes(s *state, v string, has bool) *Error {
+	n, err := parseInt("--wait-all-nodes", v, false)
+	if err != nil {
+		return err
+	}
+	if uint16(n) > 1 {
+		return invalid(exitOption, "Invalid --wait-all-nodes specification")
+	}
+	s.other("wait-all-nodes", v, has)
+	return nil
+}
+
+func setCoreSpec(s *state, v string, has bool) *Error {
+	if _, err := parseInt("--core-spec", v, false); err != nil {
+		return err
+	}
+	s.coreSpec, s.lastSpecThread = true, false
+	s.other("core-spec", v, has)
+	return nil
+}
+
+func setThreadSpec(s *state, v string, has bool) *Error {
+	if _, err := parseInt("--thread-spec", v, true); err != nil {
+		return err
+	}
+	s.threadSpec, s.lastSpecThread = true, true
+	s.other("thread-spec", v, has)
+	return nil
+}
+
+func setBB(s *state, v string, has bool) *Error {
+	s.burstBuffer = true
+	s.other("bb", v, has)
+	return nil
+}
+
+func setBBF(s *state, v string, has bool) *Error {
+	s.burstBufferFile = true
+	s.other("bbf", v, has)
+	return nil
+}
+
+func setGPUMem(s *state, v string, _ bool) *Error {
+	b, err := slurmtime.ParseSize(v, slurmtime.MiB)
+	if err != nil || b <= 0 {
+		return invalid(exitOption, "Invalid --gpu-mem specification")
+	}
+	s.r.GPUMem = b
+	return nil
+}
+
+func setBatchSize(s *state, v string, _ bool) *Error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return invalid(exitOption, "Invalid numeric value \"%s\" for --batch-size.", v)
+	}
+	s.r.BatchSize = n
+	return nil
+}
