@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -86,7 +87,7 @@ func (s *simSource) read(_ time.Time, jobs []Job) reading {
 			total: d.memory, memKnown: true, util: -1, procsKnown: true, simulated: true,
 		}
 		for _, j := range jobs {
-			if !contains(j.GPUs, d.uuid) {
+			if !slices.Contains(j.GPUs, d.uuid) {
 				continue
 			}
 			mem := d.memory
@@ -118,13 +119,4 @@ func (s *simSource) survivor(pids []int) int {
 		}
 	}
 	return 0
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
