@@ -2,6 +2,7 @@ package slurmtime
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -15,6 +16,16 @@ type BeginError struct {
 	Spec   string
 	Pos    int
 	Silent bool
+}
+
+// Diagnostic is the line Slurm's parse_time prints to stderr for this
+// error, "Invalid time specification (pos=N): SPEC", or "" when it prints
+// nothing.
+func (e *BeginError) Diagnostic() string {
+	if e.Silent {
+		return ""
+	}
+	return fmt.Sprintf("Invalid time specification (pos=%d): %s", e.Pos, e.Spec)
 }
 
 func (e *BeginError) Error() string {
@@ -65,7 +76,7 @@ func ParseBegin(s string, now time.Time) (time.Time, error) {
 	now = now.Truncate(time.Second)
 	if hasPrefixFold(s, "uts") {
 		v, n := strtol(s[3:])
-		if n == 0 || v < 1000000 || 3+n != len(s) {
+		if n == 0 || v < 1000000 || v == math.MaxInt64 || 3+n != len(s) {
 			return time.Time{}, &BeginError{Spec: s}
 		}
 		return time.Unix(v, 0).In(loc), nil

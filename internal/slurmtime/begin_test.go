@@ -127,6 +127,14 @@ func TestParseBeginErrorPosition(t *testing.T) {
 			t.Errorf("ParseBegin(%q) error (-want +got):\n%s", tt.in, diff)
 		}
 	}
+	_, err := ParseBegin("10:75", now)
+	var be *BeginError
+	if !errors.As(err, &be) {
+		t.Fatalf("ParseBegin(10:75) error = %v, want a *BeginError", err)
+	}
+	if diff := cmp.Diff("Invalid time specification (pos=3): 10:75", be.Diagnostic()); diff != "" {
+		t.Errorf("Diagnostic (-want +got):\n%s", diff)
+	}
 }
 
 // A time written as YYYY-MM-DDTHH:MM:SS reads back as itself.
