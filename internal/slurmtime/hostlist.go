@@ -221,43 +221,43 @@ func isHostSep(c byte) bool { return c == ',' || c == ' ' || c == '\t' }
 // separator inside a "[...]" does not end it.
 func hostTokens(s string) []string {
 	var toks []string
-	i := 0
-	for {
+	for i := 0; ; {
 		for i < len(s) && isHostSep(s[i]) {
 			i++
 		}
 		if i >= len(s) {
 			return toks
 		}
-		start, parse, end := i, i, i
+		end := tokenEnd(s, i)
+		toks = append(toks, s[i:end])
+		i = end
+	}
+}
+
+// tokenEnd returns where the token starting at start ends.
+func tokenEnd(s string, start int) int {
+	parse, end := start, start
+	for {
+		for end < len(s) && !isHostSep(s[end]) {
+			end++
+		}
+		// Skip bracket pairs that close before the separator; one that
+		// closes after it carries the token on past its ']'.
 		for {
-			for end < len(s) && !isHostSep(s[end]) {
-				end++
+			open := strings.IndexByte(s[parse:], '[')
+			if open < 0 || parse+open > end {
+				return end
 			}
-			// Skip over bracket pairs that close before the separator;
-			// one that closes after it extends the token.
-			for {
-				open := strings.IndexByte(s[parse:], '[')
-				if open < 0 || parse+open > end {
-					goto done
-				}
-				open += parse
-				closing := strings.IndexByte(s[parse:], ']')
-				if closing < 0 || parse+closing < open {
-					goto done
-				}
-				closing += parse
-				if closing < end {
-					parse = closing + 1
-					continue
-				}
-				end = closing
+			closing := strings.IndexByte(s[parse:], ']')
+			if closing < 0 || closing < open {
+				return end
+			}
+			if parse+closing > end {
+				end = parse + closing
 				break
 			}
+			parse += closing + 1
 		}
-	done:
-		toks = append(toks, s[start:end])
-		i = end
 	}
 }
 
