@@ -137,6 +137,7 @@ func buildShareTree(snap *Snapshot) *shareTree {
 			t.nodes[i].parent = 0
 		}
 	}
+	explicit := map[string]bool{}
 	for _, a := range snap.Accounts {
 		ai, ok := t.accounts[a.Name]
 		if !ok {
@@ -144,8 +145,9 @@ func buildShareTree(snap *Snapshot) *shareTree {
 		}
 		for _, u := range a.Users {
 			t.addUser(ai, u.Name, u.Shares)
-			if _, ok := t.defaults[u.Name]; !ok {
+			if _, ok := t.defaults[u.Name]; !ok || (u.Default && !explicit[u.Name]) {
 				t.defaults[u.Name] = a.Name
+				explicit[u.Name] = u.Default
 			}
 		}
 	}

@@ -142,6 +142,10 @@ type Account struct {
 type UserShare struct {
 	Name   string
 	Shares int
+	// Default makes this the user's default account (Slurm's
+	// DefaultAccount), charged by jobs that name none. Without one, the
+	// first account listing the user is the default.
+	Default bool
 }
 
 // Usage is an association's decayed usage.

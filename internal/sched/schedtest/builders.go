@@ -242,3 +242,8 @@ func QOS(name string) sched.QOS { return sched.QOS{Name: name, UsageFactor: 1} }
 
 // U is a user's share in an account.
 func U(name string, shares int) sched.UserShare { return sched.UserShare{Name: name, Shares: shares} }
+
+// DefU is a user's share in their default account.
+func DefU(name string, shares int) sched.UserShare {
+	return sched.UserShare{Name: name, Shares: shares, Default: true}
+}

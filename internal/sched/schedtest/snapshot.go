@@ -25,8 +25,9 @@ func Snap() *SnapBuilder { return &SnapBuilder{now: Epoch, cfg: sched.DefaultCon
 // Anchor is the cluster the golden files were recorded on: node gpu01 with
 // 16 CPUs, 64000 MiB and four 80 GiB a100s; partitions gpu (default,
 // PriorityTier 1) and scavenger (PriorityTier 0, PreemptMode REQUEUE);
-// account lab with users root (1 share), alice (2) and bob (1), root also
-// under the root account; and the golden priority weights.
+// account lab with users root (1 share), alice (2) and bob (1), lab being
+// everyone's default account, root also under the root account; and the
+// golden priority weights.
 func Anchor() *SnapBuilder {
 	return Snap().
 		Configure(func(c *sched.Config) {
@@ -39,7 +40,7 @@ func Anchor() *SnapBuilder {
 		Part(Part("scavenger").Tier(0).Requeue()).
 		QOS(QOS("normal")).
 		Account("root", "", 1, U("root", 1)).
-		Account("lab", "root", 1, U("alice", 2), U("bob", 1), U("root", 1))
+		Account("lab", "root", 1, DefU("alice", 2), DefU("bob", 1), DefU("root", 1))
 }
 
 // At sets the clock.
