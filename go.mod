@@ -10,5 +10,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-shellwords v1.0.16 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 )

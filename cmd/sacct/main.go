@@ -1,0 +1,10 @@
+// Command sacct is Slurm's sacct for slurm-lite.
+package main
+
+import (
+	"os"
+
+	"github.com/slurm-lite/slurm-lite/internal/cli"
+)
+
+func main() { os.Exit(cli.Pending("sacct", os.Args[1:], cli.Stdio())) }

@@ -1,0 +1,10 @@
+// Command scancel is Slurm's scancel for slurm-lite.
+package main
+
+import (
+	"os"
+
+	"github.com/slurm-lite/slurm-lite/internal/cli"
+)
+
+func main() { os.Exit(cli.Pending("scancel", os.Args[1:], cli.Stdio())) }

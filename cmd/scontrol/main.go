@@ -1,0 +1,10 @@
+// Command scontrol is Slurm's scontrol for slurm-lite.
+package main
+
+import (
+	"os"
+
+	"github.com/slurm-lite/slurm-lite/internal/cli"
+)
+
+func main() { os.Exit(cli.Pending("scontrol", os.Args[1:], cli.Stdio())) }

@@ -1,0 +1,10 @@
+// Command sinfo is Slurm's sinfo for slurm-lite.
+package main
+
+import (
+	"os"
+
+	"github.com/slurm-lite/slurm-lite/internal/cli"
+)
+
+func main() { os.Exit(cli.Pending("sinfo", os.Args[1:], cli.Stdio())) }

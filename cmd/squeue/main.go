@@ -1,0 +1,10 @@
+// Command squeue is Slurm's squeue for slurm-lite.
+package main
+
+import (
+	"os"
+
+	"github.com/slurm-lite/slurm-lite/internal/cli"
+)
+
+func main() { os.Exit(cli.Pending("squeue", os.Args[1:], cli.Stdio())) }

@@ -1,0 +1,10 @@
+// Command sshare is Slurm's sshare for slurm-lite.
+package main
+
+import (
+	"os"
+
+	"github.com/slurm-lite/slurm-lite/internal/cli"
+)
+
+func main() { os.Exit(cli.Pending("sshare", os.Args[1:], cli.Stdio())) }
