@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test vet unit fuzz bench demo install clean
+.PHONY: all build test vet unit fuzz bench demo install clean gpu-check
 
 all: build
 
@@ -35,6 +35,11 @@ bench:
 ## demo: build, start with defaults in a temporary directory, run the examples
 demo: build
 	@scripts/demo
+
+## gpu-check: on a machine with an NVIDIA GPU, what the inventory sees through
+## the real driver (never part of make test)
+gpu-check:
+	$(GO) run ./internal/gpu/gpucheck
 
 ## install: the commands into $(PREFIX)/bin
 install: build
