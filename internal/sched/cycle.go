@@ -102,7 +102,6 @@ func (p *pass) cycle() Plan {
 			continue
 		}
 		// 4.
-		never := !res.ok && !(fifo && fifoNever)
 		handled := false
 		if (!res.ok || res.start > p.now) && !(fifo && blocked) {
 			if pre, node, ok := p.tryPreempt(pj, sh); ok {
@@ -129,7 +128,7 @@ func (p *pass) cycle() Plan {
 			d.SchedNode = p.snap.Nodes[res.node].Name
 		}
 		if d.Detail == "" {
-			d.Detail = p.resourceDetail(sh, never)
+			d.Detail = p.resourceDetail(sh)
 		}
 		switch {
 		case failedPart[pj.part]:

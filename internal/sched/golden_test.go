@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/slurm-lite/slurm-lite/internal/sched"
-	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	st "github.com/slurm-lite/slurm-lite/internal/sched/schedtest"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // The recordings in /work/shared/golden, replayed on the same cluster

@@ -78,26 +78,39 @@ func (p *pass) staticBlock(pj *pjob) (blocker, bool) {
 	return blocker{}, false
 }
 
-// resourceDetail says, with numbers, why a job does not fit now.
-func (p *pass) resourceDetail(sh *shape, never bool) string {
-	r0 := p.tl.row(0)
-	if never {
-		best := 0
-		for i := range sh.nodes {
-			best = max(best, len(sh.slots[i]))
-		}
-		switch {
-		case len(sh.nodes) == 0:
-			return "no node of the partition takes work"
-		case sh.need > best:
-			return fmt.Sprintf("needs %d %s, the partition has %d usable", sh.need, gpuWord(sh), best)
-		}
-		return "does not fit even when every running job has ended"
+// resourceDetail says, with numbers, why a job does not fit now: what no
+// node of its partition could ever give it, or else what is short now.
+func (p *pass) resourceDetail(sh *shape) string {
+	if len(sh.nodes) == 0 {
+		return "no node of the partition takes work"
 	}
-	freeGPUs, bestMem, cpus, mem := 0, int64(0), int64(0), int64(0)
+	usable, cpus, mem := 0, 0, int64(0)
 	for i, n := range sh.nodes {
-		cpus = max(cpus, r0[p.cpuCol(n)])
-		mem = max(mem, r0[p.hmemCol(n)])
+		count := 0
+		for _, s := range sh.slots[i] {
+			if !sh.shared || p.slots[s].gpu.TotalMem >= sh.key.gpuMem {
+				count++
+			}
+		}
+		usable = max(usable, count)
+		cpus = max(cpus, p.snap.Nodes[n].CPUs)
+		mem = max(mem, p.snap.Nodes[n].Mem)
+	}
+	switch {
+	case usable < sh.need && sh.shared:
+		return fmt.Sprintf("needs %d GPUs with %s of memory, the partition has %d usable", sh.need, fmtGiB(sh.key.gpuMem), usable)
+	case usable < sh.need:
+		return fmt.Sprintf("needs %d %s, the partition has %d usable", sh.need, gpuWord(sh), usable)
+	case cpus < sh.key.cpus:
+		return fmt.Sprintf("needs %d CPUs, the largest node has %d", sh.key.cpus, cpus)
+	case mem < sh.key.mem:
+		return fmt.Sprintf("needs %s of memory, the largest node has %s", fmtGiB(sh.key.mem), fmtGiB(mem))
+	}
+	r0 := p.tl.row(0)
+	freeGPUs, bestMem, freeCPUs, freeMem := 0, int64(0), int64(0), int64(0)
+	for i, n := range sh.nodes {
+		freeCPUs = max(freeCPUs, r0[p.cpuCol(n)])
+		freeMem = max(freeMem, r0[p.hmemCol(n)])
 		count := 0
 		for _, s := range sh.slots[i] {
 			if sh.shared {
@@ -115,15 +128,15 @@ func (p *pass) resourceDetail(sh *shape, never bool) string {
 	}
 	switch {
 	case sh.shared && freeGPUs < sh.need && sh.need == 1:
-		return fmt.Sprintf("needs %s of GPU memory, the best GPU has %s free", fmtGiB(sh.key.gpuMem), fmtGiB(bestMem))
+		return fmt.Sprintf("needs %s of GPU memory, the best GPU has %s free", fmtGiB(sh.key.gpuMem), fmtGiB(max(0, bestMem)))
 	case sh.shared && freeGPUs < sh.need:
 		return fmt.Sprintf("needs %d GPUs with %s free each, %d have it", sh.need, fmtGiB(sh.key.gpuMem), freeGPUs)
 	case freeGPUs < sh.need:
 		return fmt.Sprintf("needs %d %s, %d free", sh.need, gpuWord(sh), freeGPUs)
-	case cpus < int64(sh.key.cpus):
-		return fmt.Sprintf("needs %d CPUs, %d free", sh.key.cpus, max(0, cpus))
-	case mem < sh.key.mem:
-		return fmt.Sprintf("needs %s of memory, %s free", fmtGiB(sh.key.mem), fmtGiB(max(0, mem)))
+	case freeCPUs < int64(sh.key.cpus):
+		return fmt.Sprintf("needs %d CPUs, %d free", sh.key.cpus, max(0, freeCPUs))
+	case freeMem < sh.key.mem:
+		return fmt.Sprintf("needs %s of memory, %s free", fmtGiB(sh.key.mem), fmtGiB(max(0, freeMem)))
 	}
 	return "what is free now is reserved for higher-priority jobs"
 }
