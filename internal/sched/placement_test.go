@@ -102,7 +102,7 @@ func TestPlacement(t *testing.T) {
 		{
 			name: "other people's processes count against free memory",
 			snap: st.Snap().Node(st.Node("gpu01").GPUs(2, "a100", 80*st.GiB).Foreign(0, 70*st.GiB).Foreign(1, 75*st.GiB)).Job(
-				st.Job(1).GPUMem(8*st.GiB)),
+				st.Job(1).GPUMem(8 * st.GiB)),
 			want: map[uint32]placed{1: {GPUs: []int{0}, Mem: []int64{8 * st.GiB}, CPUs: []int{0}}},
 		},
 		{
