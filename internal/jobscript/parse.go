@@ -3,6 +3,7 @@ package jobscript
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,7 +170,7 @@ func Parse(in Input) (*Request, error) {
 	}
 	r := s.r
 	r.Quiet, r.Verbose = cl.Quiet, cl.Verbose
-	r.Args = cl.Args
+	r.Args = slices.Clone(cl.Args)
 
 	name := "stdin"
 	switch {

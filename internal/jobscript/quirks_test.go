@@ -405,3 +405,26 @@ func TestErrorRendering(t *testing.T) {
 		t.Errorf("RequireRoot(--gid) = %q", got)
 	}
 }
+
+func TestParseLeavesItsInputAlone(t *testing.T) {
+	script := []byte("#!/bin/sh\n#SBATCH -J x --export=A,B=1 --mail-type=END\n#SLITE --yieldable\ntrue\n")
+	cl, err := ParseCommandLine([]string{"-p", "gpu", "--mail-type=BEGIN", "job.sh", "arg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scriptCopy := append([]byte(nil), script...)
+	clCopy := cl
+	clCopy.Settings = append([]Setting(nil), cl.Settings...)
+	clCopy.Args = append([]string(nil), cl.Args...)
+	r, err := Parse(Input{Script: script, Command: cl, Now: corpusNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Args[0] = "changed" // the request must not share the command line's slices
+	if diff := cmp.Diff(scriptCopy, script); diff != "" {
+		t.Errorf("script modified (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(clCopy, cl); diff != "" {
+		t.Errorf("command line modified (-before +after):\n%s", diff)
+	}
+}
