@@ -142,7 +142,7 @@ func (p *pass) checkFits(pj *pjob) error {
 	}
 	typeKnown := r.GPUType == ""
 	var mostGPUs, mostCPUs int
-	var mostMem int64
+	var mostMem, biggestGPU int64
 	for n, node := range p.snap.Nodes {
 		if !p.partHasNode(pj.part, n) {
 			continue
@@ -153,6 +153,7 @@ func (p *pass) checkFits(pj *pjob) error {
 				continue
 			}
 			typeKnown = true
+			biggestGPU = max(biggestGPU, g.TotalMem)
 			if r.GPUMem == 0 || g.TotalMem >= r.GPUMem {
 				gpus++
 			}
@@ -169,8 +170,10 @@ func (p *pass) checkFits(pj *pjob) error {
 		return refuse(CodeNodeConfigUnavailable, "Memory specification can not be satisfied")
 	case max(1, r.CPUs) > mostCPUs:
 		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d CPUs, the largest node has %d", max(1, r.CPUs), mostCPUs))
+	case r.GPUMem > biggestGPU:
+		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %s of GPU memory, the largest GPU has %s", fmtGiB(r.GPUMem), fmtGiB(biggestGPU)))
 	case r.GPUMem > 0:
-		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs with %s of memory, the largest node has %d", need, fmtGiB(r.GPUMem), mostGPUs))
+		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs with %s of memory each, the largest node has %d", need, fmtGiB(r.GPUMem), mostGPUs))
 	}
 	return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs, the largest node has %d", need, mostGPUs))
 }
