@@ -412,19 +412,11 @@ func parseTime(v any) (time.Duration, error) {
 		}
 		return time.Duration(x) * time.Minute, nil
 	case string:
-		s := strings.TrimSpace(x)
-		switch strings.ToUpper(s) {
-		case "UNLIMITED", "INFINITE", "-1":
-			return slurmtime.Infinite, nil
-		}
-		d, err := slurmtime.ParseTimeLimit(s)
+		// slurm.conf's reading: "0" is zero (no decay, no age factor), not
+		// sbatch's "no limit".
+		d, err := slurmtime.ParseMinutes(strings.TrimSpace(x))
 		if err != nil {
 			return 0, err
-		}
-		if d == slurmtime.Infinite {
-			// sbatch reads a zero limit ("0", "0:00") as no limit; the
-			// words were handled above, so this was a zero.
-			return 0, nil
 		}
 		return d, nil
 	}
