@@ -39,7 +39,14 @@ func Cycle(snap Snapshot) Plan {
 //  6. jobs past the test limit wait with reason Priority.
 func (p *pass) cycle() Plan {
 	// 1.
-	pend := make([]pjob, 0, len(p.snap.Jobs))
+	// Counted first: finished jobs kept in the snapshot cost no memory.
+	n := 0
+	for i := range p.snap.Jobs {
+		if isPending(p.snap.Jobs[i].State) {
+			n++
+		}
+	}
+	pend := make([]pjob, 0, n)
 	for i := range p.snap.Jobs {
 		j := &p.snap.Jobs[i]
 		if !isPending(j.State) {
@@ -161,7 +168,7 @@ func (p *pass) cycle() Plan {
 // beyond bf_window) are reused, since the others need the window's minima.
 func (p *pass) search(sh *shape, from int64) searchResult {
 	k := memoKey{sh, from}
-	if r, ok := p.memo[k]; ok && r.version == p.tl.version && (!r.ok || r.start > p.windowEnd) {
+	if r, ok := p.memo[k]; ok && r.version == p.version && (!r.ok || r.start > p.windowEnd) {
 		return r
 	}
 	r := p.earliest(sh, from)
@@ -172,7 +179,7 @@ func (p *pass) search(sh *shape, from int64) searchResult {
 // start places a job that fits now: the GPUs chosen on the window's minima,
 // the lowest free CPU ids, held until its limit ends.
 func (p *pass) start(pj *pjob, sh *shape, n int, backfilled bool) Start {
-	slots := p.choose(sh, n, p.agg)
+	slots := p.choose(sh, n, p.aggs[n])
 	node := &p.snap.Nodes[n]
 	alloc := Alloc{Node: node.Name, CPUs: p.pickCPUs(n, sh.key.cpus), Mem: sh.key.mem}
 	for _, s := range slots {
@@ -184,7 +191,7 @@ func (p *pass) start(pj *pjob, sh *shape, n int, backfilled bool) Start {
 		alloc.GPUs = append(alloc.GPUs, ga)
 	}
 	p.deltas = p.holdDeltas(sh, n, slots, p.deltas)
-	p.tl.add(p.now, ceilTo(satAdd(p.now, pj.limit), p.res), p.deltas)
+	p.add(n, p.now, ceilTo(satAdd(p.now, pj.limit), p.res), p.deltas)
 	p.countStart(pj, 1)
 	limit := Unlimited
 	if pj.limit < forever {
@@ -196,12 +203,12 @@ func (p *pass) start(pj *pjob, sh *shape, n int, backfilled bool) Start {
 // reserve holds the GPUs, CPUs and memory a job is expected to start on,
 // from its start rounded down to bf_resolution to its end rounded up.
 func (p *pass) reserve(sh *shape, res searchResult) {
-	if p.aggFor != sh || p.aggVersion != p.tl.version || p.aggStart != res.start {
+	if p.aggFor != sh || p.aggVersion != p.version || p.aggStart != res.start || p.aggNode != res.node {
 		res = p.earliest(sh, res.start) // the window's minima were not kept
 	}
-	slots := p.choose(sh, res.node, p.agg)
+	slots := p.choose(sh, res.node, p.aggs[res.node])
 	p.deltas = p.holdDeltas(sh, res.node, slots, p.deltas)
-	p.tl.add(floorTo(res.start, p.res), ceilTo(satAdd(res.start, sh.key.length), p.res), p.deltas)
+	p.add(res.node, floorTo(res.start, p.res), ceilTo(satAdd(res.start, sh.key.length), p.res), p.deltas)
 }
 
 // nodesTaken reports whether every node of the partition was claimed by a

@@ -106,21 +106,22 @@ func (p *pass) resourceDetail(sh *shape) string {
 	case mem < sh.key.mem:
 		return fmt.Sprintf("needs %s of memory, the largest node has %s", fmtGiB(sh.key.mem), fmtGiB(mem))
 	}
-	r0 := p.tl.row(0)
 	freeGPUs, bestMem, freeCPUs, freeMem := 0, int64(0), int64(0), int64(0)
 	for i, n := range sh.nodes {
+		r0 := p.tls[n].row(0)
 		freeCPUs = max(freeCPUs, r0[p.cpuCol(n)])
 		freeMem = max(freeMem, r0[p.hmemCol(n)])
 		count := 0
 		for _, s := range sh.slots[i] {
+			l := p.slots[s].local
 			if sh.shared {
-				if r0[busyCol(s)] > -excl {
-					bestMem = max(bestMem, r0[memCol(s)])
+				if r0[busyCol(l)] > -excl {
+					bestMem = max(bestMem, r0[memCol(l)])
 				}
-				if r0[busyCol(s)] > -excl && r0[memCol(s)] >= sh.key.gpuMem {
+				if r0[busyCol(l)] > -excl && r0[memCol(l)] >= sh.key.gpuMem {
 					count++
 				}
-			} else if r0[busyCol(s)] == 0 {
+			} else if r0[busyCol(l)] == 0 {
 				count++
 			}
 		}

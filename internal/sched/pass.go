@@ -35,17 +35,21 @@ type pass struct {
 
 	deps depIndex
 
-	tl  *timeline
-	win window
-	agg []int64
-	// agg holds the minima of the window aggFor fits in, starting at
-	// aggStart, while the timeline is at aggVersion.
+	// tls holds one timeline per node; version counts changes to any.
+	tls     []*timeline
+	version int
+	win     window
+	// aggs holds per node the window minima of the last search there;
+	// aggFor fits on aggNode from aggStart, while version is aggVersion.
+	aggs       [][]int64
 	aggFor     *shape
 	aggVersion int
 	aggStart   int64
-	agg2       []int64 // scratch for preemption and shrink
-	everyCol   []int
+	aggNode    int
+	agg2s      [][]int64 // per node scratch for preemption and shrink
+	everyCol   [][]int
 	shapes     map[shapeKey]*shape
+	eligibles  map[eligibleKey]*eligible
 	memo       map[memoKey]searchResult
 
 	running  []runInfo
@@ -70,13 +74,14 @@ type userCount struct {
 
 // pjob is a job as the pass resolved it.
 type pjob struct {
-	job   *Job
-	part  int // -1: no such partition
-	qos   int // -1: none; -2: no such QOS
-	assoc int // -1: no association
-	tier  int
-	limit int64 // effective time limit, seconds (forever: unlimited)
-	prio  uint32
+	job    *Job
+	part   int // -1: no such partition
+	qos    int // -1: none; -2: no such QOS
+	assoc  int // -1: no association
+	tier   int
+	limit  int64 // effective time limit, seconds (forever: unlimited)
+	prio   uint32
+	submit int64 // Unix nanoseconds, for ordering
 }
 
 // runInfo is a job holding resources, as preemption and shrink see it.
@@ -104,6 +109,7 @@ func newPass(snap *Snapshot) *pass {
 		nodeIdx:   make(map[string]int, len(snap.Nodes)),
 		slotUUID:  map[string]int{},
 		shapes:    map[shapeKey]*shape{},
+		eligibles: map[eligibleKey]*eligible{},
 		memo:      map[memoKey]searchResult{},
 		userQOS:   map[userQOSKey]userCount{},
 		arrayRun:  map[uint32]int{},
@@ -168,7 +174,7 @@ func (p *pass) partHasNode(part, n int) bool {
 // effective time limit: its own, else the partition's DefaultTime, else
 // its MaxTime, else unlimited.
 func (p *pass) resolve(j *Job) pjob {
-	pj := pjob{job: j, part: p.defPart, qos: -1, assoc: -1, limit: forever}
+	pj := pjob{job: j, part: p.defPart, qos: -1, assoc: -1, limit: forever, submit: j.Submit.UnixNano()}
 	if j.Partition != "" {
 		var ok bool
 		if pj.part, ok = p.partIdx[j.Partition]; !ok {
@@ -201,16 +207,18 @@ func (p *pass) resolve(j *Job) pjob {
 	return pj
 }
 
-// buildTimeline fills the timeline from the nodes' free resources and the
-// jobs holding some, and the counters limits are checked against.
+// buildTimeline fills each node's timeline from its free resources and
+// the jobs holding some, and the counters limits are checked against.
 func (p *pass) buildTimeline() {
-	row := make([]int64, 2*len(p.slots)+2*len(p.snap.Nodes))
-	for s, sl := range p.slots {
-		row[memCol(s)] = sl.gpu.FreeMem
-	}
+	rows := make([][]int64, len(p.snap.Nodes))
 	for n, node := range p.snap.Nodes {
+		row := make([]int64, 2*len(p.nodeSlots[n])+2)
+		for _, s := range p.nodeSlots[n] {
+			row[memCol(p.slots[s].local)] = p.slots[s].gpu.FreeMem
+		}
 		row[p.cpuCol(n)] = int64(node.CPUs)
 		row[p.hmemCol(n)] = node.Mem
+		rows[n] = row
 	}
 	for i := range p.snap.Jobs {
 		j := &p.snap.Jobs[i]
@@ -230,35 +238,12 @@ func (p *pass) buildTimeline() {
 		default:
 			r.end = max(satAdd(j.Start.Unix(), r.pj.limit), p.now+1)
 		}
-		n, ok := p.nodeIdx[j.Alloc.Node]
-		if ok {
+		if n, ok := p.nodeIdx[j.Alloc.Node]; ok {
 			r.node = n
-			cpus := int64(len(j.Alloc.CPUs))
-			if cpus == 0 {
-				cpus = int64(max(1, j.Req.CPUs))
-			}
-			for _, id := range j.Alloc.CPUs {
-				if id >= 0 && id < len(p.cpuUsed[n]) {
-					p.cpuUsed[n][id] = true
-				}
-			}
-			row[p.cpuCol(n)] -= cpus
-			row[p.hmemCol(n)] -= j.Alloc.Mem
-			r.rel.deltas = append(r.rel.deltas, colDelta{p.cpuCol(n), cpus}, colDelta{p.hmemCol(n), j.Alloc.Mem})
+			r.rel.deltas = p.holding(j, n, rows[n])
 			for _, g := range j.Alloc.GPUs {
-				s, ok := p.slotUUID[g.UUID]
-				if !ok || p.slots[s].node != n {
-					continue // the card is gone: it holds nothing we could plan with
-				}
-				if g.Mem == 0 {
+				if s, ok := p.slotUUID[g.UUID]; ok && p.slots[s].node == n && g.Mem == 0 {
 					r.wholeGPUs++
-					row[busyCol(s)] -= excl
-					r.rel.deltas = append(r.rel.deltas, colDelta{busyCol(s), excl}, colDelta{memCol(s), g.Used})
-				} else {
-					// Reserved but not yet touched memory is not free.
-					row[busyCol(s)]--
-					row[memCol(s)] -= max(0, g.Mem-g.Used)
-					r.rel.deltas = append(r.rel.deltas, colDelta{busyCol(s), 1}, colDelta{memCol(s), max(g.Mem, g.Used)})
 				}
 			}
 		}
@@ -268,9 +253,14 @@ func (p *pass) buildTimeline() {
 			p.countStart(&r.pj, 1)
 		}
 	}
-	p.tl = newTimeline(p.now, row)
-	p.agg = make([]int64, len(row))
-	p.agg2 = make([]int64, len(row))
+	p.tls = make([]*timeline, len(rows))
+	p.aggs = make([][]int64, len(rows))
+	p.agg2s = make([][]int64, len(rows))
+	for n, row := range rows {
+		p.tls[n] = newTimeline(p.now, row)
+		p.aggs[n] = make([]int64, len(row))
+		p.agg2s[n] = make([]int64, len(row))
+	}
 	// Releases in order of end, so rows are appended rather than inserted.
 	order := make([]int, len(p.running))
 	for i := range order {
@@ -280,9 +270,51 @@ func (p *pass) buildTimeline() {
 		return cmp.Or(cmp.Compare(p.running[a].end, p.running[b].end), cmp.Compare(a, b))
 	})
 	for _, i := range order {
-		r := &p.running[i]
-		p.tl.add(r.end, forever, r.rel.deltas)
+		if r := &p.running[i]; r.node >= 0 {
+			p.add(r.node, r.end, forever, r.rel.deltas)
+		}
 	}
+}
+
+// holding takes what running job j holds on node n out of the node's
+// first row, marks its CPU ids used, and returns the deltas that give it
+// back.
+func (p *pass) holding(j *Job, n int, row []int64) []colDelta {
+	cpus := int64(len(j.Alloc.CPUs))
+	if cpus == 0 {
+		cpus = int64(max(1, j.Req.CPUs))
+	}
+	for _, id := range j.Alloc.CPUs {
+		if id >= 0 && id < len(p.cpuUsed[n]) {
+			p.cpuUsed[n][id] = true
+		}
+	}
+	row[p.cpuCol(n)] -= cpus
+	row[p.hmemCol(n)] -= j.Alloc.Mem
+	rel := []colDelta{{p.cpuCol(n), cpus}, {p.hmemCol(n), j.Alloc.Mem}}
+	for _, g := range j.Alloc.GPUs {
+		s, ok := p.slotUUID[g.UUID]
+		if !ok || p.slots[s].node != n {
+			continue // the card is gone: it holds nothing we could plan with
+		}
+		l := p.slots[s].local
+		if g.Mem == 0 {
+			row[busyCol(l)] -= excl
+			rel = append(rel, colDelta{busyCol(l), excl}, colDelta{memCol(l), g.Used})
+		} else {
+			// Reserved but not yet touched memory is not free.
+			row[busyCol(l)]--
+			row[memCol(l)] -= max(0, g.Mem-g.Used)
+			rel = append(rel, colDelta{busyCol(l), 1}, colDelta{memCol(l), max(g.Mem, g.Used)})
+		}
+	}
+	return rel
+}
+
+// add changes node n's timeline over [from, to).
+func (p *pass) add(n int, from, to int64, deltas []colDelta) {
+	p.tls[n].add(from, to, deltas)
+	p.version++
 }
 
 // countStart adds (sign 1) or removes (-1) a running job in the per-user

@@ -20,11 +20,15 @@ type gpuSlot struct {
 	foreignOK bool
 }
 
-// Columns of the timeline (see timeline).
-func busyCol(s int) int           { return 2 * s }
-func memCol(s int) int            { return 2*s + 1 }
-func (p *pass) cpuCol(n int) int  { return 2*len(p.slots) + 2*n }
-func (p *pass) hmemCol(n int) int { return 2*len(p.slots) + 2*n + 1 }
+// Columns of a node's timeline (see timeline): per GPU at local position
+// l its negated busy count and free memory, then the node's free CPUs and
+// host memory.
+func busyCol(l int) int          { return 2 * l }
+func memCol(l int) int           { return 2*l + 1 }
+func (p *pass) cpuCol(n int) int { return 2 * len(p.nodeSlots[n]) }
+func (p *pass) hmemCol(n int) int {
+	return 2*len(p.nodeSlots[n]) + 1
+}
 
 // typeMatches is Slurm's gres type match: the requested name is a substring
 // of the GPU's configured or model-derived name ("a100" matches
@@ -53,9 +57,22 @@ type shape struct {
 	key    shapeKey
 	need   int  // GPUs
 	shared bool // GPUs are shared by memory
-	nodes  []int
-	slots  [][]int // per entry of nodes, the GPUs the job may use
-	cols   []int   // the timeline columns that matter to it
+	*eligible
+}
+
+// eligible is where jobs of a partition, GPU count, type and sharing may
+// run; many shapes share one.
+type eligible struct {
+	nodes []int
+	slots [][]int // per entry of nodes, the GPUs (slot ids) the job may use
+	cols  [][]int // per entry of nodes, the columns of its timeline that matter
+}
+
+type eligibleKey struct {
+	part    int
+	need    int
+	shared  bool
+	gpuType string
 }
 
 func (p *pass) shapeOf(pj *pjob) *shape {
@@ -69,57 +86,75 @@ func (p *pass) shapeOf(pj *pjob) *shape {
 	if sh.shared {
 		sh.need = max(1, r.GPUs)
 	}
-	for n := range p.snap.Nodes {
-		if p.snap.Nodes[n].Drained || !p.partHasNode(pj.part, n) {
-			continue
-		}
-		var slots []int
-		if sh.need > 0 {
-			for _, s := range p.nodeSlots[n] {
-				g := p.slots[s].gpu
-				if g.Drained || !typeMatches(g.Type, r.GPUType) || (!sh.shared && !p.slots[s].foreignOK) {
-					continue
-				}
-				slots = append(slots, s)
-				sh.cols = append(sh.cols, busyCol(s))
-				if sh.shared {
-					sh.cols = append(sh.cols, memCol(s))
-				}
-			}
-		}
-		sh.nodes = append(sh.nodes, n)
-		sh.slots = append(sh.slots, slots)
-		sh.cols = append(sh.cols, p.cpuCol(n), p.hmemCol(n))
-	}
+	sh.eligible = p.eligibleFor(eligibleKey{pj.part, sh.need, sh.shared, r.GPUType})
 	p.shapes[k] = sh
 	return sh
 }
 
-// fits returns the first node on which the job fits given agg, the least
-// free amount of each column over the job's window, or -1.
-func (p *pass) fits(sh *shape, agg []int64) int {
-	for i, n := range sh.nodes {
-		if agg[p.cpuCol(n)] < int64(sh.key.cpus) || agg[p.hmemCol(n)] < sh.key.mem {
+func (p *pass) eligibleFor(k eligibleKey) *eligible {
+	if e, ok := p.eligibles[k]; ok {
+		return e
+	}
+	e := &eligible{}
+	for n := range p.snap.Nodes {
+		if p.snap.Nodes[n].Drained || !p.partHasNode(k.part, n) {
 			continue
 		}
-		count := 0
-		for _, s := range sh.slots[i] {
-			if p.slotUsable(sh, s, agg) {
-				count++
+		var slots, cols []int
+		if k.need > 0 {
+			for _, s := range p.nodeSlots[n] {
+				sl := &p.slots[s]
+				if sl.gpu.Drained || !typeMatches(sl.gpu.Type, k.gpuType) || (!k.shared && !sl.foreignOK) {
+					continue
+				}
+				slots = append(slots, s)
+				cols = append(cols, busyCol(sl.local))
+				if k.shared {
+					cols = append(cols, memCol(sl.local))
+				}
 			}
 		}
-		if count >= sh.need {
-			return n
+		e.nodes = append(e.nodes, n)
+		e.slots = append(e.slots, slots)
+		e.cols = append(e.cols, append(cols, p.cpuCol(n), p.hmemCol(n)))
+	}
+	p.eligibles[k] = e
+	return e
+}
+
+// fitsOn reports whether the job fits on the i-th node of its shape given
+// agg, the least free amount of each column of that node over the job's
+// window.
+func (p *pass) fitsOn(sh *shape, i int, agg []int64) bool {
+	n := sh.nodes[i]
+	if agg[p.cpuCol(n)] < int64(sh.key.cpus) || agg[p.hmemCol(n)] < sh.key.mem {
+		return false
+	}
+	count := 0
+	for _, s := range sh.slots[i] {
+		if p.slotUsable(sh, s, agg) {
+			count++
+		}
+	}
+	return count >= sh.need
+}
+
+// nodeEntry is the position of node n among the eligible nodes, or -1.
+func (e *eligible) nodeEntry(n int) int {
+	for i, m := range e.nodes {
+		if m == n {
+			return i
 		}
 	}
 	return -1
 }
 
 func (p *pass) slotUsable(sh *shape, s int, agg []int64) bool {
+	l := p.slots[s].local
 	if sh.shared {
-		return agg[busyCol(s)] > -excl && agg[memCol(s)] >= sh.key.gpuMem
+		return agg[busyCol(l)] > -excl && agg[memCol(l)] >= sh.key.gpuMem
 	}
-	return agg[busyCol(s)] == 0
+	return agg[busyCol(l)] == 0
 }
 
 // searchResult is the earliest time a shape fits.
@@ -131,30 +166,54 @@ type searchResult struct {
 }
 
 // earliest finds the earliest time at or after from when the job fits for
-// its whole time limit, and the node, leaving the window's minima in p.agg.
-// Candidate times are from and the starts of later rows: availability only
-// grows at row starts.
+// its whole time limit, and the node: each node's timeline is searched for
+// a start earlier than the best so far, ties going to the node listed
+// first. The winner's window minima stay in p.aggs[node].
 func (p *pass) earliest(sh *shape, from int64) searchResult {
-	tl := p.tl
+	best := searchResult{version: p.version, node: -1}
+	for i, n := range sh.nodes {
+		limit := forever
+		if best.ok {
+			limit = best.start
+		}
+		if t, ok := p.earliestOn(sh, i, from, limit); ok {
+			best.start, best.node, best.ok = t, n, true
+		}
+	}
+	if best.ok {
+		p.aggFor, p.aggVersion, p.aggStart, p.aggNode = sh, p.version, best.start, best.node
+	}
+	return best
+}
+
+// earliestOn searches the timeline of the shape's i-th node for the
+// earliest start in [from, limit). Candidate starts are from and the
+// starts of later rows, since availability only grows at row starts; a
+// sliding minimum over the rows each candidate's window covers decides.
+func (p *pass) earliestOn(sh *shape, i int, from, limit int64) (int64, bool) {
+	n := sh.nodes[i]
+	tl, agg := p.tls[n], p.aggs[n]
 	rows := len(tl.times)
-	p.win.reset(sh.cols, rows)
+	p.win.reset(sh.cols[i], rows)
 	i0 := tl.rowAt(from)
 	j := i0
-	for i := i0; i < rows; i++ {
-		t := max(tl.times[i], from)
+	for k := i0; k < rows; k++ {
+		t := max(tl.times[k], from)
+		if t >= limit {
+			break
+		}
 		end := satAdd(t, sh.key.length)
-		for j < rows && (tl.times[j] < end || j == i) {
+		for j < rows && (tl.times[j] < end || j == k) {
 			p.win.push(tl, j)
 			j++
 		}
-		p.win.drop(i)
-		p.win.fill(tl, p.agg)
-		if n := p.fits(sh, p.agg); n >= 0 {
-			p.aggFor, p.aggVersion, p.aggStart = sh, tl.version, t
-			return searchResult{version: tl.version, start: t, node: n, ok: true}
+		p.win.drop(k)
+		p.win.fill(tl, agg)
+		if p.fitsOn(sh, i, agg) {
+			return t, true
 		}
 	}
-	return searchResult{version: tl.version, node: -1}
+	return 0, false
 }
 
 // choose picks the GPUs on node n for a job that fits there given agg.
@@ -170,10 +229,7 @@ func (p *pass) choose(sh *shape, n int, agg []int64) []int {
 		return nil
 	}
 	var cands []int
-	for i, node := range sh.nodes {
-		if node != n {
-			continue
-		}
+	if i := sh.nodeEntry(n); i >= 0 {
 		for _, s := range sh.slots[i] {
 			if p.slotUsable(sh, s, agg) {
 				cands = append(cands, s)
@@ -187,7 +243,7 @@ func (p *pass) choose(sh *shape, n int, agg []int64) []int {
 		slices.SortStableFunc(cands, func(a, b int) int {
 			return cmp.Or(
 				boolFirst(!p.wholeFree(a, agg), !p.wholeFree(b, agg)),
-				cmp.Compare(agg[memCol(a)], agg[memCol(b)]),
+				cmp.Compare(agg[memCol(p.slots[a].local)], agg[memCol(p.slots[b].local)]),
 				cmp.Compare(p.slots[a].gpu.Index, p.slots[b].gpu.Index),
 			)
 		})
@@ -253,20 +309,21 @@ func (s *gpuSlot) bit() uint64 {
 // wholeFree: nobody holds any of the GPU over the window and it could be
 // given whole.
 func (p *pass) wholeFree(s int, agg []int64) bool {
-	return agg[busyCol(s)] == 0 && p.slots[s].foreignOK
+	return agg[busyCol(p.slots[s].local)] == 0 && p.slots[s].foreignOK
 }
 
 // holdDeltas is what a job of shape sh placed on node n and GPUs slots
-// takes from the timeline (negate to give it back).
+// takes from the node's timeline.
 func (p *pass) holdDeltas(sh *shape, n int, slots []int, buf []colDelta) []colDelta {
 	buf = append(buf[:0],
 		colDelta{p.cpuCol(n), -int64(sh.key.cpus)},
 		colDelta{p.hmemCol(n), -sh.key.mem})
 	for _, s := range slots {
+		l := p.slots[s].local
 		if sh.shared {
-			buf = append(buf, colDelta{busyCol(s), -1}, colDelta{memCol(s), -sh.key.gpuMem})
+			buf = append(buf, colDelta{busyCol(l), -1}, colDelta{memCol(l), -sh.key.gpuMem})
 		} else {
-			buf = append(buf, colDelta{busyCol(s), -excl})
+			buf = append(buf, colDelta{busyCol(l), -excl})
 		}
 	}
 	return buf

@@ -10,60 +10,70 @@ import (
 )
 
 // tryPreempt looks for running jobs of lower-tier partitions with
-// PreemptMode=REQUEUE whose release lets pj start now: the fewest of them,
-// and among sets of that size the most recently started (the work lost is
-// the least). When even all of them would not make room, nobody is
-// preempted. On success the victims' resources go to pj from now on, held
-// as a reservation until the daemon has yielded them and starts pj.
+// PreemptMode=REQUEUE whose release lets pj start now: the fewest of them
+// (on one node, the first such node), and among sets of that size the most
+// recently started, so the least work is lost. When even all of them would
+// not make room, nobody is preempted. On success the victims' resources go
+// to pj from now on, held as a reservation until the daemon has yielded
+// them and starts pj.
 func (p *pass) tryPreempt(pj *pjob, sh *shape) ([]Preempt, int, bool) {
-	var cands []int
-	for i := range p.running {
-		r := &p.running[i]
-		if !r.gone && r.preemptable && r.pj.tier < pj.tier && r.node >= 0 && r.job.State == slurm.Running {
-			cands = append(cands, i)
-		}
-	}
-	if len(cands) == 0 {
-		return nil, -1, false
-	}
-	p.byRecency(cands)
 	end := satAdd(p.now, sh.key.length)
+	var best []int
+	bestEntry := -1
 	var rels []release
-	fitsWithout := func(set []int) bool {
-		rels = rels[:0]
-		for _, i := range set {
-			rels = append(rels, p.running[i].rel)
+	for i, n := range sh.nodes {
+		var cands []int
+		for k := range p.running {
+			r := &p.running[k]
+			if !r.gone && r.preemptable && r.pj.tier < pj.tier && r.node == n && r.job.State == slurm.Running {
+				cands = append(cands, k)
+			}
 		}
-		p.tl.minOver(p.now, end, sh.cols, p.agg2, rels)
-		return p.fits(sh, p.agg2) >= 0
+		if len(cands) == 0 {
+			continue
+		}
+		p.byRecency(cands)
+		agg := p.agg2s[n]
+		fitsWithout := func(set []int) bool {
+			rels = rels[:0]
+			for _, k := range set {
+				rels = append(rels, p.running[k].rel)
+			}
+			p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
+			return p.fitsOn(sh, i, agg)
+		}
+		if !fitsWithout(cands) {
+			continue
+		}
+		if set := smallestSet(cands, fitsWithout); best == nil || len(set) < len(best) {
+			best, bestEntry = set, i
+		}
 	}
-	if !fitsWithout(cands) {
+	if best == nil {
 		return nil, -1, false
 	}
-	chosen := smallestSet(cands, fitsWithout)
-	pre := make([]Preempt, 0, len(chosen))
-	for _, i := range chosen {
-		r := &p.running[i]
+	n := sh.nodes[bestEntry]
+	pre := make([]Preempt, 0, len(best))
+	for _, k := range best {
+		r := &p.running[k]
 		r.gone = true
-		p.tl.add(p.now, r.end, r.rel.deltas)
+		p.add(n, p.now, r.end, r.rel.deltas)
 		p.countStart(&r.pj, -1)
 		pre = append(pre, Preempt{JobID: r.job.ID, For: pj.job.ID})
 	}
-	n := p.holdNow(sh, end, -1)
+	p.holdNow(sh, bestEntry, end)
 	return pre, n, true
 }
 
-// holdNow reserves what sh needs from now to end, on node n if n ≥ 0 and
-// else on the first node it fits, using the minima over [now, end).
-func (p *pass) holdNow(sh *shape, end int64, n int) int {
-	p.tl.minOver(p.now, end, sh.cols, p.agg2, nil)
-	if n < 0 {
-		n = p.fits(sh, p.agg2)
-	}
-	slots := p.choose(sh, n, p.agg2)
+// holdNow reserves what sh needs on its i-th node from now to end, using
+// the minima over [now, end).
+func (p *pass) holdNow(sh *shape, i int, end int64) {
+	n := sh.nodes[i]
+	agg := p.agg2s[n]
+	p.tls[n].minOver(p.now, end, sh.cols[i], agg, nil)
+	slots := p.choose(sh, n, agg)
 	p.deltas = p.holdDeltas(sh, n, slots, p.deltas)
-	p.tl.add(p.now, ceilTo(end, p.res), p.deltas)
-	return n
+	p.add(n, p.now, ceilTo(end, p.res), p.deltas)
 }
 
 // byRecency orders running jobs most recently started first, then by
@@ -171,12 +181,13 @@ func ChooseShrink(snap Snapshot, waiting uint32) (Shrink, bool) {
 // tryShrink picks, among running jobs that hold at least two whole GPUs,
 // are yieldable (--yieldable or a REQUEUE partition) and come after pj in
 // scheduling order, the one that can keep the most GPUs while pj fits
-// beside it, ties to the most recently started. Both then hold their
-// resources from now: pj, and the shrunk job that resumes with ToGPUs.
+// beside it on its node, ties to the most recently started. Both then hold
+// their resources from now: pj, and the shrunk job that resumes with
+// ToGPUs.
 func (p *pass) tryShrink(pj *pjob, sh *shape) (Shrink, int, bool) {
 	var cands []int
-	for i := range p.running {
-		r := &p.running[i]
+	for k := range p.running {
+		r := &p.running[k]
 		if r.gone || r.node < 0 || r.job.State != slurm.Running || r.wholeGPUs < 2 || r.job.Req.GPUMem > 0 {
 			continue
 		}
@@ -186,16 +197,19 @@ func (p *pass) tryShrink(pj *pjob, sh *shape) (Shrink, int, bool) {
 		if r.pj.tier > pj.tier || (r.pj.tier == pj.tier && r.pj.prio >= pj.prio) {
 			continue
 		}
-		cands = append(cands, i)
+		if sh.nodeEntry(r.node) < 0 {
+			continue
+		}
+		cands = append(cands, k)
 	}
 	p.byRecency(cands)
 	best, bestM := -1, 0
 	var bestShape *shape
-	for _, i := range cands {
-		r := &p.running[i]
+	for _, k := range cands {
+		r := &p.running[k]
 		for m := r.wholeGPUs - 1; m > bestM; m-- {
-			if shR, ok := p.shrinkFits(pj, sh, r, m); ok {
-				best, bestM, bestShape = i, m, shR
+			if shR, ok := p.shrinkFits(sh, r, m); ok {
+				best, bestM, bestShape = k, m, shR
 				break
 			}
 		}
@@ -205,11 +219,10 @@ func (p *pass) tryShrink(pj *pjob, sh *shape) (Shrink, int, bool) {
 	}
 	r := &p.running[best]
 	r.gone = true
-	p.tl.add(p.now, r.end, r.rel.deltas)
+	p.add(r.node, p.now, r.end, r.rel.deltas)
 	p.countStart(&r.pj, -1)
-	end := satAdd(p.now, max(sh.key.length, bestShape.key.length))
-	n := p.holdShrinkPair(sh, bestShape, r.node, end)
-	return Shrink{JobID: r.job.ID, FromGPUs: r.wholeGPUs, ToGPUs: bestM, For: pj.job.ID}, n, true
+	p.holdShrinkPair(sh, bestShape, r.node)
+	return Shrink{JobID: r.job.ID, FromGPUs: r.wholeGPUs, ToGPUs: bestM, For: pj.job.ID}, r.node, true
 }
 
 // shrunkShape is r's shape with m GPUs.
@@ -221,66 +234,54 @@ func (p *pass) shrunkShape(r *runInfo, m int) *shape {
 	return p.shapeOf(&pj)
 }
 
-// shrinkFits reports whether pj fits now beside r shrunk to m GPUs (on
-// r's node), with r's current resources released.
-func (p *pass) shrinkFits(pj *pjob, sh *shape, r *runInfo, m int) (*shape, bool) {
+// shrinkFits reports whether the waiting job fits now on r's node beside r
+// shrunk to m GPUs, with r's current resources released.
+func (p *pass) shrinkFits(sh *shape, r *runInfo, m int) (*shape, bool) {
+	n := r.node
 	shR := p.shrunkShape(r, m)
-	end := satAdd(p.now, max(sh.key.length, shR.key.length))
-	p.tl.minOver(p.now, end, p.allCols(), p.agg2, []release{r.rel})
-	n := p.fits(sh, p.agg2)
-	if n < 0 {
+	iR := shR.nodeEntry(n)
+	if iR < 0 {
 		return nil, false
 	}
-	slots := p.choose(sh, n, p.agg2)
-	for _, d := range p.holdDeltas(sh, n, slots, nil) {
-		p.agg2[d.col] += d.delta
+	i := sh.nodeEntry(n)
+	agg := p.agg2s[n]
+	end := satAdd(p.now, max(sh.key.length, shR.key.length))
+	p.tls[n].minOver(p.now, end, p.allCols(n), agg, []release{r.rel})
+	if !p.fitsOn(sh, i, agg) {
+		return nil, false
 	}
-	return shR, p.fitsNode(shR, r.node, p.agg2)
+	for _, d := range p.holdDeltas(sh, n, p.choose(sh, n, agg), nil) {
+		agg[d.col] += d.delta
+	}
+	return shR, p.fitsOn(shR, iR, agg)
 }
 
-// holdShrinkPair reserves the waiting job and then the shrunk job, both
-// from now to end, choosing GPUs on the same minima shrinkFits saw.
-func (p *pass) holdShrinkPair(sh, shR *shape, node int, end int64) int {
-	p.tl.minOver(p.now, end, p.allCols(), p.agg2, nil)
-	n := p.fits(sh, p.agg2)
-	slots := p.choose(sh, n, p.agg2)
-	p.deltas = p.holdDeltas(sh, n, slots, p.deltas)
-	p.tl.add(p.now, ceilTo(end, p.res), p.deltas)
-	for _, d := range p.deltas {
-		p.agg2[d.col] += d.delta
+// holdShrinkPair reserves on node n the waiting job and then the shrunk
+// job, both from now to the end of the longer, choosing GPUs on the same
+// minima shrinkFits saw.
+func (p *pass) holdShrinkPair(sh, shR *shape, n int) {
+	end := satAdd(p.now, max(sh.key.length, shR.key.length))
+	agg := p.agg2s[n]
+	p.tls[n].minOver(p.now, end, p.allCols(n), agg, nil)
+	for _, s := range []*shape{sh, shR} {
+		p.deltas = p.holdDeltas(s, n, p.choose(s, n, agg), p.deltas)
+		p.add(n, p.now, ceilTo(end, p.res), p.deltas)
+		for _, d := range p.deltas {
+			agg[d.col] += d.delta
+		}
 	}
-	slotsR := p.choose(shR, node, p.agg2)
-	p.deltas = p.holdDeltas(shR, node, slotsR, p.deltas)
-	p.tl.add(p.now, ceilTo(end, p.res), p.deltas)
-	return n
 }
 
-// fitsNode is fits restricted to node n.
-func (p *pass) fitsNode(sh *shape, n int, agg []int64) bool {
-	for i, node := range sh.nodes {
-		if node != n {
-			continue
-		}
-		if agg[p.cpuCol(n)] < int64(sh.key.cpus) || agg[p.hmemCol(n)] < sh.key.mem {
-			return false
-		}
-		count := 0
-		for _, s := range sh.slots[i] {
-			if p.slotUsable(sh, s, agg) {
-				count++
-			}
-		}
-		return count >= sh.need
+// allCols lists every column of node n's timeline.
+func (p *pass) allCols(n int) []int {
+	if p.everyCol == nil {
+		p.everyCol = make([][]int, len(p.tls))
 	}
-	return false
-}
-
-func (p *pass) allCols() []int {
-	if len(p.everyCol) != p.tl.cols {
-		p.everyCol = make([]int, p.tl.cols)
-		for i := range p.everyCol {
-			p.everyCol[i] = i
+	if p.everyCol[n] == nil {
+		p.everyCol[n] = make([]int, p.tls[n].cols)
+		for i := range p.everyCol[n] {
+			p.everyCol[n][i] = i
 		}
 	}
-	return p.everyCol
+	return p.everyCol[n]
 }

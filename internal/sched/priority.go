@@ -215,7 +215,7 @@ func compareJobs(a, b *pjob) int {
 		-cmp.Compare(a.tier, b.tier),
 		boolFirst(a.job.Resumed, b.job.Resumed),
 		-cmp.Compare(a.prio, b.prio),
-		cmp.Compare(a.job.Submit.UnixNano(), b.job.Submit.UnixNano()),
+		cmp.Compare(a.submit, b.submit),
 		cmp.Compare(a.job.ID, b.job.ID),
 		cmp.Compare(a.job.ArrayTaskID, b.job.ArrayTaskID),
 	)
