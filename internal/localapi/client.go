@@ -1,0 +1,214 @@
+package localapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Client talks to slurmd-lite over its socket. It is safe for concurrent
+// use and keeps connections open between requests.
+type Client struct {
+	socket string
+	tr     *http.Transport
+	hc     *http.Client
+}
+
+// dialTimeout bounds connecting to the socket: a live daemon's kernel
+// backlog answers at once, so waiting longer only hides a wedged daemon.
+const dialTimeout = 5 * time.Second
+
+// Dial returns a client for the daemon at socketPath after checking that
+// one answers there; if none does, the error says why and what to do
+// (an *UnreachableError).
+func Dial(socketPath string) (*Client, error) {
+	c := NewClient(socketPath)
+	conn, err := c.dial(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	conn.Close()
+	return c, nil
+}
+
+// NewClient returns a client for the daemon at socketPath without
+// connecting; the first request says whether one answers.
+func NewClient(socketPath string) *Client {
+	c := &Client{socket: socketPath}
+	c.tr = &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return c.dial(ctx)
+		},
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: 4,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	c.hc = &http.Client{Transport: c.tr}
+	return c
+}
+
+// Socket is the socket the client talks to.
+func (c *Client) Socket() string { return c.socket }
+
+// Close closes the client's idle connections.
+func (c *Client) Close() error {
+	c.tr.CloseIdleConnections()
+	return nil
+}
+
+func (c *Client) dial(ctx context.Context) (net.Conn, error) {
+	d := net.Dialer{Timeout: dialTimeout}
+	conn, err := d.DialContext(ctx, "unix", c.socket)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, unreachable(c.socket, err)
+	}
+	return conn, nil
+}
+
+// Do sends method path with in as its JSON body (none when in is nil) and
+// decodes the answer into out (ignored when out is nil). A refusal by the
+// daemon is an *Error with its status and Slurm code; a daemon that cannot
+// be reached is an *UnreachableError.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encoding the request for %s %s: %w", method, path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	// The host names nothing (the socket is the address); it reads well in
+	// the daemon's logs.
+	req, err := http.NewRequestWithContext(ctx, method, "http://slurmd-lite"+path, body)
+	if err != nil {
+		return fmt.Errorf("request %s %q: %w", method, path, err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var ue *UnreachableError
+		if errors.As(err, &ue) {
+			return ue
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s %s: %w", method, path, ctx.Err())
+		}
+		return fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return readError(resp)
+	}
+	if out == nil {
+		io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	// Lenient, unlike the server: a newer daemon may add fields that this
+	// client does not know.
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("reading slurmd-lite's answer to %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// readError turns a refusal into an *Error. net/http answers a few refusals
+// itself (431 for headers too large) in plain text; their text is kept.
+func readError(resp *http.Response) *Error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	e := &Error{}
+	if err := json.Unmarshal(b, e); err != nil || e.Message == "" {
+		e = &Error{Message: strings.TrimSpace(string(b))}
+		if e.Message == "" {
+			e.Message = resp.Status
+		}
+	}
+	e.Status = resp.StatusCode
+	return e
+}
+
+// UnreachableError says that the daemon cannot be reached, why, and what to
+// do. Err is the system's reason: errors.Is(err, fs.ErrNotExist),
+// syscall.ECONNREFUSED or syscall.EACCES tell the cases apart.
+type UnreachableError struct {
+	Socket string
+	Err    error
+	// Owner names whoever owns the socket, for permission denied.
+	Owner string
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+func (e *UnreachableError) Error() string {
+	switch {
+	case errors.Is(e.Err, syscall.ENOENT):
+		return fmt.Sprintf("slurmd-lite is not running (no socket at %s); start it with: slurmd-lite", e.Socket)
+	case errors.Is(e.Err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("slurmd-lite is not running (nobody listens on %s, left by a daemon that stopped); start it with: slurmd-lite", e.Socket)
+	case errors.Is(e.Err, syscall.EACCES):
+		owner := e.Owner
+		if owner == "" {
+			owner = "another user"
+		}
+		return fmt.Sprintf("permission denied on %s: the socket belongs to the slurmd-lite of %s, which serves only that user; to run your own, set SocketPath to a path of yours and start it with: slurmd-lite", e.Socket, owner)
+	default:
+		return fmt.Sprintf("cannot reach slurmd-lite at %s: %v", e.Socket, e.Err)
+	}
+}
+
+// NotRunning is the error every client gives when no socket is at socket:
+// "slurmd-lite is not running (no socket at ...); start it with: slurmd-lite".
+func NotRunning(socket string) error {
+	return &UnreachableError{Socket: socket, Err: syscall.ENOENT}
+}
+
+// unreachable explains a failed connect. Permission denied on a socket means
+// that it belongs to a daemon that serves only its owner (a shared one is
+// 0666), so the error names the owner.
+func unreachable(socket string, err error) *UnreachableError {
+	e := &UnreachableError{Socket: socket, Err: err}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		e.Err = errno
+	}
+	if errors.Is(errno, syscall.EACCES) {
+		e.Owner = ownerOf(socket)
+	}
+	return e
+}
+
+// ownerOf names the owner of the socket, or of its directory when that
+// already denies us.
+func ownerOf(socket string) string {
+	fi, err := os.Stat(socket)
+	if err != nil {
+		if fi, err = os.Stat(filepath.Dir(socket)); err != nil {
+			return ""
+		}
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	if u, err := user.LookupId(strconv.FormatUint(uint64(st.Uid), 10)); err == nil {
+		return fmt.Sprintf("user %q", u.Username)
+	}
+	return fmt.Sprintf("uid %d", st.Uid)
+}

@@ -1,0 +1,71 @@
+package localapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Slurm's error numbers that the transport itself gives (slurm/slurm_errno.h
+// in Slurm 22.05). A client that finds one in Error.Code prints Slurm's own
+// words for it (slurm_strerror) and exits as Slurm's command would.
+const (
+	// CodeAccessDenied is ESLURM_ACCESS_DENIED, "Access/permission denied".
+	CodeAccessDenied = 2002
+	// CodeUserIDMissing is ESLURM_USER_ID_MISSING, "Invalid user id".
+	CodeUserIDMissing = 2010
+)
+
+// Error is a refusal as it travels: the HTTP status, a message for people,
+// and, when the refusal is one Slurm also makes, Slurm's error number.
+// Handlers return it to choose the status; the client returns it for every
+// answer that is not 2xx. On the wire it is {"error": "...", "code": N}.
+type Error struct {
+	// Status is the HTTP status code. It travels as the response's status,
+	// not in the body.
+	Status int `json:"-"`
+	// Message says what is wrong and, where it can, how to fix it.
+	Message string `json:"error"`
+	// Code is Slurm's errno for this refusal, or 0 when Slurm has none.
+	Code int `json:"code"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an Error with the given HTTP status and no Slurm code.
+func Errorf(status int, format string, args ...any) *Error {
+	return &Error{Status: status, Message: fmt.Sprintf(format, args...)}
+}
+
+// asError turns any handler error into the Error that goes on the wire: an
+// *Error keeps its status and code (500 if it forgot a status); anything else
+// is the daemon's own failure, 500 with its text.
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Status == 0 {
+			return &Error{Status: http.StatusInternalServerError, Message: e.Message, Code: e.Code}
+		}
+		return e
+	}
+	return &Error{Status: http.StatusInternalServerError, Message: err.Error()}
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	e := asError(err)
+	writeJSON(w, e.Status, e)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only a handler's own type can fail to marshal (a channel, a NaN):
+		// a bug in the daemon, said as such rather than a half-written body.
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(&Error{Message: fmt.Sprintf("encoding the answer: %v", err)})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
