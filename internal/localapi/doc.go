@@ -28,7 +28,7 @@
 //     per connection, and ride on the request's context (Caller);
 //  4. route: the handler table gives 404 for an unknown path and 405 for a
 //     wrong method;
-//  5. limits: the headers (64 KiB, 10 s) and the body (4 MiB, 30 s) are read
+//  5. limits: the headers (64 KiB, 10 s) and the body (16 MiB, 30 s) are read
 //     in full, or refused with 431, 413 or 408;
 //  6. decode: Func decodes the body strictly and validates it (400);
 //  7. the handler runs, and its answer or *Error goes back as JSON.

@@ -18,9 +18,14 @@ import (
 // Limits bound what one request may cost the daemon. A zero field takes its
 // value from DefaultLimits.
 type Limits struct {
-	// MaxBodyBytes is the largest request body. Job scripts travel in
-	// bodies, so it is generous; past it the answer is 413 and no handler
-	// runs.
+	// MaxBodyBytes is the largest request body; past it the answer is 413
+	// and no handler runs. Job scripts travel in bodies, and Slurm takes
+	// scripts up to max_script_size (4 MiB by default), a limit the submit
+	// handler checks with Slurm's words. In JSON a script grows (every
+	// newline, quote and tab is escaped in two bytes), and the environment
+	// comes with it, so the body's limit is four times the script's: a
+	// ceiling against a client that would fill the daemon's memory, not a
+	// rule about jobs.
 	MaxBodyBytes int64
 	// MaxHeaderBytes bounds the request line and headers (431 past it).
 	MaxHeaderBytes int
@@ -39,7 +44,7 @@ type Limits struct {
 // watch their context, which ends when the client goes away or the server
 // is closed.
 var DefaultLimits = Limits{
-	MaxBodyBytes:      4 << 20,
+	MaxBodyBytes:      16 << 20,
 	MaxHeaderBytes:    64 << 10,
 	ReadHeaderTimeout: 10 * time.Second,
 	BodyTimeout:       30 * time.Second,
