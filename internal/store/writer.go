@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// maxBatch bounds how many requests share one transaction, so that one
+// commit's latency stays bounded under a flood of submissions.
+const maxBatch = 256
+
+// request is one Submit or Update waiting for the writer.
+type request struct {
+	// state moves from queued to taken (by the writer) or abandoned (by
+	// a caller whose context ended first), once.
+	state atomic.Int32
+	jobs  []NewJob           // Submit
+	fn    func(tx *Tx) error // Update
+	done  chan result        // buffered: the writer never waits for the caller
+}
+
+const (
+	queued int32 = iota
+	taken
+	abandoned
+)
+
+type result struct {
+	ids []uint32
+	err error
+	// panicked carries a panic out of an Update's function, to be raised
+	// again in the caller's goroutine.
+	panicked any
+}
+
+// Submit creates jobs and returns their ids, in order, once they are
+// committed to disk: an id returned is never lost, not even to a crash or a
+// power cut an instant later. An array submission is one job (one id); its
+// tasks get their ids as they start (Tx.SplitTask).
+//
+// Concurrent calls are committed together (group commit): while one
+// transaction is being synced, the submissions that arrive queue up and go
+// into the next one, so a flood of sbatch calls costs one sync per batch,
+// not one per job. A lone submission waits for no one.
+//
+// If ctx ends before the writer takes the request, Submit returns ctx's
+// error and nothing is committed; once taken, Submit waits for the commit,
+// which takes one transaction's time. So an error always means the jobs do
+// not exist, and ids always mean they do.
+func (s *Store) Submit(ctx context.Context, jobs []NewJob) ([]uint32, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	res, err := s.do(ctx, &request{jobs: jobs})
+	if err != nil {
+		return nil, err
+	}
+	return res.ids, nil
+}
+
+// Update runs fn in a write transaction and commits what it did, or nothing
+// when fn returns an error (which Update returns). It shares the writer and
+// its batching with Submit: fn runs in a savepoint of a transaction that may
+// hold other requests, and Update returns after the commit. fn runs on the
+// writer goroutine: it must be quick, and must not call the Store's own
+// Submit or Update (that would wait for itself). ctx is handled as in
+// Submit.
+func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
+	_, err := s.do(ctx, &request{fn: fn})
+	return err
+}
+
+func (s *Store) do(ctx context.Context, r *request) (result, error) {
+	r.done = make(chan result, 1)
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return result{}, ErrClosed
+	}
+	select {
+	case s.reqs <- r:
+		s.mu.RUnlock()
+	case <-ctx.Done():
+		s.mu.RUnlock()
+		return result{}, ctx.Err()
+	}
+	select {
+	case res := <-r.done:
+		return res.unwrap()
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(queued, abandoned) {
+			return result{}, ctx.Err()
+		}
+		// The writer has it: its outcome is what the caller must hear.
+		return (<-r.done).unwrap()
+	}
+}
+
+func (r result) unwrap() (result, error) {
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
+	return r, r.err
+}
+
+// writer is the one goroutine that writes. Each turn takes every request
+// waiting (up to maxBatch), runs them in one transaction, each in its own
+// savepoint so that one failing rolls back only itself, commits, and only
+// then answers them. It exits when Close has closed reqs and it is empty.
+func (s *Store) writer() {
+	defer close(s.done)
+	batch := make([]*request, 0, maxBatch)
+	for first := range s.reqs {
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-s.reqs:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+// commit runs one batch. The statements use a context of their own: one
+// caller giving up must not roll back the others' work.
+func (s *Store) commit(batch []*request) {
+	ctx := context.Background()
+	live := batch[:0:0]
+	for _, r := range batch {
+		if r.state.CompareAndSwap(queued, taken) {
+			live = append(live, r)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	results := make([]result, len(live))
+	sqlTx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		answerAll(live, fmt.Errorf("starting a transaction on %s: %w", s.path, err))
+		return
+	}
+	now := time.Now()
+	for i, r := range live {
+		results[i] = s.runOne(ctx, &Tx{tx: sqlTx, now: now}, r)
+	}
+	if err := sqlTx.Commit(); err != nil {
+		answerAll(live, fmt.Errorf("committing to %s: %w", s.path, err))
+		return
+	}
+	for i, r := range live {
+		r.done <- results[i]
+	}
+}
+
+func answerAll(rs []*request, err error) {
+	for _, r := range rs {
+		r.done <- result{err: err}
+	}
+}
+
+// runOne runs one request inside the batch's transaction, in a savepoint.
+func (s *Store) runOne(ctx context.Context, tx *Tx, r *request) (res result) {
+	if _, err := tx.tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
+		return result{err: fmt.Errorf("%s: %w", s.path, err)}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = result{panicked: p}
+		}
+		if res.err != nil || res.panicked != nil {
+			// Undo this request only. If even that fails the
+			// transaction is unusable, and Commit will say so to all.
+			tx.tx.ExecContext(ctx, "ROLLBACK TO req")
+		}
+		tx.tx.ExecContext(ctx, "RELEASE req")
+	}()
+	if r.fn != nil {
+		return result{err: r.fn(tx)}
+	}
+	ids := make([]uint32, 0, len(r.jobs))
+	for _, nj := range r.jobs {
+		id, err := tx.insert(nj)
+		if err != nil {
+			return result{err: err}
+		}
+		ids = append(ids, id)
+	}
+	return result{ids: ids}
+}
