@@ -69,6 +69,9 @@ func (c *Client) Close() error {
 }
 
 func (c *Client) dial(ctx context.Context) (net.Conn, error) {
+	if err := checkSocketPath(c.socket); err != nil {
+		return nil, &UnreachableError{Socket: c.socket, Err: err}
+	}
 	d := net.Dialer{Timeout: dialTimeout}
 	conn, err := d.DialContext(ctx, "unix", c.socket)
 	if err != nil {

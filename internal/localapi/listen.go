@@ -98,6 +98,9 @@ var _ net.Listener = (*Listener)(nil)
 // With the lock, B stops at step 2 of Listen.
 func Listen(path string, access Access) (*Listener, error) {
 	path = filepath.Clean(path)
+	if err := checkSocketPath(path); err != nil {
+		return nil, err
+	}
 	if err := prepareDir(filepath.Dir(path), access); err != nil {
 		return nil, err
 	}
@@ -111,6 +114,19 @@ func Listen(path string, access Access) (*Listener, error) {
 		return nil, err
 	}
 	return &Listener{ln: ln, path: path, access: access, lock: lock}, nil
+}
+
+// maxSocketPath is the longest path a Unix socket may have on Linux:
+// sun_path holds 108 bytes, the last one NUL.
+const maxSocketPath = 107
+
+// checkSocketPath refuses a path that bind and connect would refuse with
+// only "invalid argument".
+func checkSocketPath(path string) error {
+	if len(path) > maxSocketPath {
+		return fmt.Errorf("socket path %s is %d bytes long, more than the %d a Unix socket may have; set a shorter SocketPath", path, len(path), maxSocketPath)
+	}
+	return nil
 }
 
 // prepareDir makes sure dir exists and that nobody but root and this daemon's
