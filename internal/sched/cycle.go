@@ -112,6 +112,9 @@ func (p *pass) cycle() Plan {
 		handled := false
 		if (!res.ok || res.start > p.now) && !(fifo && blocked) {
 			if pre, node, ok := p.tryPreempt(pj, sh); ok {
+				// It starts once the victims have yielded: count it as
+				// running for limits and throttles already.
+				p.countStart(pj, 1)
 				plan.Preempts = append(plan.Preempts, pre...)
 				d.Detail = preemptDetail(pre)
 				res = searchResult{start: p.now, node: node, ok: true}
@@ -119,6 +122,7 @@ func (p *pass) cycle() Plan {
 			} else if p.cfg.Shrink && firstBlocked && !shrinkTried {
 				shrinkTried = true
 				if s, node, ok := p.tryShrink(pj, sh); ok {
+					p.countStart(pj, 1)
 					plan.Shrinks = append(plan.Shrinks, s)
 					d.Detail = shrinkDetail(s)
 					res = searchResult{start: p.now, node: node, ok: true}

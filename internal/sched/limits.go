@@ -97,8 +97,10 @@ func (p *pass) resourceDetail(sh *shape) string {
 		mem = max(mem, p.snap.Nodes[n].Mem)
 	}
 	switch {
+	case usable < sh.need && sh.shared && sh.need == 1:
+		return fmt.Sprintf("needs a GPU with %s of memory, the partition has none", fmtGiB(sh.key.gpuMem))
 	case usable < sh.need && sh.shared:
-		return fmt.Sprintf("needs %d GPUs with %s of memory, the partition has %d usable", sh.need, fmtGiB(sh.key.gpuMem), usable)
+		return fmt.Sprintf("needs %d GPUs with %s of memory each, the partition has %d", sh.need, fmtGiB(sh.key.gpuMem), usable)
 	case usable < sh.need:
 		return fmt.Sprintf("needs %d %s, the partition has %d usable", sh.need, gpuWord(sh), usable)
 	case cpus < sh.key.cpus:

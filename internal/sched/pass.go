@@ -53,6 +53,7 @@ type pass struct {
 	memo       map[memoKey]searchResult
 
 	running  []runInfo
+	yielding []yieldHold
 	userQOS  map[userQOSKey]userCount
 	arrayRun map[uint32]int
 	deltas   []colDelta

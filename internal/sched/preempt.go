@@ -35,7 +35,7 @@ func (p *pass) tryPreempt(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 		p.byRecency(cands)
 		agg := p.agg2s[n]
 		fitsWithout := func(set []int) bool {
-			rels = rels[:0]
+			rels = p.yieldingOn(n, rels[:0])
 			for _, k := range set {
 				rels = append(rels, p.running[k].rel)
 			}
@@ -62,15 +62,48 @@ func (p *pass) tryPreempt(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 		pre = append(pre, Preempt{JobID: r.job.ID, For: pj.job.ID})
 	}
 	p.holdNow(sh, bestEntry, end)
+	for _, k := range best {
+		p.untilYielded(&p.running[k])
+	}
 	return pre, n, true
 }
 
+// untilYielded holds a job being stopped a little longer: it runs until
+// the daemon has yielded it, so nothing may start now on what it frees
+// (held twice where the job it is stopped for takes it, which only means
+// unusable). Other jobs that preempt or shrink in this pass wait for
+// yields anyway, so for them it counts as gone (yieldingOn).
+func (p *pass) untilYielded(r *runInfo) {
+	p.deltas = p.deltas[:0]
+	for _, d := range r.rel.deltas {
+		p.deltas = append(p.deltas, colDelta{d.col, -d.delta})
+	}
+	p.add(r.node, p.now, p.now+p.res, p.deltas)
+	p.yielding = append(p.yielding, yieldHold{r.node, release{end: p.now + p.res, deltas: r.rel.deltas}})
+}
+
+// yieldHold is what a job being yielded still holds for a moment.
+type yieldHold struct {
+	node int
+	rel  release
+}
+
+// yieldingOn appends the releases of jobs being yielded on node n.
+func (p *pass) yieldingOn(n int, rels []release) []release {
+	for _, y := range p.yielding {
+		if y.node == n {
+			rels = append(rels, y.rel)
+		}
+	}
+	return rels
+}
+
 // holdNow reserves what sh needs on its i-th node from now to end, using
-// the minima over [now, end).
+// the minima over [now, end) where jobs being yielded count as gone.
 func (p *pass) holdNow(sh *shape, i int, end int64) {
 	n := sh.nodes[i]
 	agg := p.agg2s[n]
-	p.tls[n].minOver(p.now, end, sh.cols[i], agg, nil)
+	p.tls[n].minOver(p.now, end, sh.cols[i], agg, p.yieldingOn(n, nil))
 	slots := p.choose(sh, n, agg)
 	p.deltas = p.holdDeltas(sh, n, slots, p.deltas)
 	p.add(n, p.now, ceilTo(end, p.res), p.deltas)
@@ -222,6 +255,7 @@ func (p *pass) tryShrink(pj *pjob, sh *shape) (Shrink, int, bool) {
 	p.add(r.node, p.now, r.end, r.rel.deltas)
 	p.countStart(&r.pj, -1)
 	p.holdShrinkPair(sh, bestShape, r.node)
+	p.untilYielded(r)
 	return Shrink{JobID: r.job.ID, FromGPUs: r.wholeGPUs, ToGPUs: bestM, For: pj.job.ID}, r.node, true
 }
 
@@ -246,7 +280,7 @@ func (p *pass) shrinkFits(sh *shape, r *runInfo, m int) (*shape, bool) {
 	i := sh.nodeEntry(n)
 	agg := p.agg2s[n]
 	end := satAdd(p.now, max(sh.key.length, shR.key.length))
-	p.tls[n].minOver(p.now, end, p.allCols(n), agg, []release{r.rel})
+	p.tls[n].minOver(p.now, end, p.allCols(n), agg, p.yieldingOn(n, []release{r.rel}))
 	if !p.fitsOn(sh, i, agg) {
 		return nil, false
 	}
@@ -262,7 +296,7 @@ func (p *pass) shrinkFits(sh *shape, r *runInfo, m int) (*shape, bool) {
 func (p *pass) holdShrinkPair(sh, shR *shape, n int) {
 	end := satAdd(p.now, max(sh.key.length, shR.key.length))
 	agg := p.agg2s[n]
-	p.tls[n].minOver(p.now, end, p.allCols(n), agg, nil)
+	p.tls[n].minOver(p.now, end, p.allCols(n), agg, p.yieldingOn(n, nil))
 	for _, s := range []*shape{sh, shR} {
 		p.deltas = p.holdDeltas(s, n, p.choose(s, n, agg), p.deltas)
 		p.add(n, p.now, ceilTo(end, p.res), p.deltas)

@@ -118,7 +118,12 @@ func TestPriorityFactors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows := sched.Priorities(tt.snap.Build())
+			snap := tt.snap.Build()
+			before := st.Clone(snap)
+			rows := sched.Priorities(snap)
+			if diff := cmp.Diff(before, snap); diff != "" {
+				t.Errorf("Priorities modified its input (-before +after):\n%s", diff)
+			}
 			if len(rows) != 1 {
 				t.Fatalf("Priorities returned %d rows, want 1: %+v", len(rows), rows)
 			}

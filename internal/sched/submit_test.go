@@ -162,8 +162,12 @@ func TestWillRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			before := st.Clone(snap)
 			if diff := cmp.Diff(tt.want, sched.WillRun(snap, tt.job.Build())); diff != "" {
 				t.Errorf("WillRun (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, snap); diff != "" {
+				t.Errorf("WillRun modified its input (-before +after):\n%s", diff)
 			}
 		})
 	}

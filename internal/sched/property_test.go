@@ -1,0 +1,344 @@
+package sched_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	st "github.com/slurm-lite/slurm-lite/internal/sched/schedtest"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// genSnapshot draws a consistent snapshot: nodes with GPUs (some drained,
+// linked, or holding other people's memory), running jobs whose
+// allocations fit what exists, and pending jobs of every kind.
+func genSnapshot(t *rapid.T) sched.Snapshot {
+	now := st.Epoch
+	b := st.Snap().Configure(func(c *sched.Config) {
+		c.SchedulerType = rapid.SampledFrom([]sched.SchedulerType{sched.SchedBackfill, sched.SchedBackfill, sched.SchedBuiltin}).Draw(t, "sched")
+		c.Backfill.Resolution = time.Duration(rapid.SampledFrom([]int{1, 60, 600}).Draw(t, "res")) * time.Second
+		c.Backfill.Window = time.Duration(rapid.IntRange(10, 3000).Draw(t, "window")) * time.Minute
+		c.Backfill.MaxJobTest = rapid.IntRange(1, 40).Draw(t, "maxtest")
+		c.Shrink = rapid.Bool().Draw(t, "shrink")
+	})
+	b.Part(st.Part("gpu").Default(), st.Part("scav").Tier(0).Requeue(), st.Part("high").Tier(2))
+	types := []string{"a100", "nvidia_h100-80gb", "t4"}
+	nodes := rapid.IntRange(1, 3).Draw(t, "nodes")
+	type gpuState struct {
+		excl, shared bool
+		free         int64 // what a new job may still take
+	}
+	nextID := uint32(1)
+	var running []*st.JobBuilder
+	for n := range nodes {
+		name := fmt.Sprintf("n%d", n)
+		cpus := rapid.IntRange(1, 16).Draw(t, "cpus")
+		mem := int64(rapid.IntRange(1, 64).Draw(t, "mem")) * st.GiB
+		nb := st.Node(name).CPUs(cpus).Mem(mem)
+		ngpu := rapid.IntRange(0, 6).Draw(t, "gpus")
+		state := make([]gpuState, ngpu)
+		for g := range ngpu {
+			total := int64(rapid.SampledFrom([]int{16, 24, 80}).Draw(t, "gpumem")) * st.GiB
+			nb.GPUs(1, rapid.SampledFrom(types).Draw(t, "type"), total)
+			state[g] = gpuState{free: total}
+			if rapid.IntRange(0, 9).Draw(t, "foreign") == 0 {
+				f := int64(rapid.IntRange(1, 16).Draw(t, "foreignGiB")) * st.GiB
+				nb.Foreign(g, min(f, total))
+				state[g].free -= min(f, total)
+			}
+			if rapid.IntRange(0, 9).Draw(t, "drain") == 0 {
+				nb.Drain(g)
+			}
+		}
+		if ngpu >= 2 && rapid.Bool().Draw(t, "nvlink") {
+			nb.NVLink([]int{0, 1})
+		}
+		b.Node(nb)
+		freeCPU, freeMem := cpus, mem
+		for range rapid.IntRange(0, 4).Draw(t, "running") {
+			c := rapid.IntRange(1, max(1, freeCPU)).Draw(t, "rcpus")
+			m := int64(rapid.IntRange(0, 4).Draw(t, "rmem")) * st.GiB
+			if c > freeCPU || m > freeMem {
+				break
+			}
+			jb := st.Job(nextID).User(fmt.Sprintf("u%d", nextID%3)).CPUs(c).Mem(m).
+				Partition(rapid.SampledFrom([]string{"gpu", "scav"}).Draw(t, "rpart")).
+				Time(time.Duration(rapid.SampledFrom([]int{10, 60, 240, 0}).Draw(t, "rlimit")) * time.Minute)
+			if rapid.Bool().Draw(t, "ryield") {
+				jb.Yieldable()
+			}
+			jb.Running(now.Add(-time.Duration(rapid.IntRange(0, 300).Draw(t, "rage"))*time.Minute), name)
+			jb.CPUIDs(seq(cpus-freeCPU, c)...).HostMem(m)
+			freeCPU -= c
+			freeMem -= m
+			if rapid.Bool().Draw(t, "rshared") {
+				g := rapid.IntRange(0, max(0, ngpu-1)).Draw(t, "rgpu")
+				if ngpu > 0 && !state[g].excl && state[g].free >= st.GiB {
+					res := int64(rapid.IntRange(1, int(state[g].free/st.GiB)).Draw(t, "rres")) * st.GiB
+					used := int64(rapid.IntRange(0, int(res/st.GiB)).Draw(t, "rused")) * st.GiB
+					jb.GPUMem(res).Sharing(g, res, used)
+					state[g].free -= res
+					state[g].shared = true
+				}
+			} else {
+				want := rapid.IntRange(0, 3).Draw(t, "rn")
+				var idx []int
+				for g := range state {
+					if !state[g].excl && !state[g].shared && len(idx) < want {
+						idx = append(idx, g)
+					}
+				}
+				for _, g := range idx {
+					used := int64(rapid.IntRange(0, int(state[g].free/st.GiB)).Draw(t, "rwused")) * st.GiB
+					state[g].excl = true
+					jb.Sharing(g, 0, used)
+				}
+				jb.GPUs(len(idx))
+			}
+			running = append(running, jb)
+			nextID++
+		}
+	}
+	b.Job(running...)
+	for range rapid.IntRange(0, 25).Draw(t, "pending") {
+		jb := st.Job(nextID).User(fmt.Sprintf("u%d", rapid.IntRange(0, 3).Draw(t, "user"))).
+			CPUs(rapid.IntRange(1, 8).Draw(t, "pcpus")).Mem(int64(rapid.IntRange(0, 8).Draw(t, "pmem")) * st.GiB).
+			Partition(rapid.SampledFrom([]string{"gpu", "gpu", "scav", "high"}).Draw(t, "ppart")).
+			Time(time.Duration(rapid.SampledFrom([]int{5, 30, 90, 600, 0}).Draw(t, "plimit")) * time.Minute).
+			Submitted(now.Add(-time.Duration(rapid.IntRange(0, 1000).Draw(t, "psub")) * time.Minute)).
+			Nice(rapid.IntRange(-100, 100).Draw(t, "nice"))
+		switch rapid.IntRange(0, 5).Draw(t, "kind") {
+		case 0, 1:
+			jb.GPUs(rapid.IntRange(1, 4).Draw(t, "pgpus"))
+		case 2:
+			jb.GPUMem(int64(rapid.IntRange(1, 40).Draw(t, "pgpumem")) * st.GiB).GPUs(rapid.IntRange(0, 2).Draw(t, "pshare"))
+		case 3:
+			jb.GPUs(1).GPUType(rapid.SampledFrom([]string{"a100", "h100", "v100"}).Draw(t, "ptype"))
+		}
+		switch rapid.IntRange(0, 9).Draw(t, "extra") {
+		case 0:
+			jb.Hold()
+		case 1:
+			jb.AfterOK(uint32(rapid.IntRange(1, int(nextID)).Draw(t, "dep")))
+		case 2:
+			jb.Task(1000, int(nextID), 1)
+		}
+		b.Job(jb)
+		nextID++
+	}
+	return b.Build()
+}
+
+func seq(from, n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = from + i
+	}
+	return s
+}
+
+func TestPropertiesOfEveryPlan(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		snap := genSnapshot(t)
+		before := st.Clone(snap)
+		plan := sched.Cycle(snap)
+		if diff := cmp.Diff(before, snap); diff != "" {
+			t.Fatalf("Cycle modified its input (-before +after):\n%s", diff)
+		}
+		checkAllocations(t, snap, plan)
+		checkEveryPendingJobDecided(t, snap, plan)
+		if again := sched.Cycle(snap); !cmp.Equal(plan, again) {
+			t.Fatalf("same input, different plan:\n%s", cmp.Diff(plan, again))
+		}
+		shuffled := st.Clone(snap)
+		perm := rapid.Permutation(shuffled.Jobs).Draw(t, "perm")
+		shuffled.Jobs = perm
+		if other := sched.Cycle(shuffled); !cmp.Equal(plan, other) {
+			t.Fatalf("job order changed the plan:\n%s", cmp.Diff(plan, other))
+		}
+		checkTopReservationNotDelayed(t, snap, plan)
+	})
+}
+
+// checkAllocations: every start gets what it asked for and only what
+// exists; no GPU is given whole twice or shared while owned; GPU memory,
+// CPU ids and host memory are never over-committed, counting what running
+// jobs hold (preempted ones included: they have not stopped yet).
+func checkAllocations(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
+	type gpuUse struct {
+		gpu          sched.GPU
+		node         string
+		excl, shared int
+		avail        int64
+	}
+	gpus := map[string]*gpuUse{}
+	cpus := map[string]map[int]bool{}
+	mem := map[string]int64{}
+	nodes := map[string]sched.Node{}
+	for _, n := range snap.Nodes {
+		nodes[n.Name] = n
+		cpus[n.Name] = map[int]bool{}
+		for _, g := range n.GPUs {
+			gpus[g.UUID] = &gpuUse{gpu: g, node: n.Name, avail: g.FreeMem}
+		}
+	}
+	jobs := map[uint32]sched.Job{}
+	for _, j := range snap.Jobs {
+		jobs[j.ID] = j
+		if j.State != slurm.Running {
+			continue
+		}
+		for _, a := range j.Alloc.GPUs {
+			u := gpus[a.UUID]
+			if a.Mem == 0 {
+				u.excl++
+			} else {
+				u.shared++
+				u.avail -= max(0, a.Mem-a.Used)
+			}
+		}
+		for _, c := range j.Alloc.CPUs {
+			cpus[j.Alloc.Node][c] = true
+		}
+		mem[j.Alloc.Node] += j.Alloc.Mem
+	}
+	for _, s := range plan.Starts {
+		j, ok := jobs[s.JobID]
+		if !ok || j.State != slurm.Pending {
+			t.Fatalf("started job %d is not a pending job of the snapshot", s.JobID)
+		}
+		node, ok := nodes[s.Alloc.Node]
+		if !ok || node.Drained {
+			t.Fatalf("job %d started on node %q, which does not exist or is drained", j.ID, s.Alloc.Node)
+		}
+		need, shared := j.Req.GPUs, j.Req.GPUMem > 0
+		if shared {
+			need = max(1, need)
+		}
+		if len(s.Alloc.GPUs) != need {
+			t.Fatalf("job %d asked for %d GPUs and got %d", j.ID, need, len(s.Alloc.GPUs))
+		}
+		seen := map[string]bool{}
+		for _, a := range s.Alloc.GPUs {
+			u, ok := gpus[a.UUID]
+			switch {
+			case !ok || u.node != node.Name:
+				t.Fatalf("job %d got GPU %s, which is not on node %s", j.ID, a.UUID, node.Name)
+			case seen[a.UUID]:
+				t.Fatalf("job %d got GPU %s twice", j.ID, a.UUID)
+			case u.gpu.Drained:
+				t.Fatalf("job %d got drained GPU %s", j.ID, a.UUID)
+			case !typeMatchesForTest(u.gpu.Type, j.Req.GPUType):
+				t.Fatalf("job %d asked for type %q and got %s", j.ID, j.Req.GPUType, u.gpu.Type)
+			case u.excl > 0:
+				t.Fatalf("job %d got GPU %s, which another job owns", j.ID, a.UUID)
+			}
+			seen[a.UUID] = true
+			if shared {
+				if a.Mem != j.Req.GPUMem {
+					t.Fatalf("job %d reserved %d on %s, asked %d", j.ID, a.Mem, a.UUID, j.Req.GPUMem)
+				}
+				u.avail -= a.Mem
+				u.shared++
+				if u.avail < 0 {
+					t.Fatalf("GPU %s over-committed by job %d: %d bytes short", a.UUID, j.ID, -u.avail)
+				}
+			} else {
+				if a.Mem != 0 || u.shared > 0 || u.gpu.ForeignMem > snap.Config.ForeignMemSlack {
+					t.Fatalf("job %d got GPU %s whole while it is shared or used by others", j.ID, a.UUID)
+				}
+				u.excl++
+			}
+		}
+		if len(s.Alloc.CPUs) != max(1, j.Req.CPUs) {
+			t.Fatalf("job %d asked for %d CPUs and got %v", j.ID, max(1, j.Req.CPUs), s.Alloc.CPUs)
+		}
+		for _, c := range s.Alloc.CPUs {
+			if c < 0 || c >= node.CPUs || cpus[node.Name][c] {
+				t.Fatalf("job %d got CPU %d on %s, which is taken or does not exist", j.ID, c, node.Name)
+			}
+			cpus[node.Name][c] = true
+		}
+		mem[node.Name] += j.Req.Mem
+		if mem[node.Name] > node.Mem {
+			t.Fatalf("node %s memory over-committed by job %d", node.Name, j.ID)
+		}
+	}
+}
+
+func typeMatchesForTest(have, want string) bool {
+	return want == "" || strings.Contains(strings.ToLower(have), strings.ToLower(want))
+}
+
+// checkEveryPendingJobDecided: each pending job is started or has exactly
+// one decision, and nothing else appears.
+func checkEveryPendingJobDecided(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
+	var want, got []uint32
+	for _, j := range snap.Jobs {
+		if j.State == slurm.Pending {
+			want = append(want, j.ID)
+		}
+	}
+	got = append(got, st.Started(plan)...)
+	for _, d := range plan.Pending {
+		got = append(got, d.JobID)
+		if d.Reason == "" {
+			t.Fatalf("job %d has no reason", d.JobID)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("decided jobs (-pending +decided):\n%s", diff)
+	}
+}
+
+// checkTopReservationNotDelayed: backfill never delays the top reservation.
+// Let the jobs the plan starts run; planning again at the same moment must
+// not expect the first job holding a reservation any later.
+func checkTopReservationNotDelayed(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
+	window := snap.Now.Add(snap.Config.Backfill.Window)
+	var top sched.Decision
+	for _, d := range plan.Pending {
+		waits := d.Reason == slurm.ReasonResources || d.Reason == slurm.ReasonPriority
+		if waits && d.ExpectedStart.After(snap.Now) && !d.ExpectedStart.After(window) {
+			top = d
+			break
+		}
+	}
+	if top.JobID == 0 {
+		return
+	}
+	after := st.Clone(snap)
+	array := func(id uint32) uint32 {
+		return after.Jobs[slices.IndexFunc(after.Jobs, func(j sched.Job) bool { return j.ID == id })].ArrayJobID
+	}
+	for _, s := range plan.Starts {
+		if a := array(s.JobID); a != 0 && a == array(top.JobID) {
+			// A task of the same array started: the %N throttle, not
+			// the reservation, decides when the top task may run.
+			return
+		}
+		i := slices.IndexFunc(after.Jobs, func(j sched.Job) bool { return j.ID == s.JobID })
+		j := &after.Jobs[i]
+		j.State, j.Start, j.Alloc, j.TimeLimit = slurm.Running, snap.Now, s.Alloc, s.TimeLimit
+		// As ordinary work they cannot become preemption or shrink
+		// victims, which would change what the replan preempts.
+		j.Partition, j.Yieldable = "gpu", false
+	}
+	again := sched.Cycle(after)
+	if slices.Contains(st.Started(again), top.JobID) {
+		return
+	}
+	d, _ := st.Decision(again, top.JobID)
+	if d.ExpectedStart.IsZero() || d.ExpectedStart.After(top.ExpectedStart) {
+		t.Fatalf("job %d was expected at %v; with the backfilled jobs running it is expected at %v",
+			top.JobID, top.ExpectedStart, d.ExpectedStart)
+	}
+}
