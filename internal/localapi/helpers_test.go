@@ -143,13 +143,13 @@ func withRoutes(r Routes) serverOpt { return func(s *Server, _ *Access) { s.Rout
 
 // startServer listens in a fresh temporary directory and serves the test
 // API; the test's cleanup shuts it down and checks that Serve returned nil.
-func startServer(t *testing.T, opts ...serverOpt) *server {
+func startServer(t testing.TB, opts ...serverOpt) *server {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "run", "slurmd.sock")
 	return startServerAt(t, sock, opts...)
 }
 
-func startServerAt(t *testing.T, sock string, opts ...serverOpt) *server {
+func startServerAt(t testing.TB, sock string, opts ...serverOpt) *server {
 	t.Helper()
 	api := &testAPI{}
 	srv := &Server{Routes: api.routes(), Logf: t.Logf}
@@ -176,7 +176,7 @@ func startServerAt(t *testing.T, sock string, opts ...serverOpt) *server {
 	return s
 }
 
-func (s *server) client(t *testing.T) *Client {
+func (s *server) client(t testing.TB) *Client {
 	t.Helper()
 	c, err := Dial(s.sock)
 	if err != nil {
