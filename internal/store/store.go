@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -57,6 +58,10 @@ type Store struct {
 	closed bool
 	reqs   chan *request
 	done   chan struct{} // closed when the writer goroutine has exited
+
+	// commits counts the writer's transactions, to show group commit at
+	// work in tests and benchmarks.
+	commits atomic.Int64
 }
 
 // options are Open's knobs that only tests and benchmarks turn.
@@ -168,9 +173,10 @@ func openLocked(dir string, o options) (*Store, error) {
 
 // Kinds of connection.
 const (
-	connCheck = iota // read-only, for the checks before anything is written
-	connWrite        // the writer's
-	connRead         // the readers'
+	connCheck  = iota // read-only, for the checks before anything is written
+	connWrite         // the writer's
+	connRead          // the readers'
+	connBackup        // Backup's
 )
 
 // dsn is the driver's connection string: a file: URI (so any path works)
@@ -191,6 +197,10 @@ func dsn(path, synchronous string, kind int) string {
 	case connRead:
 		q.Add("mode", "rw")
 		q.Add("_pragma", "query_only(1)")
+	case connBackup:
+		// VACUUM INTO writes another file, which query_only forbids; it
+		// reads this one in a read transaction, not waiting for the writer.
+		q.Add("mode", "rw")
 	}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -293,13 +303,31 @@ func syncDir(dir string) error {
 // integrity check, writing nothing. It returns the schema version (0 for an
 // empty database).
 func checkFile(ctx context.Context, path string, known int) (int, error) {
+	// Even a read-only connection to a database in WAL mode creates the
+	// -wal and -shm files: remove those it made if the file is refused, so
+	// that the state directory is left exactly as it was found.
+	var made []string
+	for _, p := range []string{path + "-wal", path + "-shm"} {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			made = append(made, p)
+		}
+	}
 	db, err := sql.Open("sqlite", dsn(path, "FULL", connCheck))
 	if err != nil {
 		return 0, fmt.Errorf("opening %s: %w", path, err)
 	}
-	defer db.Close()
 	db.SetMaxOpenConns(1)
-	return check(ctx, db, path, known)
+	version, err := check(ctx, db, path, known)
+	db.Close()
+	if err != nil {
+		for _, p := range made {
+			// A -wal it made is empty; anything else is not ours to remove.
+			if fi, statErr := os.Lstat(p); statErr == nil && (fi.Size() == 0 || strings.HasSuffix(p, "-shm")) {
+				os.Remove(p)
+			}
+		}
+	}
+	return version, err
 }
 
 func check(ctx context.Context, db *sql.DB, path string, known int) (int, error) {
@@ -427,7 +455,12 @@ func vacuumInto(ctx context.Context, db *sql.DB, dst string) error {
 // Backup writes a consistent copy of the state to dst (mode 0600) while the
 // store stays in use: what an operator restores after losing the disk.
 func (s *Store) Backup(ctx context.Context, dst string) error {
-	if err := vacuumInto(ctx, s.r, dst); err != nil {
+	db, err := sql.Open("sqlite", dsn(s.path, "FULL", connBackup))
+	if err != nil {
+		return fmt.Errorf("backing up %s: %w", s.path, err)
+	}
+	defer db.Close()
+	if err := vacuumInto(ctx, db, dst); err != nil {
 		return fmt.Errorf("backing up %s to %s: %w", s.path, dst, err)
 	}
 	return nil

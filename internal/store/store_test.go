@@ -321,3 +321,40 @@ func TestJobsFilter(t *testing.T) {
 		})
 	}
 }
+
+func TestSubmissionsThatWaitShareOneCommit(t *testing.T) {
+	s, _ := openT(t)
+	const n = 50
+	// Hold the writer in a transaction while n submissions queue up.
+	release := make(chan struct{})
+	held := make(chan error, 1)
+	entered := make(chan struct{})
+	go func() {
+		held <- s.Update(ctx, func(*Tx) error {
+			close(entered)
+			<-release
+			return nil
+		})
+	}()
+	<-entered
+	var wg sync.WaitGroup
+	nj := newJob(t, trainScript)
+	for range n {
+		wg.Go(func() {
+			if _, err := s.Submit(ctx, []NewJob{nj}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for len(s.reqs) < n {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if got := s.commits.Load(); got != 2 {
+		t.Errorf("%d commits for one update and %d queued submissions, want 2", got, n)
+	}
+}

@@ -157,6 +157,7 @@ func (s *Store) commit(batch []*request) {
 		answerAll(live, fmt.Errorf("committing to %s: %w", s.path, err))
 		return
 	}
+	s.commits.Add(1)
 	for i, r := range live {
 		r.done <- results[i]
 	}
