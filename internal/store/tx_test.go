@@ -433,3 +433,33 @@ func TestUsageDrainsAndEventsSurviveReopen(t *testing.T) {
 		})
 	}
 }
+
+func TestARolledBackTransactionFailsTheWholeBatch(t *testing.T) {
+	s, _ := openT(t)
+	mk := func(fn func(*Tx) error, jobs ...NewJob) *request {
+		return &request{fn: fn, jobs: jobs, done: make(chan result, 1)}
+	}
+	before := mk(nil, newJob(t, trainScript))
+	// What SQLite does on an I/O error or a full disk: it rolls back the
+	// transaction, whatever savepoints there were.
+	lose := mk(func(tx *Tx) error { _, err := tx.exec("ROLLBACK"); return err })
+	after := mk(nil, newJob(t, trainScript))
+	s.commit([]*request{before, lose, after})
+	for i, r := range []*request{before, lose, after} {
+		res := <-r.done
+		if res.err == nil || !strings.Contains(res.err.Error(), "rolled back") {
+			t.Errorf("request %d: ids %v, error %v; want a rolled-back error", i, res.ids, res.err)
+		}
+	}
+	jobs, err := s.Jobs(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 0 {
+		t.Errorf("%d jobs stored by a rolled-back batch", len(jobs))
+	}
+	// The writer goes on.
+	if id := submitOne(t, s, newJob(t, trainScript)); id != 1 {
+		t.Errorf("next submission got id %d, want 1", id)
+	}
+}

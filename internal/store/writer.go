@@ -151,7 +151,17 @@ func (s *Store) commit(batch []*request) {
 	}
 	now := time.Now()
 	for i, r := range live {
-		results[i] = s.runOne(ctx, &Tx{tx: sqlTx, now: now}, r)
+		var lost error
+		results[i], lost = s.runOne(ctx, &Tx{tx: sqlTx, now: now}, r)
+		if lost != nil {
+			// SQLite rolled the whole transaction back (it does on
+			// I/O errors, a full disk, ...): nothing of the batch is
+			// committed, and the requests left must not run outside a
+			// transaction.
+			sqlTx.Rollback()
+			answerAll(live, fmt.Errorf("writing to %s: the transaction was rolled back: %w", s.path, lost))
+			return
+		}
 	}
 	if err := sqlTx.Commit(); err != nil {
 		answerAll(live, fmt.Errorf("committing to %s: %w", s.path, err))
@@ -170,31 +180,37 @@ func answerAll(rs []*request, err error) {
 }
 
 // runOne runs one request inside the batch's transaction, in a savepoint.
-func (s *Store) runOne(ctx context.Context, tx *Tx, r *request) (res result) {
+// lost is set when the savepoint cannot be closed, which means SQLite has
+// rolled back the whole transaction.
+func (s *Store) runOne(ctx context.Context, tx *Tx, r *request) (res result, lost error) {
 	if _, err := tx.tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
-		return result{err: fmt.Errorf("%s: %w", s.path, err)}
+		return result{}, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			res = result{panicked: p}
 		}
 		if res.err != nil || res.panicked != nil {
-			// Undo this request only. If even that fails the
-			// transaction is unusable, and Commit will say so to all.
-			tx.tx.ExecContext(ctx, "ROLLBACK TO req")
+			// Undo this request only.
+			if _, err := tx.tx.ExecContext(ctx, "ROLLBACK TO req"); err != nil {
+				lost = err
+				return
+			}
 		}
-		tx.tx.ExecContext(ctx, "RELEASE req")
+		if _, err := tx.tx.ExecContext(ctx, "RELEASE req"); err != nil {
+			lost = err
+		}
 	}()
 	if r.fn != nil {
-		return result{err: r.fn(tx)}
+		return result{err: r.fn(tx)}, nil
 	}
 	ids := make([]uint32, 0, len(r.jobs))
 	for _, nj := range r.jobs {
 		id, err := tx.insert(nj)
 		if err != nil {
-			return result{err: err}
+			return result{err: err}, nil
 		}
 		ids = append(ids, id)
 	}
-	return result{ids: ids}
+	return result{ids: ids}, nil
 }
