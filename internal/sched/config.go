@@ -88,8 +88,9 @@ type Backfill struct {
 	// 1440 minutes). A job expected to start later gets a start time but
 	// no reservation.
 	Window time.Duration
-	// MaxJobTest is bf_max_job_test: how many jobs a pass evaluates against
-	// resources (default 500). The rest wait with reason Priority.
+	// MaxJobTest is bf_max_job_test: how many jobs that cannot start now a
+	// pass evaluates against resources (default 500). The rest wait with
+	// reason Priority.
 	MaxJobTest int
 	// Resolution is bf_resolution: reservations are widened to multiples of
 	// it (default 60 s).

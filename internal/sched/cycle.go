@@ -27,16 +27,17 @@ func Cycle(snap Snapshot) Plan {
 //     (compareJobs);
 //  2. walk them in that order; a job held back by something other than
 //     resources (staticBlock) gets that reason;
-//  3. up to bf_max_job_test jobs are searched on the timeline for the
-//     earliest time they fit for their whole time limit; one that fits now
-//     starts, unless FIFO scheduling stopped at a blocked job;
+//  3. the job is searched on the timeline for the earliest time it fits
+//     for its whole time limit; one that fits now starts, unless FIFO
+//     scheduling stopped at a blocked job;
 //  4. a job that does not fit now may preempt lower-tier REQUEUE jobs, or
 //     shrink a yieldable job (Config.Shrink, the first blocked job only);
 //  5. otherwise it gets a reservation on specific GPUs when it is expected
 //     within bf_window, so lower jobs only start where they delay no
 //     reservation (backfill); its reason is Resources for the first blocked
 //     job of its partition, Priority for the others;
-//  6. jobs past the test limit wait with reason Priority.
+//  6. once bf_max_job_test jobs could not start, the rest wait with reason
+//     Priority without being searched.
 func (p *pass) cycle() Plan {
 	// 1.
 	// Counted first: finished jobs kept in the snapshot cost no memory.
@@ -93,7 +94,6 @@ func (p *pass) cycle() Plan {
 			plan.Pending = append(plan.Pending, d)
 			continue
 		}
-		tested++
 		// 3.
 		sh := p.shapeOf(pj)
 		from := p.now
@@ -108,6 +108,7 @@ func (p *pass) cycle() Plan {
 			plan.Starts = append(plan.Starts, p.start(pj, sh, res.node, blocked))
 			continue
 		}
+		tested++ // only jobs that do not start count: the limit bounds reservation work
 		// 4.
 		handled := false
 		if (!res.ok || res.start > p.now) && !(fifo && blocked) {
@@ -167,17 +168,64 @@ func (p *pass) cycle() Plan {
 	return plan
 }
 
-// search is earliest with a memo: while the timeline is unchanged, jobs of
-// one shape get one answer. Only answers that change nothing (never, or
-// beyond bf_window) are reused, since the others need the window's minima.
+// search is earliest with two memos, both valid while the timeline is
+// unchanged. Jobs of one shape get one answer, if it changes nothing (never,
+// or beyond bf_window; other answers lead to a reservation and need the
+// window's minima). And a job that asks for no less than an earlier one of
+// its class (more GPUs, memory or CPUs, a longer limit) cannot start before
+// that one could: the search starts there. Once the window is full that
+// makes the search of the remaining jobs short.
 func (p *pass) search(sh *shape, from int64) searchResult {
+	if !searchMemo {
+		return p.earliest(sh, from)
+	}
 	k := memoKey{sh, from}
 	if r, ok := p.memo[k]; ok && r.version == p.version && (!r.ok || r.start > p.windowEnd) {
 		return r
 	}
-	r := p.earliest(sh, from)
+	lo := from
+	for _, b := range p.bounds[sh.eligible] {
+		if b.version != p.version || b.from > from || !b.below(sh) {
+			continue
+		}
+		if !b.ok {
+			return searchResult{version: p.version, node: -1}
+		}
+		lo = max(lo, b.start)
+	}
+	r := p.earliest(sh, lo)
 	p.memo[k] = r
+	bs := p.bounds[sh.eligible]
+	if len(bs) >= maxBounds {
+		bs = bs[1:]
+	}
+	p.bounds[sh.eligible] = append(bs, bound{version: p.version, from: from, key: sh.key, need: sh.need, start: r.start, ok: r.ok})
 	return r
+}
+
+// searchMemo is only turned off by tests, to check that the memos change
+// no answer.
+var searchMemo = true
+
+// maxBounds is how many earlier answers per class search remembers.
+const maxBounds = 32
+
+// bound is an earlier search answer: a job of this size could start no
+// earlier than start (never, if !ok).
+type bound struct {
+	version int
+	from    int64
+	key     shapeKey
+	need    int
+	start   int64
+	ok      bool
+}
+
+// below reports whether sh asks for at least as much as the bound's job, so
+// that it cannot start earlier.
+func (b *bound) below(sh *shape) bool {
+	return b.need <= sh.need && b.key.gpuMem <= sh.key.gpuMem && b.key.cpus <= sh.key.cpus &&
+		b.key.mem <= sh.key.mem && b.key.length <= sh.key.length
 }
 
 // start places a job that fits now: the GPUs chosen on the window's minima,

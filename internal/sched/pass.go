@@ -51,6 +51,7 @@ type pass struct {
 	shapes     map[shapeKey]*shape
 	eligibles  map[eligibleKey]*eligible
 	memo       map[memoKey]searchResult
+	bounds     map[*eligible][]bound
 
 	running  []runInfo
 	yielding []yieldHold
@@ -112,6 +113,7 @@ func newPass(snap *Snapshot) *pass {
 		shapes:    map[shapeKey]*shape{},
 		eligibles: map[eligibleKey]*eligible{},
 		memo:      map[memoKey]searchResult{},
+		bounds:    map[*eligible][]bound{},
 		userQOS:   map[userQOSKey]userCount{},
 		arrayRun:  map[uint32]int{},
 		nodeSlots: make([][]int, len(snap.Nodes)),

@@ -166,6 +166,26 @@ func TestPropertiesOfEveryPlan(t *testing.T) {
 	})
 }
 
+func TestSearchMemosChangeNoAnswer(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		snap := genSnapshot(t)
+		plan := sched.Cycle(snap)
+		defer sched.SetSearchMemo(sched.SetSearchMemo(false))
+		if plain := sched.Cycle(snap); !cmp.Equal(plan, plain) {
+			t.Fatalf("memoised and plain searches differ (-memo +plain):\n%s", cmp.Diff(plan, plain))
+		}
+	})
+}
+
+func TestSearchMemosChangeNoAnswerOnABusyCluster(t *testing.T) {
+	snap := busyCluster(8, 2000, 0)
+	plan := sched.Cycle(snap)
+	defer sched.SetSearchMemo(sched.SetSearchMemo(false))
+	if plain := sched.Cycle(snap); !cmp.Equal(plan, plain) {
+		t.Fatalf("memoised and plain searches differ (-memo +plain):\n%s", cmp.Diff(plan, plain))
+	}
+}
+
 // checkAllocations: every start gets what it asked for and only what
 // exists; no GPU is given whole twice or shared while owned; GPU memory,
 // CPU ids and host memory are never over-committed, counting what running
