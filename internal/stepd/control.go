@@ -1,0 +1,193 @@
+package stepd
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// The control socket (stepd.sock in the state directory) takes one JSON
+// request per connection and answers one JSON reply. Only root and the
+// supervisor's own user may connect (SO_PEERCRED): the daemon decides who
+// may act on a job; the supervisor only obeys it.
+
+// Operations.
+const (
+	OpStatus = "status" // the job's Status, State RUNNING while it runs
+	OpSignal = "signal" // send Signal to Target's processes
+	OpCancel = "cancel" // end the job: Signal (SIGTERM), KillWait, SIGKILL
+)
+
+// Targets of OpSignal.
+const (
+	// TargetBatch is the batch shell alone (scancel -b, --signal=B:).
+	TargetBatch = "batch"
+	// TargetSteps is every process of the job but the batch shell: what
+	// Slurm's job steps are on one machine (scancel --signal without -b,
+	// --signal without B:). See doc.go.
+	TargetSteps = "steps"
+	// TargetAll is every process of the job (scancel --full).
+	TargetAll = "all"
+)
+
+// Request is one control request.
+type Request struct {
+	Op string `json:"op"`
+	// Signal is OpSignal's signal, or OpCancel's first signal (SIGTERM
+	// when 0; a job that checkpoints on another signal gets that one).
+	Signal syscall.Signal `json:"signal,omitempty"`
+	Target string         `json:"target,omitempty"`
+	// OpCancel: who asks (scontrol's "CANCELLED by UID"), why (WhyRequeue,
+	// WhyPreemption, "" for a plain cancel), the grace before SIGKILL (0:
+	// KillWait) or Kill for SIGKILL at once.
+	By    *uint32       `json:"by,omitempty"`
+	Why   string        `json:"why,omitempty"`
+	Grace time.Duration `json:"grace,omitempty"`
+	Kill  bool          `json:"kill,omitempty"`
+}
+
+// Reply answers a Request.
+type Reply struct {
+	Error  string  `json:"error,omitempty"`
+	Status *Status `json:"status,omitempty"`
+	// Signalled is how many processes OpSignal reached.
+	Signalled int `json:"signalled,omitempty"`
+}
+
+// maxRequest bounds a request's size.
+const maxRequest = 64 << 10
+
+// Call sends req to the supervisor of the job whose state directory is dir.
+// An error from the supervisor comes back as an error too, with the reply.
+func Call(dir string, req Request) (Reply, error) {
+	path := filepath.Join(dir, SocketFile)
+	c, err := net.DialTimeout("unix", path, 5*time.Second)
+	if err != nil {
+		return Reply{}, fmt.Errorf("job supervisor not reachable at %s: %w", path, err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := json.NewEncoder(c).Encode(req); err != nil {
+		return Reply{}, fmt.Errorf("job supervisor at %s: %w", path, err)
+	}
+	var rep Reply
+	if err := json.NewDecoder(c).Decode(&rep); err != nil {
+		return Reply{}, fmt.Errorf("job supervisor at %s: reading reply: %w", path, err)
+	}
+	if rep.Error != "" {
+		return rep, errors.New(rep.Error)
+	}
+	return rep, nil
+}
+
+// call is a request on its way to the supervisor's loop.
+type call struct {
+	req   Request
+	reply chan Reply
+}
+
+// listen opens the control socket. A socket left by a dead supervisor is
+// removed first: the caller holds the state directory's lock, so no live
+// supervisor owns it.
+func listen(path string) (*net.UnixListener, error) {
+	if len(path) >= 108 {
+		return nil, fmt.Errorf("control socket path %s is too long for a Unix socket (%d bytes, at most 107)", path, len(path))
+	}
+	_ = os.Remove(path)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("control socket: %w", err)
+	}
+	ln.SetUnlinkOnClose(true)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("control socket: %w", err)
+	}
+	return ln, nil
+}
+
+// serve answers connections on ln through calls until done is closed or
+// ln is.
+func serve(ln *net.UnixListener, calls chan<- call, done <-chan struct{}) {
+	for {
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			return
+		}
+		go handleConn(c, calls, done)
+	}
+}
+
+func handleConn(c *net.UnixConn, calls chan<- call, done <-chan struct{}) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	enc := json.NewEncoder(c)
+	if err := allowedPeer(c); err != nil {
+		_ = enc.Encode(Reply{Error: err.Error()})
+		return
+	}
+	var req Request
+	if err := json.NewDecoder(bufio.NewReader(&limitedReader{c, maxRequest})).Decode(&req); err != nil {
+		_ = enc.Encode(Reply{Error: fmt.Sprintf("bad request: %v", err)})
+		return
+	}
+	cl := call{req: req, reply: make(chan Reply, 1)}
+	select {
+	case calls <- cl:
+	case <-done:
+		_ = enc.Encode(Reply{Error: "the job has ended"})
+		return
+	}
+	select {
+	case rep := <-cl.reply:
+		_ = enc.Encode(rep)
+	case <-done:
+		_ = enc.Encode(Reply{Error: "the job has ended"})
+	}
+}
+
+// allowedPeer admits root and the supervisor's own user.
+func allowedPeer(c *net.UnixConn) error {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *syscall.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return err
+	}
+	if credErr != nil {
+		return fmt.Errorf("reading peer credentials: %w", credErr)
+	}
+	if cred.Uid != 0 && int(cred.Uid) != os.Getuid() {
+		return fmt.Errorf("uid %d may not control this job's supervisor; ask slurmd-lite", cred.Uid)
+	}
+	return nil
+}
+
+// limitedReader stops after n bytes, failing a request larger than that.
+type limitedReader struct {
+	c *net.UnixConn
+	n int
+}
+
+func (r *limitedReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, errors.New("request too large")
+	}
+	if len(p) > r.n {
+		p = p[:r.n]
+	}
+	n, err := r.c.Read(p)
+	r.n -= n
+	return n, err
+}

@@ -1,0 +1,535 @@
+package stepd
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+)
+
+// Times the supervisor waits for processes to go.
+const (
+	// pollEvery is how often it looks for the job's last processes once
+	// the batch script has ended.
+	pollEvery = 20 * time.Millisecond
+	// unkillable is how long after SIGKILL it waits for processes that do
+	// not die (stuck in the kernel) before it writes the status anyway.
+	unkillable = 30 * time.Second
+)
+
+// Run supervises one job in the calling process, which it takes over: its
+// standard output and error become the log in the job's state directory,
+// it becomes a child subreaper and reaps every child. specPath is the
+// launch spec in the state directory. It returns once the job's final
+// status is written, or with an error if it could not start supervising
+// (another supervisor holds the directory, an unreadable spec): then no
+// status is written and the daemon reads the log.
+func Run(specPath string) error {
+	dir := filepath.Dir(specPath)
+	logf, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening supervisor log: %w", err)
+	}
+	// A panic's trace goes to the log, never to the daemon's terminal.
+	_ = syscall.Dup3(int(logf.Fd()), 1, 0)
+	_ = syscall.Dup3(int(logf.Fd()), 2, 0)
+	lg := log.New(logf, fmt.Sprintf("stepd[%d] ", os.Getpid()), log.LstdFlags|log.Lmicroseconds)
+
+	// The lock is held until the process ends (its descriptor is closed
+	// on exec, so the job never holds it): a second supervisor for the
+	// same job gives up here, whoever started it.
+	lock, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening lock: %w", err)
+	}
+	defer runtime.KeepAlive(lock)
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lg.Printf("another supervisor holds %s: %v", dir, err)
+		return fmt.Errorf("another supervisor holds %s: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StatusFile)); err == nil {
+		lg.Printf("the job has a final status already; not running it again")
+		return nil
+	}
+	spec, err := ReadSpec(specPath)
+	if err != nil {
+		lg.Print(err)
+		return err
+	}
+	sv, err := newSupervisor(spec, dir, lg)
+	if err != nil {
+		lg.Print(err)
+		return err
+	}
+	return sv.run()
+}
+
+// supervisor is one job's supervision; its fields belong to the loop.
+type supervisor struct {
+	spec  *Spec
+	dir   string
+	log   *log.Logger
+	id    Identity
+	tr    *tracker
+	umask uint32
+
+	ln    *net.UnixListener
+	calls chan call
+	done  chan struct{}
+	chld  chan os.Signal
+	sigs  chan os.Signal
+
+	spool  string
+	errOut *os.File // the job's standard error, for slurmstepd's lines
+	start  time.Time
+
+	mainPID  int
+	mainDone bool
+	mainWS   syscall.WaitStatus
+	mainEnd  time.Time
+
+	ending   *Ending
+	killT    *time.Timer
+	killC    <-chan time.Time
+	killAt   time.Time
+	killedAt time.Time
+	lastGone time.Time
+}
+
+func newSupervisor(spec *Spec, dir string, lg *log.Logger) (*supervisor, error) {
+	sv := &supervisor{spec: spec, dir: dir, log: lg, calls: make(chan call), done: make(chan struct{})}
+	// Our own session: the daemon's end, its terminal's hangup or a
+	// signal to its process group do not reach us.
+	_, _ = syscall.Setsid()
+	// Caught, not ignored: an ignored signal would stay ignored in the job.
+	sv.sigs = make(chan os.Signal, 8)
+	signal.Notify(sv.sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT,
+		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE)
+	sv.chld = make(chan os.Signal, 64)
+	signal.Notify(sv.chld, syscall.SIGCHLD)
+	// Every file the supervisor makes gets its mode from the code, and
+	// the job's files the job's umask.
+	sv.umask = uint32(syscall.Umask(0))
+	if spec.Umask != nil {
+		sv.umask = *spec.Umask & 0o777
+	}
+
+	var err error
+	if sv.id, err = selfIdentity(spec.JobID); err != nil {
+		return nil, err
+	}
+	sv.id.Socket = filepath.Join(dir, SocketFile)
+	if err := writeIdentity(dir, sv.id); err != nil {
+		return nil, err
+	}
+	if sv.ln, err = listen(sv.id.Socket); err != nil {
+		return nil, err
+	}
+	if sv.tr, err = newTracker(spec); err != nil {
+		sv.ln.Close()
+		return nil, err
+	}
+	lg.Printf("job %d: %s", spec.JobID, sv.tr.describe())
+	return sv, nil
+}
+
+func (sv *supervisor) run() error {
+	go serve(sv.ln, sv.calls, sv.done)
+	defer sv.cleanup()
+	if err := sv.startJob(); err != nil {
+		sv.log.Printf("job %d: launch failed: %v", sv.spec.JobID, err)
+		return sv.finish(err)
+	}
+	sv.loop()
+	return sv.finish(nil)
+}
+
+// startJob prepares the job's files and starts the launcher, which
+// becomes the batch script.
+func (sv *supervisor) startJob() error {
+	s := sv.spec
+	sv.start = time.Now()
+	spool, script, err := makeSpool(s)
+	if err != nil {
+		return err
+	}
+	sv.spool = spool
+	files, err := openStd(s.User, StdPaths(s), s.appendOutput(), sv.umask)
+	if err != nil {
+		return fmt.Errorf("opening the job's files: %w", err)
+	}
+	defer files.Close()
+	if sv.errOut, err = dupFile(files.Err); err != nil {
+		return err
+	}
+	if s.CheckpointDir != "" {
+		if err := asUser(s.User, func() error { return mkdirAllMode(s.CheckpointDir, 0o777&^os.FileMode(sv.umask)) }); err != nil {
+			sv.warn("checkpoint directory not made: %v", err)
+		}
+	}
+	l := launch{
+		Path:    script,
+		Argv:    append([]string{script}, s.Args...),
+		Env:     JobEnv(s, s.SubmitEnv),
+		Dir:     s.WorkDir,
+		SetUser: os.Geteuid() == 0,
+		UID:     s.User.UID,
+		GID:     s.User.GID,
+		Groups:  s.User.Groups,
+		Umask:   sv.umask,
+		Rlimits: s.Rlimits,
+		CPUs:    s.CPUs,
+		Node:    s.NodeName,
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer pw.Close()
+	pid, err := syscall.ForkExec("/proc/self/exe", append(append([]string(nil), selfArgs...), "exec"), &syscall.ProcAttr{
+		Dir:   "/",
+		Env:   os.Environ(),
+		Files: []uintptr{files.In.Fd(), files.Out.Fd(), files.Err.Fd(), pr.Fd()},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	pr.Close()
+	if err != nil {
+		return fmt.Errorf("starting the launcher: %w", err)
+	}
+	sv.mainPID = pid
+	// The launcher waits for its instructions, so it runs nothing before
+	// it is in the job's cgroup.
+	sv.tr.adopt(pid)
+	if err := json.NewEncoder(pw).Encode(l); err != nil {
+		return fmt.Errorf("instructing the launcher: %w", err)
+	}
+	sv.id.JobPID, sv.id.Tracking, sv.id.Cgroup = pid, sv.tr.mode(), sv.tr.cgroup
+	if err := writeIdentity(sv.dir, sv.id); err != nil {
+		sv.log.Print(err)
+	}
+	sv.log.Printf("job %d: batch script %s started as pid %d", s.JobID, script, pid)
+	return nil
+}
+
+func dupFile(f *os.File) (*os.File, error) {
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return nil, fmt.Errorf("keeping the job's error file: %w", err)
+	}
+	syscall.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}
+
+// loop runs the job to its end: it reaps children, enforces the time
+// limit on the monotonic clock (Go's timers do not move with the wall
+// clock), delivers --signal, and answers the control socket. It returns
+// when the batch script and every process it left are gone.
+func (sv *supervisor) loop() {
+	s := sv.spec
+	var limitC, warnC, pollC <-chan time.Time
+	if s.limited() {
+		limitC = time.NewTimer(s.TimeLimit).C
+		if s.Signal != nil {
+			warnC = time.NewTimer(max(s.TimeLimit-time.Duration(s.Signal.Seconds)*time.Second, 0)).C
+		}
+	}
+	sv.reap() // a SIGCHLD may have come before Notify saw it
+	for {
+		if sv.mainDone {
+			limitC, warnC = nil, nil
+			if pollC == nil {
+				if sv.ending == nil {
+					// As slurmstepd: once the batch script ends, whatever it
+					// left behind is killed. After a cancel or the time limit
+					// they keep their grace (see doc.go).
+					sv.kill()
+				}
+				t := time.NewTicker(pollEvery)
+				defer t.Stop()
+				pollC = t.C
+			}
+			if sv.gone() {
+				return
+			}
+		}
+		select {
+		case <-sv.chld:
+			sv.reap()
+		case <-pollC:
+			sv.reap()
+		case <-warnC:
+			warnC = nil
+			sv.warnSignal()
+		case <-limitC:
+			limitC = nil
+			sv.end(Ending{Why: WhyTimeLimit, Signal: syscall.SIGTERM}, s.killWait())
+		case <-sv.killC:
+			sv.killC = nil
+			sv.kill()
+		case c := <-sv.calls:
+			c.reply <- sv.handle(c.req)
+		case sig := <-sv.sigs:
+			sv.log.Printf("ignoring %v: the supervisor is controlled through %s", sig, sv.id.Socket)
+		}
+	}
+}
+
+// gone reports whether every process of the job has ended; after SIGKILL
+// it keeps killing (a process may have forked meanwhile) and gives up on
+// processes that outlive unkillable.
+func (sv *supervisor) gone() bool {
+	pids := sv.tr.pids()
+	if len(pids) == 0 {
+		sv.lastGone = time.Now()
+		return true
+	}
+	if !sv.killedAt.IsZero() {
+		if time.Since(sv.killedAt) > unkillable {
+			sv.warn("processes %v did not die %v after SIGKILL", pids, unkillable)
+			sv.lastGone = time.Now()
+			return true
+		}
+		sv.tr.killAll()
+	}
+	return false
+}
+
+// reap collects every child that has ended: the batch script, and the
+// orphans of the job that the kernel gave to this subreaper.
+func (sv *supervisor) reap() {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return
+		}
+		if pid == sv.mainPID && !sv.mainDone {
+			sv.mainDone, sv.mainWS, sv.mainEnd = true, ws, time.Now()
+			sv.log.Printf("job %d: batch script ended: %s", sv.spec.JobID, exitCode(ws))
+		}
+	}
+}
+
+// end starts ending the job: the "*** JOB ... CANCELLED ***" line in its
+// error file, SIGCONT and e.Signal to every process (a stopped process
+// must wake to see the signal), and SIGKILL after grace. A second request
+// may only bring SIGKILL closer; the first reason stays.
+func (sv *supervisor) end(e Ending, grace time.Duration) {
+	if sv.mainDone {
+		// The script ended by itself: the job is over whatever is asked.
+		sv.kill()
+		return
+	}
+	if sv.ending != nil {
+		if sv.killC != nil && time.Now().Add(grace).Before(sv.killAt) {
+			sv.killT.Reset(grace)
+			sv.killAt = time.Now().Add(grace)
+		}
+		return
+	}
+	e.At = time.Now()
+	sv.ending = &e
+	line := fmt.Sprintf("*** JOB %d ON %s CANCELLED AT %s", sv.spec.JobID, sv.spec.NodeName, e.At.Format(timeFormat))
+	if e.Why != "" {
+		line += " DUE TO " + e.Why
+	}
+	sv.stepdError(line + " ***")
+	pids := sv.tr.pids()
+	signalPIDs(pids, syscall.SIGCONT)
+	n := signalPIDs(pids, e.Signal)
+	sv.log.Printf("job %d: ending (%s): SIG%s to %d processes, SIGKILL in %v",
+		sv.spec.JobID, cmp.Or(e.Why, "cancel"), slurmtime.SignalName(e.Signal), n, grace)
+	sv.killT = time.NewTimer(grace)
+	sv.killC = sv.killT.C
+	sv.killAt = e.At.Add(grace)
+}
+
+// timeFormat is slurm_make_time_str's default.
+const timeFormat = "2006-01-02T15:04:05"
+
+// kill sends SIGKILL to every process of the job.
+func (sv *supervisor) kill() {
+	if len(sv.tr.pids()) == 0 {
+		return
+	}
+	if sv.killedAt.IsZero() {
+		sv.killedAt = time.Now()
+	}
+	sv.tr.killAll()
+}
+
+// warnSignal delivers --signal: to the batch shell with "B:", else to the
+// job's other processes (its steps), then SIGCONT to the same.
+func (sv *supervisor) warnSignal() {
+	spec := sv.spec.Signal
+	target := TargetSteps
+	if spec.Batch {
+		target = TargetBatch
+	}
+	pids := sv.targets(target)
+	n := signalPIDs(pids, spec.Signal)
+	signalPIDs(pids, syscall.SIGCONT)
+	sv.log.Printf("job %d: --signal=%s: reached %d processes", sv.spec.JobID, spec, n)
+}
+
+// targets lists the processes a target names.
+func (sv *supervisor) targets(target string) []int {
+	all := sv.tr.pids()
+	var out []int
+	for _, p := range all {
+		isMain := p == sv.mainPID && !sv.mainDone
+		if target == TargetAll || (target == TargetBatch) == isMain {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// handle answers a control request.
+func (sv *supervisor) handle(r Request) Reply {
+	switch r.Op {
+	case OpStatus:
+		st := sv.status(nil)
+		return Reply{Status: &st}
+	case OpSignal:
+		if r.Signal <= 0 || r.Signal > 64 {
+			return Reply{Error: fmt.Sprintf("signal %d is not a signal", r.Signal)}
+		}
+		if r.Target != TargetBatch && r.Target != TargetSteps && r.Target != TargetAll {
+			return Reply{Error: fmt.Sprintf("target %q is not batch, steps or all", r.Target)}
+		}
+		n := signalPIDs(sv.targets(r.Target), r.Signal)
+		sv.log.Printf("job %d: SIG%s to %s: reached %d processes", sv.spec.JobID, slurmtime.SignalName(r.Signal), r.Target, n)
+		return Reply{Signalled: n}
+	case OpCancel:
+		sig := r.Signal
+		if sig == 0 {
+			sig = syscall.SIGTERM
+		}
+		if sig < 0 || sig > 64 {
+			return Reply{Error: fmt.Sprintf("signal %d is not a signal", sig)}
+		}
+		grace := r.Grace
+		if grace <= 0 {
+			grace = sv.spec.killWait()
+		}
+		if r.Kill {
+			grace = 0
+		}
+		sv.end(Ending{Why: r.Why, By: r.By, Signal: sig}, grace)
+		if r.Kill {
+			sv.kill()
+		}
+		st := sv.status(nil)
+		return Reply{Status: &st}
+	}
+	return Reply{Error: fmt.Sprintf("unknown operation %q; want status, signal or cancel", r.Op)}
+}
+
+// status is the job as it stands: RUNNING, COMPLETING once the batch
+// script has ended and its processes are going, else final.
+func (sv *supervisor) status(launchErr error) Status {
+	st := Status{
+		JobID:    sv.spec.JobID,
+		State:    slurm.Running,
+		Start:    sv.start,
+		Ending:   sv.ending,
+		JobPID:   sv.mainPID,
+		Tracking: sv.tr.mode(),
+		Warnings: sv.tr.warnings,
+	}
+	switch {
+	case launchErr != nil:
+		now := time.Now()
+		st.State, st.ExitCode, st.Batch = final(outcome{launchErr: launchErr})
+		st.Start, st.End, st.Batch.End = cmp.Or(sv.start, now), now, now
+		st.Reason, st.Error = slurm.ReasonJobLaunchFailure, launchErr.Error()
+		return st
+	case !sv.mainDone:
+		return st
+	case sv.lastGone.IsZero():
+		st.State = slurm.Completing
+		return st
+	}
+	st.OOMKills = sv.tr.oomKills()
+	st.State, st.ExitCode, st.Batch = final(outcome{wait: sv.mainWS, ending: sv.ending, oomKills: st.OOMKills})
+	st.Batch.End, st.End = sv.mainEnd, sv.mainEnd
+	if sv.ending != nil {
+		st.End = sv.ending.At
+		st.ExitedAfterSignal = sv.killedAt.IsZero() || sv.mainEnd.Before(sv.killedAt)
+		st.StopTime = sv.lastGone.Sub(sv.ending.At)
+	}
+	st.Killed = !sv.killedAt.IsZero()
+	st.PeakRSS = sv.tr.peakRSS()
+	return st
+}
+
+// finish writes the job's final status.
+func (sv *supervisor) finish(launchErr error) error {
+	st := sv.status(launchErr)
+	if st.OOMKills > 0 {
+		sv.stepdError(fmt.Sprintf("Detected %d oom-kill event(s) in StepId=%d.batch. "+
+			"Some of your processes may have been killed by the cgroup out-of-memory handler.", st.OOMKills, sv.spec.JobID))
+	}
+	if err := writeStatus(sv.dir, st); err != nil {
+		sv.log.Print(err)
+		return err
+	}
+	sv.log.Printf("job %d: %s %s", sv.spec.JobID, st.State, st.ExitCode)
+	return nil
+}
+
+// cleanup closes the control socket (answering late callers that the job
+// has ended) and removes the cgroup and the spool directory.
+func (sv *supervisor) cleanup() {
+	close(sv.done)
+	sv.ln.Close()
+	if sv.errOut != nil {
+		sv.errOut.Close()
+	}
+	for i := 0; i < 50; i++ {
+		if err := sv.tr.remove(); err == nil || errors.Is(err, os.ErrNotExist) {
+			break
+		} else if i == 49 {
+			sv.log.Printf("removing cgroup: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if sv.spool != "" {
+		if err := os.RemoveAll(sv.spool); err != nil {
+			sv.log.Printf("removing spool directory: %v", err)
+		}
+	}
+}
+
+// stepdError writes one of slurmstepd's lines into the job's error file.
+func (sv *supervisor) stepdError(msg string) {
+	if sv.errOut == nil {
+		return
+	}
+	if _, err := fmt.Fprintf(sv.errOut, "slurmstepd-%s: error: %s\n", sv.spec.NodeName, msg); err != nil {
+		sv.log.Printf("writing to the job's error file: %v", err)
+	}
+}
+
+// warn records something the supervisor could not do, in the log and the
+// status.
+func (sv *supervisor) warn(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	sv.log.Print(msg)
+	sv.tr.warnings = append(sv.tr.warnings, msg)
+}
