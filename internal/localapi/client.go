@@ -53,7 +53,10 @@ func NewClient(socketPath string) *Client {
 		},
 		DisableCompression:  true,
 		MaxIdleConnsPerHost: 4,
-		IdleConnTimeout:     30 * time.Second,
+		// Shorter than the server's IdleTimeout, so the client drops a
+		// kept-alive connection before the server does and never sends a
+		// POST into one that the server is closing.
+		IdleConnTimeout: 30 * time.Second,
 	}
 	c.hc = &http.Client{Transport: c.tr}
 	return c

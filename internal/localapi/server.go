@@ -111,7 +111,9 @@ func (s *Server) Serve(ln *Listener) error {
 	if d.logf == nil {
 		d.logf = func(string, ...any) {}
 	}
-	d.owner = d.describe(d.access.Owner)
+	if !d.access.Shared {
+		d.owner = d.describe(d.access.Owner)
+	}
 	hs := &http.Server{
 		Handler:           d,
 		ConnContext:       d.connContext,
