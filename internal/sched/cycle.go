@@ -253,7 +253,10 @@ func (p *pass) start(pj *pjob, sh *shape, n int, backfilled bool) Start {
 }
 
 // reserve holds the GPUs, CPUs and memory a job is expected to start on,
-// from its start rounded down to bf_resolution to its end rounded up.
+// from its start rounded down to bf_resolution to its end rounded up
+// (backfill.c rounds its reservations to bf_resolution too; rounding the end
+// up rather than down keeps lower jobs clear of the reserved job's whole
+// time limit).
 func (p *pass) reserve(sh *shape, res searchResult) {
 	if p.aggFor != sh || p.aggVersion != p.version || p.aggStart != res.start || p.aggNode != res.node {
 		res = p.earliest(sh, res.start) // the window's minima were not kept
@@ -266,16 +269,16 @@ func (p *pass) reserve(sh *shape, res searchResult) {
 // nodesTaken reports whether every node of the partition was claimed by a
 // blocked job of an earlier partition.
 func (p *pass) nodesTaken(part int, failed []bool) bool {
-	any := false
+	covered := false
 	for n := range failed {
 		if p.partHasNode(part, n) {
 			if !failed[n] {
 				return false
 			}
-			any = true
+			covered = true
 		}
 	}
-	return any
+	return covered
 }
 
 // Estimate is what sbatch --test-only reports for a job.

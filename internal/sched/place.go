@@ -239,6 +239,7 @@ func (p *pass) choose(sh *shape, n int, agg []int64) []int {
 	if len(cands) < sh.need {
 		return nil
 	}
+	slices.SortFunc(cands, func(a, b int) int { return cmp.Compare(p.slots[a].gpu.Index, p.slots[b].gpu.Index) })
 	if sh.shared {
 		slices.SortStableFunc(cands, func(a, b int) int {
 			return cmp.Or(
@@ -277,7 +278,7 @@ func (p *pass) choose(sh *shape, n int, agg []int64) []int {
 		for len(set) < sh.need {
 			pick, pickLinks := -1, -1
 			for _, c := range cands {
-				if in&p.slots[c].bit() != 0 {
+				if slices.Contains(set, c) {
 					continue
 				}
 				if l := bits.OnesCount64(p.slots[c].peers & in); l > pickLinks {

@@ -77,8 +77,11 @@ const topPriority = 0xffff0000
 //	PriorityWeightQOS × QOS - nice
 //
 // each factor between 0 and 1, the sum truncated to an integer and kept
-// between 1 and 2^32-1. With priority/basic it is submission order: the
-// earlier the job (the lower its id), the higher, less nice.
+// between 1 and 2^32-1 (priority_multifactor.c). The partition and QOS
+// factors are PriorityJobFactor and the QOS priority normalised by the
+// largest ("Partition Factor", "Quality of Service (QOS) Factor"), unless
+// NO_NORMAL_PART / NO_NORMAL_QOS. With priority/basic it is submission
+// order: the earlier the job (the lower its id), the higher, less nice.
 func (p *pass) factors(pj *pjob) prioFactors {
 	j := pj.job
 	if j.FixedPriority != 0 {

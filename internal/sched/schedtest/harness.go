@@ -91,6 +91,9 @@ func (h *Harness) Advance(d time.Duration) {
 				next = e
 			}
 		}
+		if next.Before(h.Snap.Now) {
+			next = h.Snap.Now // a job already past its end stops now
+		}
 		h.Snap.Usage = sched.AdvanceUsage(h.Snap, next)
 		h.Snap.Now = next
 		for i := range h.Snap.Jobs {
