@@ -286,9 +286,10 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads the whole body before any handler runs, so that a body too
-// large, too slow or cut short is refused without touching state, and so
-// that its read deadline is over before the handler starts: net/http ends
-// the request's context when a read deadline passes while the handler runs.
+// large, too slow or cut short is refused without touching state. Its read
+// deadline is lifted before the handler starts: a read that times out while
+// a handler runs ends the request's context, and a yield runs for minutes.
+// (net/http lifts it too when the body ends; this does not rely on that.)
 func (d *dispatcher) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	max := d.limits.MaxBodyBytes
 	if r.ContentLength > max {
