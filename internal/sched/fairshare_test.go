@@ -1,6 +1,7 @@
 package sched_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	st "github.com/slurm-lite/slurm-lite/internal/sched/schedtest"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // sshare prints six decimals; compare at that precision.
@@ -197,5 +199,35 @@ func TestDecayUsage(t *testing.T) {
 				t.Errorf("DecayUsage(100, %v, %v) = %v, want %v", tt.elapsed, tt.halfLife, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestUnlistedUsersShareTheDefaultAccount(t *testing.T) {
+	snap := st.Snap().
+		Configure(func(c *sched.Config) { c.AllowUnlistedUsers, c.DefaultAccount = true, "guests" }).
+		Account("lab", "", 3, st.U("alice", 1)).
+		Job(st.Job(1).User("alice"), st.Job(2).User("eve"), st.Job(3).User("frank")).Build()
+	var got []string
+	for _, r := range sched.FairShareTree(snap) {
+		got = append(got, fmt.Sprintf("%d %s/%s %d", r.Depth, r.Account, r.User, r.RawShares))
+	}
+	want := []string{"0 root/ 0", "1 guests/ 1", "2 guests/eve 1", "2 guests/frank 1", "1 lab/ 3", "2 lab/alice 1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tree (-want +got):\n%s", diff)
+	}
+	for _, d := range st.Cycle(t, snap).Pending {
+		if d.Reason == slurm.ReasonInvalidAccount {
+			t.Errorf("job %d is InvalidAccount despite AllowUnlistedUsers", d.JobID)
+		}
+	}
+}
+
+func TestParsePriorityFlags(t *testing.T) {
+	got, err := sched.ParsePriorityFlags([]string{"NO_FAIR_TREE", "max_tres"})
+	if err != nil || got != sched.FlagNoFairTree|sched.FlagMaxTRES {
+		t.Errorf("ParsePriorityFlags = %v, %v", got, err)
+	}
+	if _, err := sched.ParsePriorityFlags([]string{"FAIR_TREE_PLEASE"}); err == nil || err.Error() != `priority flags: unknown flag "FAIR_TREE_PLEASE"` {
+		t.Errorf("unknown flag error = %v", err)
 	}
 }
