@@ -81,3 +81,34 @@ func BenchmarkJobsActive(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpen measures opening a state of 50,000 finished jobs: the
+// header check, quick_check and the readers' first connection.
+func BenchmarkOpen(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "state")
+	s, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := make([]NewJob, 1000)
+	for i := range batch {
+		batch[i] = newJob(b, trainScript)
+	}
+	for range 50 {
+		if _, err := s.Submit(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.NextJobID(ctx); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -49,12 +49,17 @@
 // would be gone, or given again to another job. The design promises that an
 // accepted submission is on disk, so Open uses FULL: the WAL is synced at
 // every commit. Group commit pays that sync once per batch. Measured on a
-// 2-core VM with an ext4 virtual disk (go test -bench . ./internal/store/):
+// 2-core VM with an ext4 virtual disk (go test -bench Submit
+// ./internal/store/; the single-submitter FULL figure follows the disk's
+// sync latency, 0.2 to 0.35 ms there, and varies from run to run):
 //
-//	                       1 submitter        16 submitters
-//	synchronous=FULL       3,000 jobs/s       10,700 jobs/s (7.9 jobs/commit)
-//	synchronous=NORMAL     8,000 jobs/s       12,600 jobs/s (4.4 jobs/commit)
+//	                       1 submitter          16 submitters
+//	synchronous=FULL       2,800-4,300 jobs/s   17,000-18,000 jobs/s (7.9 jobs/commit)
+//	synchronous=NORMAL     9,700-10,700 jobs/s  18,000-20,800 jobs/s (3.9-4.6 jobs/commit)
 //
+// With 16 submitters, FULL costs nothing measurable: the batches grow to
+// absorb the sync. A disk with a slower sync makes bigger batches, not
+// slower submission, until the CPU (about 50 us a job here) is the limit.
 // Starting sbatch and its round trip to the daemon cost more than that per
 // job, so the sync is not what limits submission. Readers use their
 // own connections (query_only) and WAL snapshots: squeue never waits for a

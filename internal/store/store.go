@@ -52,7 +52,9 @@ type Store struct {
 	path string
 	lock *os.File
 	w    *sql.DB // the one write connection, used by the writer goroutine only
-	r    *sql.DB // read connections (query_only)
+	// stmts are the writer's prepared statements, by their SQL.
+	stmts map[string]*sql.Stmt
+	r     *sql.DB // read connections (query_only)
 
 	mu     sync.RWMutex // guards closed and sends on reqs
 	closed bool
@@ -154,6 +156,11 @@ func openLocked(dir string, o options) (*Store, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	stmts, err := prepare(ctx, w)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	r, err := sql.Open("sqlite", dsn(path, o.synchronous, connRead))
 	if err != nil {
 		w.Close()
@@ -161,11 +168,12 @@ func openLocked(dir string, o options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(4)
 	s := &Store{
-		path: path,
-		w:    w,
-		r:    r,
-		reqs: make(chan *request, 1024),
-		done: make(chan struct{}),
+		path:  path,
+		w:     w,
+		stmts: stmts,
+		r:     r,
+		reqs:  make(chan *request, 1024),
+		done:  make(chan struct{}),
 	}
 	go s.writer()
 	return s, nil

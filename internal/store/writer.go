@@ -152,7 +152,7 @@ func (s *Store) commit(batch []*request) {
 	now := time.Now()
 	for i, r := range live {
 		var lost error
-		results[i], lost = s.runOne(ctx, &Tx{tx: sqlTx, now: now}, r)
+		results[i], lost = s.runOne(&Tx{tx: sqlTx, now: now, stmts: s.stmts}, r)
 		if lost != nil {
 			// SQLite rolled the whole transaction back (it does on
 			// I/O errors, a full disk, ...): nothing of the batch is
@@ -182,8 +182,8 @@ func answerAll(rs []*request, err error) {
 // runOne runs one request inside the batch's transaction, in a savepoint.
 // lost is set when the savepoint cannot be closed, which means SQLite has
 // rolled back the whole transaction.
-func (s *Store) runOne(ctx context.Context, tx *Tx, r *request) (res result, lost error) {
-	if _, err := tx.tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
+func (s *Store) runOne(tx *Tx, r *request) (res result, lost error) {
+	if _, err := tx.exec(sqlSavepoint); err != nil {
 		return result{}, err
 	}
 	defer func() {
@@ -192,12 +192,12 @@ func (s *Store) runOne(ctx context.Context, tx *Tx, r *request) (res result, los
 		}
 		if res.err != nil || res.panicked != nil {
 			// Undo this request only.
-			if _, err := tx.tx.ExecContext(ctx, "ROLLBACK TO req"); err != nil {
+			if _, err := tx.exec(sqlRollbackTo); err != nil {
 				lost = err
 				return
 			}
 		}
-		if _, err := tx.tx.ExecContext(ctx, "RELEASE req"); err != nil {
+		if _, err := tx.exec(sqlRelease); err != nil {
 			lost = err
 		}
 	}()
