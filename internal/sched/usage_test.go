@@ -88,7 +88,11 @@ func TestAdvanceUsage(t *testing.T) {
 			st.Job(2).User("bob").QOS("normal").GPUs(1).Running(now.Add(30*time.Minute), "gpu01", 2),
 			st.Job(3).User("carol").QOS("filler").GPUs(1).Running(now, "gpu01", 3),
 		).Build()
+	before := st.Clone(snap)
 	got := sched.AdvanceUsage(snap, now.Add(time.Hour))
+	if diff := cmp.Diff(before, snap); diff != "" {
+		t.Errorf("AdvanceUsage modified its input (-before +after):\n%s", diff)
+	}
 	want := []sched.Usage{
 		{Account: "root", User: "alice", Raw: 100 + 2*3600, AsOf: now.Add(time.Hour)},
 		{Account: "root", User: "bob", Raw: 1800, AsOf: now.Add(time.Hour)},
