@@ -110,6 +110,9 @@
 // created 0700. The store itself does no access control: the API serves
 // Store.Script to the job's owner (Script.UID) and root only, and the same
 // holds for Job.Request, which may carry --export=NAME=value values.
+// Tx.ForgetScripts empties the scripts and environments of submissions
+// whose jobs all finished before a given time, so that tokens are not kept
+// for good with the accounting.
 //
 // # Damage, versions, migrations
 //

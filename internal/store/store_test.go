@@ -358,3 +358,36 @@ func TestSubmissionsThatWaitShareOneCommit(t *testing.T) {
 		t.Errorf("%d commits for one update and %d queued submissions, want 2", got, n)
 	}
 }
+
+func TestJobIDsWrapAroundSkippingIDsInUse(t *testing.T) {
+	s, _ := openT(t)
+	nj := newJob(t, trainScript)
+	if _, err := s.Submit(ctx, []NewJob{nj, nj}); err != nil { // 1 and 2
+		t.Fatal(err)
+	}
+	update(t, s, func(tx *Tx) error {
+		_, err := tx.exec(sqlSetNextID, int64(MaxJobID))
+		return err
+	})
+	ids, err := s.Submit(ctx, []NewJob{nj, nj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := s.NextJobID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]uint32{MaxJobID, 3, 4}, append(ids, next)); diff != "" {
+		t.Errorf("ids across the wrap, then the next id (-want +got):\n%s", diff)
+	}
+}
+
+func TestMissingJobsAreNotFound(t *testing.T) {
+	s, _ := openT(t)
+	if _, err := s.Job(ctx, 5); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Job(5) in an empty store: %v, want ErrNotFound", err)
+	}
+	if _, err := s.Script(ctx, 5); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Script(5) in an empty store: %v, want ErrNotFound", err)
+	}
+}

@@ -336,6 +336,28 @@ func (t *Tx) Requeue(id uint32, at time.Time) (Job, error) {
 	return j, nil
 }
 
+// ForgetScripts empties the stored script and environment of every
+// submission all of whose jobs have finished and ended before before, and
+// returns how many it emptied: they often hold tokens, and accounting needs
+// neither. The daemon calls it once finished jobs are past MinJobAge (a
+// requeue of a finished job needs its script). Script then returns an empty
+// Text, which no submission has (sbatch refuses an empty script).
+func (t *Tx) ForgetScripts(before time.Time) (int64, error) {
+	var live []any
+	for _, st := range []slurm.JobState{slurm.Pending, slurm.Running, slurm.Suspended, slurm.Completing, slurm.Requeued, slurm.Resizing} {
+		live = append(live, string(st))
+	}
+	res, err := t.exec(`UPDATE scripts SET text = x'', env = x''
+		WHERE length(text) + length(env) > 0 AND NOT EXISTS (
+			SELECT 1 FROM jobs WHERE script_id = scripts.id
+			AND (end_time IS NULL OR end_time >= ? OR state IN (`+placeholders(len(live))+`)))`,
+		append([]any{before.UnixNano()}, live...)...)
+	if err != nil {
+		return 0, fmt.Errorf("forgetting old scripts: %w", err)
+	}
+	return res.RowsAffected()
+}
+
 // PutStep writes a step of a job's run, replacing an earlier write of the
 // same (JobID, Run, ID).
 func (t *Tx) PutStep(st Step) error {

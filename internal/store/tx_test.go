@@ -463,3 +463,58 @@ func TestARolledBackTransactionFailsTheWholeBatch(t *testing.T) {
 		t.Errorf("next submission got id %d, want 1", id)
 	}
 }
+
+func TestForgetScriptsKeepsThoseStillNeeded(t *testing.T) {
+	s, _ := openT(t)
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	end := func(state slurm.JobState, at time.Time) func(*Job) {
+		return func(j *Job) { j.State, j.End = state, at }
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		change func(*Job)
+	}{
+		{"finished long ago", nil, end(slurm.Completed, t0)},                                // 1: forgotten
+		{"finished recently", nil, end(slurm.Failed, t0.Add(48*time.Hour))},                 // 2
+		{"running", nil, func(j *Job) { j.State = slurm.Running }},                          // 3
+		{"an array with a pending task", []string{"--array=0-1"}, end(slurm.Completed, t0)}, // 4, task 0 becomes 5
+	} {
+		nj := newJob(t, trainScript, tc.args...)
+		nj.Job.Name = tc.name
+		id := submitOne(t, s, nj)
+		update(t, s, func(tx *Tx) error {
+			j, err := tx.Job(id)
+			if err != nil {
+				return err
+			}
+			if j.ArrayRecord() {
+				if j, err = tx.SplitTask(id, 0); err != nil {
+					return err
+				}
+			}
+			tc.change(&j)
+			return tx.PutJob(j)
+		})
+	}
+	var n int64
+	update(t, s, func(tx *Tx) (err error) {
+		n, err = tx.ForgetScripts(t0.Add(24 * time.Hour))
+		return err
+	})
+	var kept []uint32
+	for id := uint32(1); id <= 5; id++ {
+		sc, err := s.Script(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Text != "" {
+			kept = append(kept, id)
+		} else if len(sc.Env) != 0 {
+			t.Errorf("job %d: script forgotten, environment kept", id)
+		}
+	}
+	if diff := cmp.Diff([]any{int64(1), []uint32{2, 3, 4, 5}}, []any{n, kept}); diff != "" {
+		t.Errorf("scripts forgotten, jobs whose script is kept (-want +got):\n%s", diff)
+	}
+}
