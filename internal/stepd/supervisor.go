@@ -273,7 +273,7 @@ func (sv *supervisor) loop() {
 			sv.warnSignal()
 		case <-limitC:
 			limitC = nil
-			sv.end(Ending{Why: WhyTimeLimit, Signal: syscall.SIGTERM}, s.killWait())
+			sv.end(Ending{Why: WhyTimeLimit, Signal: syscall.SIGTERM}, s.killWait(), false)
 		case <-sv.killC:
 			sv.killC = nil
 			sv.kill()
@@ -326,11 +326,13 @@ func (sv *supervisor) reap() {
 
 // end starts ending the job: the "*** JOB ... CANCELLED ***" line in its
 // error file, SIGCONT and e.Signal to every process (a stopped process
-// must wake to see the signal), and SIGKILL after grace. A second request
-// may only bring SIGKILL closer; the first reason stays.
-func (sv *supervisor) end(e Ending, grace time.Duration) {
-	if sv.mainDone {
-		// The script ended by itself: the job is over whatever is asked.
+// must wake to see the signal), and SIGKILL after grace; with kill,
+// SIGKILL at once. A second request may only bring SIGKILL closer; the
+// first reason stays.
+func (sv *supervisor) end(e Ending, grace time.Duration, kill bool) {
+	if sv.mainDone || (kill && sv.ending != nil) {
+		// The script ended by itself (the job is over whatever is asked),
+		// or a forced kill follows a cancel.
 		sv.kill()
 		return
 	}
@@ -348,6 +350,12 @@ func (sv *supervisor) end(e Ending, grace time.Duration) {
 		line += " DUE TO " + e.Why
 	}
 	sv.stepdError(line + " ***")
+	if kill {
+		e.Signal = syscall.SIGKILL
+		sv.log.Printf("job %d: ending (%s): SIGKILL", sv.spec.JobID, cmp.Or(e.Why, "cancel"))
+		sv.kill()
+		return
+	}
 	pids := sv.tr.pids()
 	signalPIDs(pids, syscall.SIGCONT)
 	n := signalPIDs(pids, e.Signal)
@@ -427,13 +435,7 @@ func (sv *supervisor) handle(r Request) Reply {
 		if grace <= 0 {
 			grace = sv.spec.killWait()
 		}
-		if r.Kill {
-			grace = 0
-		}
-		sv.end(Ending{Why: r.Why, By: r.By, Signal: sig}, grace)
-		if r.Kill {
-			sv.kill()
-		}
+		sv.end(Ending{Why: r.Why, By: r.By, Signal: sig}, grace, r.Kill)
 		st := sv.status(nil)
 		return Reply{Status: &st}
 	}
