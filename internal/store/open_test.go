@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -172,7 +173,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 	if !errors.Is(err, ErrNewerSchema) {
 		t.Errorf("error %v does not wrap ErrNewerSchema", err)
 	}
-	for _, part := range []string{path, "schema version 99", "knows versions up to 3", "no downgrade"} {
+	for _, part := range []string{path, "schema version 99", fmt.Sprintf("knows versions up to %d", SchemaVersion), "no downgrade"} {
 		if !strings.Contains(err.Error(), part) {
 			t.Errorf("error %q does not say %q", err, part)
 		}

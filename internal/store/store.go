@@ -127,7 +127,8 @@ func openLocked(dir string, o options) (*Store, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	version, err := checkFile(ctx, path, len(o.migrations))
+	latest := o.migrations[len(o.migrations)-1].version
+	version, err := checkFile(ctx, path, latest)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func openLocked(dir string, o options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if version < o.migrations[len(o.migrations)-1].version {
+	if version < latest {
 		if version > 0 {
 			if err := backupBeforeMigrate(ctx, w, path, version); err != nil {
 				w.Close()
