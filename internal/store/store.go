@@ -114,7 +114,7 @@ func lockDir(dir string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: another process has %s open (is slurmd-lite already running?); stop it, or give this one another StateSaveLocation", ErrLocked, dir)
+			return nil, kindError(ErrLocked, "state directory %s is in use by another process (is slurmd-lite already running?); stop it, or give this one another StateSaveLocation", dir)
 		}
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
@@ -237,7 +237,7 @@ func prepareFile(path string) error {
 		return fmt.Errorf("state database %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: state database %s is not a regular file (%s); move it aside", ErrCorrupt, path, fi.Mode().Type())
+		return corrupt(path, fmt.Sprintf("it is not a regular file (%s)", fi.Mode().Type()))
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
 		return fmt.Errorf("state database %s belongs to uid %d, but slurmd-lite runs as uid %d: it holds job scripts and their environments, so only the daemon's user may own it; chown %d %s %s-wal %s-shm, or run slurmd-lite as that user",
@@ -358,8 +358,8 @@ func check(ctx context.Context, db *sql.DB, path string, known int) (int, error)
 		return 0, nil
 	}
 	if version > known {
-		return 0, fmt.Errorf("%w: %s has schema version %d, and this slurmd-lite knows versions up to %d; run the newer slurmd-lite that wrote it (there is no downgrade), or restore a backup made by this version%s",
-			ErrNewerSchema, path, version, known, backupHint(path))
+		return 0, kindError(ErrNewerSchema, "state database %s has schema version %d, and this slurmd-lite knows versions up to %d; run the newer slurmd-lite that wrote it (there is no downgrade), or restore a backup made by this version%s",
+			path, version, known, backupHint(path))
 	}
 	rows, err := db.QueryContext(ctx, "PRAGMA quick_check(5)")
 	if err != nil {
@@ -398,9 +398,23 @@ func openError(path string, err error) error {
 // corrupt is the error for a state database slurmd-lite will not use. It
 // never resets the state itself: losing every job must be someone's choice.
 func corrupt(path, why string) error {
-	return fmt.Errorf("%w: %s cannot be used: %s. slurmd-lite has left it as it is. Move it aside with its -wal and -shm files (mv %s %s.broken), then restore a backup as %s%s, or start with no jobs and no accounting by starting slurmd-lite again without one",
-		ErrCorrupt, path, why, path, path, path, backupHint(path))
+	return kindError(ErrCorrupt, "state database %s cannot be used: %s. slurmd-lite has left it as it is. Move it aside with its -wal and -shm files (mv %s %s.broken), then either restore a backup as %s%s, or start slurmd-lite again to begin with no jobs and no accounting",
+		path, why, path, path, path, backupHint(path))
 }
+
+// kindError is an error whose message is its own but which errors.Is
+// matches with kind: the sentinel's words would only repeat the message.
+func kindError(kind error, format string, args ...any) error {
+	return &stateError{msg: fmt.Sprintf(format, args...), kind: kind}
+}
+
+type stateError struct {
+	msg  string
+	kind error
+}
+
+func (e *stateError) Error() string { return e.msg }
+func (e *stateError) Unwrap() error { return e.kind }
 
 // backupHint names the backups beside path, newest last, for error messages.
 func backupHint(path string) string {
