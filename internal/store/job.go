@@ -208,7 +208,7 @@ type Drain struct {
 // the job's owner (an operator's cancel or hold, a yield, a drain), or any
 // other change worth keeping with who made it.
 type Event struct {
-	// Seq orders events; Append assigns it.
+	// Seq orders events; Tx.AppendEvent assigns it.
 	Seq  int64
 	Time time.Time
 	// Actor is the uid that made the change, ActorName its user name.
