@@ -1,0 +1,190 @@
+package stepd
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+func TestAlive(t *testing.T) {
+	self, err := selfIdentity(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := readProcStat(sleeper.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := Identity{PID: sleeper.Process.Pid, BootID: self.BootID, StartTime: st.StartTime}
+	sleeper.Process.Kill()
+	sleeper.Wait()
+
+	tests := []struct {
+		name string
+		rec  Identity
+		want bool
+	}{
+		{"this process", self, true},
+		{"a pid reused by a process that started at another time", Identity{PID: self.PID, BootID: self.BootID, StartTime: self.StartTime + 1}, false},
+		{"a record from before a reboot", Identity{PID: self.PID, BootID: "00000000-0000-0000-0000-000000000000", StartTime: self.StartTime}, false},
+		{"a process that has ended", dead, false},
+		{"no pid", Identity{BootID: self.BootID}, false},
+		{"no boot id", Identity{PID: self.PID, StartTime: self.StartTime}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Alive(tc.rec); got != tc.want {
+				t.Errorf("Alive(%+v) = %v, want %v", tc.rec, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAliveZombie: a supervisor that exited but was not reaped yet is not
+// alive.
+func TestAliveZombie(t *testing.T) {
+	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Wait()
+	var st procStat
+	for {
+		if st, err = readProcStat(p.Pid); err != nil {
+			t.Fatal(err)
+		}
+		if st.State == 'Z' {
+			break
+		}
+		syscall.Nanosleep(&syscall.Timespec{Nsec: 1e6}, nil)
+	}
+	boot, _ := bootID()
+	if Alive(Identity{PID: p.Pid, BootID: boot, StartTime: st.StartTime}) {
+		t.Error("a zombie is alive")
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want procStat
+	}{
+		{"a plain command", "1234 (sleep) S 1 1234 1234 0 -1 4194304 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 18446744073709551615",
+			procStat{State: 'S', PPID: 1, StartTime: 987654}},
+		{"a command with spaces and parentheses", "77 (a) b (c) Z 76 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 42 0 0 0",
+			procStat{State: 'Z', PPID: 76, StartTime: 42}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseProcStat([]byte(tc.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, bad := range []string{"", "1 (x", "1 (x) S 1 2 3"} {
+		if _, err := parseProcStat([]byte(bad)); err == nil {
+			t.Errorf("parseProcStat(%q) accepted", bad)
+		}
+	}
+}
+
+// TestIdentityRecorded: a running supervisor's record names it, its job's
+// pid and the tracking mode, and Alive holds until it ends.
+func TestIdentityRecorded(t *testing.T) {
+	t.Parallel()
+	j := newJob(t, "#!/bin/sh\necho started\nexec sleep 30\n").start()
+	j.waitOutput(fmt.Sprintf("slurm-%d.out", j.spec.JobID), "started\n")
+	rec, err := ReadIdentity(j.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Call(j.dir, Request{Op: OpStatus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.PID != j.proc.Pid || rec.JobPID != rep.Status.JobPID || rec.Tracking != rep.Status.Tracking || !Alive(rec) {
+		t.Errorf("record %+v, status %+v; want the supervisor (pid %d) alive", rec, rep.Status, j.proc.Pid)
+	}
+	if _, err := Call(j.dir, Request{Op: OpCancel, Kill: true}); err != nil {
+		t.Fatal(err)
+	}
+	j.wait()
+	if Alive(rec) {
+		t.Error("Alive after the supervisor exited")
+	}
+}
+
+func TestFinal(t *testing.T) {
+	exited := func(code int) syscall.WaitStatus { return syscall.WaitStatus(code << 8) }
+	signalled := func(sig syscall.Signal) syscall.WaitStatus { return syscall.WaitStatus(sig) }
+	type result struct {
+		State     slurm.JobState
+		Exit      string
+		Batch     slurm.JobState
+		BatchExit string
+	}
+	tests := []struct {
+		name string
+		in   outcome
+		want result
+	}{
+		{"exit 0 completes", outcome{wait: exited(0)}, result{slurm.Completed, "0:0", slurm.Completed, "0:0"}},
+		{"exit 3 fails with 3:0", outcome{wait: exited(3)}, result{slurm.Failed, "3:0", slurm.Failed, "3:0"}},
+		{"a segfault fails with 0:11", outcome{wait: signalled(syscall.SIGSEGV)}, result{slurm.Failed, "0:11", slurm.Failed, "0:11"}},
+		{"the time limit: TIMEOUT 0:0, the batch step CANCELLED 0:9 (sacct_signal_job.txt)",
+			outcome{wait: signalled(syscall.SIGKILL), ending: &Ending{Why: WhyTimeLimit}},
+			result{slurm.Timeout, "0:0", slurm.Cancelled, "0:9"}},
+		{"a cancel: CANCELLED 0:0, the batch step 0:15 (sacct_j_cancelled_running.txt)",
+			outcome{wait: signalled(syscall.SIGTERM), ending: &Ending{}},
+			result{slurm.Cancelled, "0:0", slurm.Cancelled, "0:15"}},
+		{"a requeue is a cancel to the supervisor", outcome{wait: exited(0), ending: &Ending{Why: WhyRequeue}},
+			result{slurm.Cancelled, "0:0", slurm.Cancelled, "0:0"}},
+		{"an OOM kill, even when the script exits 0", outcome{wait: exited(0), oomKills: 1},
+			result{slurm.OutOfMemory, "0:125", slurm.OutOfMemory, "0:125"}},
+		{"a cancel wins over an OOM kill", outcome{wait: signalled(syscall.SIGKILL), oomKills: 2, ending: &Ending{}},
+			result{slurm.Cancelled, "0:0", slurm.Cancelled, "0:9"}},
+		{"a launch failure (sacct_output_dir_missing.txt)", outcome{launchErr: os.ErrPermission},
+			result{slurm.Failed, "0:53", slurm.Cancelled, "0:53"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			state, exit, batch := final(tc.in)
+			if diff := cmp.Diff(tc.want, result{state, exit, batch.State, batch.ExitCode}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCPUList(t *testing.T) {
+	for in, want := range map[string]string{"0,1,2,3": "0-3", "8,0,1,2,3": "0-3,8", "5": "5", "1,3,5": "1,3,5", "2,2,3": "2-3"} {
+		var cpus []int
+		for _, f := range strings.Split(in, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cpus = append(cpus, n)
+		}
+		if got := cpuList(cpus); got != want {
+			t.Errorf("cpuList(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
