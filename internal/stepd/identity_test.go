@@ -119,15 +119,15 @@ func TestIdentityRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.PID != j.proc.Pid || rec.JobPID != rep.Status.JobPID || rec.Tracking != rep.Status.Tracking || !Alive(rec) {
-		t.Errorf("record %+v, status %+v; want the supervisor (pid %d) alive", rec, rep.Status, j.proc.Pid)
+	if rec.PID != j.proc.Pid || rec.JobPID != rep.Status.JobPID || rec.Tracking != rep.Status.Tracking || !Alive(rec) || !Supervised(j.dir) {
+		t.Errorf("record %+v, status %+v, supervised %v; want the supervisor (pid %d) alive", rec, rep.Status, Supervised(j.dir), j.proc.Pid)
 	}
 	if _, err := Call(j.dir, Request{Op: OpCancel, Kill: true}); err != nil {
 		t.Fatal(err)
 	}
 	j.wait()
-	if Alive(rec) {
-		t.Error("Alive after the supervisor exited")
+	if Alive(rec) || Supervised(j.dir) {
+		t.Errorf("alive %v, supervised %v after the supervisor exited", Alive(rec), Supervised(j.dir))
 	}
 }
 

@@ -54,7 +54,7 @@ func Run(specPath string) error {
 		return fmt.Errorf("opening lock: %w", err)
 	}
 	defer runtime.KeepAlive(lock)
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockWithin(lock, lockPatience); err != nil {
 		lg.Printf("another supervisor holds %s: %v", dir, err)
 		return fmt.Errorf("another supervisor holds %s: %w", dir, err)
 	}
@@ -73,6 +73,40 @@ func Run(specPath string) error {
 		return err
 	}
 	return sv.run()
+}
+
+// lockPatience is how long a supervisor tries for the state directory's
+// lock: a daemon's Supervised probe holds it for an instant.
+const lockPatience = time.Second
+
+// lockWithin takes an exclusive flock on f, trying for up to patience.
+func lockWithin(f *os.File, patience time.Duration) error {
+	deadline := time.Now().Add(patience)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil || !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Supervised reports whether a supervisor holds the job's state
+// directory: one that is running, or starting and not yet recorded in
+// stepd.json. The lock dies with its process, so this cannot be fooled
+// by a reused pid; but it only says "now".
+func Supervised(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, LockFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if err == nil {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return false
+	}
+	return errors.Is(err, syscall.EWOULDBLOCK)
 }
 
 // supervisor is one job's supervision; its fields belong to the loop.

@@ -78,23 +78,48 @@ func newTracker(s *Spec) (*tracker, error) {
 	return t, nil
 }
 
-// makeCgroup creates PARENT/job_ID; PARENT is the spec's or the
-// supervisor's own cgroup.
-func (t *tracker) makeCgroup(s *Spec) error {
-	parent := s.Cgroup.Parent
+// ProbeCgroup says where job cgroups would go for a supervisor in this
+// process's place: parent, or "" for the caller's own cgroup. It returns
+// the directory, or why jobs will be tracked without cgroups, which the
+// daemon can log at start.
+func ProbeCgroup(parent string) (string, error) {
+	dir, err := cgroupParent(parent)
+	if err != nil {
+		return "", err
+	}
+	probe := filepath.Join(dir, fmt.Sprintf("slurm-lite-probe-%d", os.Getpid()))
+	if err := os.Mkdir(probe, 0o755); err != nil {
+		return "", fmt.Errorf("cgroup %s not writable: %w", dir, err)
+	}
+	return dir, os.Remove(probe)
+}
+
+// cgroupParent is the cgroup v2 directory job cgroups go under: parent, or
+// the calling process's own cgroup.
+func cgroupParent(parent string) (string, error) {
 	if parent == "" {
 		mnt, err := cgroup2Mount()
 		if err != nil {
-			return err
+			return "", err
 		}
 		own, err := ownCgroup()
 		if err != nil {
-			return err
+			return "", err
 		}
 		parent = filepath.Join(mnt, own)
 	}
 	if _, err := os.Stat(filepath.Join(parent, "cgroup.procs")); err != nil {
-		return fmt.Errorf("no cgroup v2 at %s", parent)
+		return "", fmt.Errorf("no cgroup v2 at %s", parent)
+	}
+	return parent, nil
+}
+
+// makeCgroup creates PARENT/job_ID; PARENT is the spec's or the
+// supervisor's own cgroup.
+func (t *tracker) makeCgroup(s *Spec) error {
+	parent, err := cgroupParent(s.Cgroup.Parent)
+	if err != nil {
+		return err
 	}
 	// Ask for the controllers; this fails where the parent holds
 	// processes itself (cgroup v2's "no internal processes" rule) or

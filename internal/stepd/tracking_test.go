@@ -17,19 +17,9 @@ import (
 // cgroupAvailable says whether this machine lets the supervisor make a
 // job cgroup, and if not why.
 func cgroupAvailable() (bool, string) {
-	mnt, err := cgroup2Mount()
-	if err != nil {
+	if _, err := ProbeCgroup(""); err != nil {
 		return false, err.Error()
 	}
-	own, err := ownCgroup()
-	if err != nil {
-		return false, err.Error()
-	}
-	dir := filepath.Join(mnt, own, fmt.Sprintf("stepd-probe-%d", os.Getpid()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return false, fmt.Sprintf("cgroup %s not writable: %v", filepath.Join(mnt, own), err)
-	}
-	os.Remove(dir)
 	return true, ""
 }
 
