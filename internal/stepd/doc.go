@@ -116,6 +116,18 @@
 //   - The daemon dies after sending a cancel: the cancel stands; the
 //     status's Ending records who asked and why.
 //
+// # Deployment
+//
+// Under systemd the daemon's unit needs KillMode=process (as containerd's
+// has): with the default, stopping or restarting the daemon kills every
+// process in its cgroup, supervisors and jobs included. A job's cgroup
+// goes under Spec.Cgroup.Parent, by default the supervisor's own cgroup;
+// cgroup v2 lets a cgroup that holds processes track and kill its
+// children but not give them controllers, so memory limits need a
+// parent with no processes of its own and memory (and cpuset) in its
+// cgroup.subtree_control (systemd: Delegate=yes, the daemon in a leaf of
+// its own). ProbeCgroup tells the daemon at start what jobs will get.
+//
 // # Signals
 //
 // --signal=B:SIG@secs sends SIG (then SIGCONT) to the batch shell alone,

@@ -52,8 +52,11 @@ type Status struct {
 	PeakRSS  int64 `json:"peak_rss,omitempty"`
 	OOMKills int   `json:"oom_kills,omitempty"`
 
-	JobPID   int    `json:"job_pid,omitempty"`
-	Tracking string `json:"tracking,omitempty"`
+	JobPID int `json:"job_pid,omitempty"`
+	// Tracking is TrackCgroup or TrackSubreaper; TrackingDetail names the
+	// cgroup, or says why there is none.
+	Tracking       string `json:"tracking,omitempty"`
+	TrackingDetail string `json:"tracking_detail,omitempty"`
 	// Warnings are what the supervisor could not do as asked (a memory
 	// limit without a memory controller, CPUs it could not pin).
 	Warnings []string `json:"warnings,omitempty"`

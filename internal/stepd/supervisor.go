@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 	"time"
 
@@ -483,10 +484,16 @@ func (sv *supervisor) status(launchErr error) Status {
 		JobID:    sv.spec.JobID,
 		State:    slurm.Running,
 		Start:    sv.start,
-		Ending:   sv.ending,
 		JobPID:   sv.mainPID,
 		Tracking: sv.tr.mode(),
-		Warnings: sv.tr.warnings,
+		// Copies: the reply is encoded on the connection's goroutine.
+		Warnings: slices.Clone(sv.tr.warnings),
+
+		TrackingDetail: sv.tr.describe(),
+	}
+	if sv.ending != nil {
+		e := *sv.ending
+		st.Ending = &e
 	}
 	switch {
 	case launchErr != nil:
