@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"slices"
@@ -266,9 +267,85 @@ func TestSpecRoundTrip(t *testing.T) {
 		t.Errorf("spec mode %v, want 0600", fi.Mode().Perm())
 	}
 	bad := *s
-	bad.WorkDir, bad.Rlimits = "relative", map[string]uint64{"FOO": 1}
+	bad.WorkDir, bad.Rlimits, bad.User = "relative", map[string]uint64{"FOO": 1}, Credential{}
 	if err := WriteSpec(dir, &bad); err == nil || !strings.Contains(err.Error(), `work_dir "relative" is not absolute`) ||
-		!strings.Contains(err.Error(), `rlimit "FOO"`) {
+		!strings.Contains(err.Error(), `rlimit "FOO"`) || !strings.Contains(err.Error(), "user name is empty") {
 		t.Errorf("bad spec: %v", err)
+	}
+}
+
+// TestProcessSettings: the script runs pinned to its CPUs, with the
+// submitter's soft limits and umask.
+func TestProcessSettings(t *testing.T) {
+	t.Parallel()
+	j := newJob(t, "#!/bin/bash\ngrep Cpus_allowed_list /proc/self/status | cut -f2\nulimit -Sn\nulimit -Sc\numask\n")
+	j.spec.CPUs = []int{0}
+	j.spec.Rlimits = map[string]uint64{"NOFILE": 100, "CORE": 0}
+	umask := uint32(0o077)
+	j.spec.Umask = &umask
+	j.start()
+	if st := j.wait(); st.State != slurm.Completed {
+		t.Fatalf("state %s; output:\n%s", st.State, j.out())
+	}
+	if diff := cmp.Diff("0\n100\n0\n0077\n", j.out()); diff != "" {
+		t.Errorf("CPUs, open files, core size, umask (-want +got):\n%s", diff)
+	}
+}
+
+// TestNonRootSupervisor: a supervisor that is not root runs the job as
+// itself, whatever user the spec names, and says so; it tracks the job as
+// a subreaper where it may not make cgroups.
+func TestNonRootSupervisor(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("starting a supervisor as another user needs root")
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Skip("no user nobody: ", err)
+	}
+	t.Parallel()
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	j := newJob(t, "#!/bin/sh\nid -u\n")
+	root := filepath.Dir(j.dir)
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(root), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// nobody cannot run the test binary where go test built it.
+	bin := filepath.Join(root, "stepd.test")
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j.spec.User = Credential{Name: "someone", UID: 1234, GID: 1234}
+	j.spec.SpoolDir = j.work
+	if err := WriteSpec(j.dir, j.spec); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{j.dir, j.work, j.spec.Script, filepath.Join(j.dir, SpecFile)} {
+		if err := os.Chown(p, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "run", filepath.Join(j.dir, SpecFile))
+	cmd.Env = supervisorEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("supervisor as nobody: %v %s\nlog:\n%s", err, out, j.log())
+	}
+	st, err := ReadStatus(j.dir)
+	if err != nil {
+		t.Fatalf("%v\nlog:\n%s", err, j.log())
+	}
+	if st.State != slurm.Completed || j.out() != u.Uid+"\n" || st.Tracking != TrackSubreaper ||
+		len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "only a root supervisor switches users") {
+		t.Errorf("state %s, output %q, tracking %s (%s), warnings %q; want COMPLETED as %s, subreaper, a warning",
+			st.State, j.out(), st.Tracking, st.TrackingDetail, st.Warnings, u.Uid)
 	}
 }

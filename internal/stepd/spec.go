@@ -263,6 +263,10 @@ func (s *Spec) check() error {
 	if s.JobID == 0 {
 		errs = append(errs, errors.New("job_id is 0"))
 	}
+	if s.User.Name == "" {
+		// The zero Credential is root: never run a job as root by omission.
+		errs = append(errs, errors.New("user name is empty"))
+	}
 	if s.Script == "" {
 		errs = append(errs, errors.New("script is empty"))
 	}

@@ -208,6 +208,10 @@ func (sv *supervisor) startJob() error {
 	if sv.errOut, err = dupFile(files.Err); err != nil {
 		return err
 	}
+	if os.Geteuid() != 0 && s.User.UID != uint32(os.Geteuid()) {
+		sv.warn("the job runs as uid %d, the supervisor's, not as %s (uid %d): only a root supervisor switches users",
+			os.Geteuid(), s.User.Name, s.User.UID)
+	}
 	if s.CheckpointDir != "" {
 		if err := asUser(s.User, func() error { return mkdirAllMode(s.CheckpointDir, 0o777&^os.FileMode(sv.umask)) }); err != nil {
 			sv.warn("checkpoint directory not made: %v", err)
