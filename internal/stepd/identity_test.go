@@ -188,3 +188,22 @@ func TestCPUList(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseProcStat: a command name can hold anything; the parser must
+// not panic, and what it accepts has the fields after the last ')'.
+func FuzzParseProcStat(f *testing.F) {
+	f.Add([]byte("1234 (sleep) S 1 1234 1234 0 -1 4194304 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100"))
+	f.Add([]byte("77 (a) b (c) Z 76 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 42 0 0 0"))
+	f.Add([]byte("1 ()) R"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := parseProcStat(b)
+		if err != nil {
+			return
+		}
+		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
+		f := strings.Fields(rest)
+		if start, _ := strconv.ParseUint(f[19], 10, 64); f[0][0] != st.State || start != st.StartTime {
+			t.Errorf("parseProcStat(%q) = %+v", b, st)
+		}
+	})
+}
