@@ -261,7 +261,7 @@ func TestHeadersOverTheLimitAreRefused(t *testing.T) {
 }
 
 func TestStalledClientsDoNotHoldOthers(t *testing.T) {
-	s := startServer(t, withLimits(Limits{ReadHeaderTimeout: 200 * time.Millisecond, BodyTimeout: 200 * time.Millisecond}))
+	s := startServer(t, withLimits(Limits{ReadHeaderTimeout: 500 * time.Millisecond, BodyTimeout: 500 * time.Millisecond}))
 	c := s.client(t)
 
 	// One client connects and sends half a header line; another sends its
@@ -297,7 +297,7 @@ func TestStalledClientsDoNotHoldOthers(t *testing.T) {
 		t.Fatalf("stalled in its body: %v", err)
 	}
 	b, _ := io.ReadAll(resp.Body)
-	if diff := cmp.Diff(wireError{Error: "the request body did not arrive within 200ms"}, decodeWire(t, string(b))); diff != "" || resp.StatusCode != 408 {
+	if diff := cmp.Diff(wireError{Error: "the request body did not arrive within 500ms"}, decodeWire(t, string(b))); diff != "" || resp.StatusCode != 408 {
 		t.Errorf("stalled in its body: status %d, want 408; error (-want +got):\n%s", resp.StatusCode, diff)
 	}
 	if n := s.api.calls.Load(); n != 1 {
