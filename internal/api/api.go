@@ -1,0 +1,167 @@
+// Package api is the vocabulary slurmd-lite and its commands share over the
+// local socket (internal/localapi): the paths of the handler table and the
+// JSON bodies that travel on them. Both sides are built from one tree, so
+// the types change together; a change that an older command could not read
+// gets a /v2/ path beside the /v1/ one.
+package api
+
+import (
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// The handler table's paths.
+const (
+	PathJobs       = "/v1/jobs"         // POST: submit; GET: list (squeue, scontrol)
+	PathCancel     = "/v1/jobs/cancel"  // POST: scancel
+	PathControl    = "/v1/jobs/control" // POST: hold, release, requeue
+	PathAccounting = "/v1/accounting"   // GET: sacct
+	PathNode       = "/v1/node"         // GET: the node and its GPUs
+	PathPing       = "/v1/ping"         // GET: is the daemon there
+)
+
+// Submit is a batch job as sbatch sends it: the parsed request (script
+// included), and what sbatch knows of its caller's session that the job
+// inherits.
+type Submit struct {
+	Request jobscript.Request `json:"request"`
+	// Env is sbatch's environment, "NAME=value".
+	Env []string `json:"env"`
+	// Cwd is sbatch's working directory: SLURM_SUBMIT_DIR, and the job's
+	// working directory unless --chdir says otherwise.
+	Cwd string `json:"cwd"`
+	// Umask and Rlimits are the submitter's, which the job runs with.
+	Umask   *uint32           `json:"umask,omitempty"`
+	Rlimits map[string]uint64 `json:"rlimits,omitempty"`
+	// TestOnly asks when the job would start, creating nothing.
+	TestOnly bool `json:"test_only,omitempty"`
+}
+
+// Submitted answers a Submit: the job id, or for --test-only the estimate
+// sbatch prints.
+type Submitted struct {
+	JobID uint32 `json:"job_id"`
+	// Notes are lines sbatch prints on stderr as errors before success or
+	// failure (Slurm's controller messages).
+	Notes []string `json:"notes,omitempty"`
+
+	Start     time.Time `json:"start,omitzero"`
+	Node      string    `json:"node,omitempty"`
+	CPUs      int       `json:"cpus,omitempty"`
+	Partition string    `json:"partition,omitempty"`
+}
+
+// Job is a job as squeue and scontrol show it: the stored record plus what
+// only the live daemon knows (priority, the scheduler's reason and expected
+// start, the limit in force, the files it writes to).
+type Job struct {
+	store.Job
+	// Priority is the job's priority as sprio computes it (0 when held).
+	Priority uint32 `json:"priority"`
+	// ReasonDetail explains the reason with numbers, for scontrol show job.
+	ReasonDetail string `json:"reason_detail,omitempty"`
+	// StateDesc replaces the reason word where Slurm prints a sentence.
+	StateDesc string `json:"state_desc,omitempty"`
+	// ExpectedStart is squeue --start's START_TIME; zero is N/A.
+	ExpectedStart time.Time `json:"expected_start,omitzero"`
+	// Limit is the time limit in force (the partition's DefaultTime applied).
+	Limit time.Duration `json:"limit"`
+	// ArrayTasks is the pending record's tasks as squeue prints them
+	// inside A_[...] ("0-3%2"); "" for other rows.
+	ArrayTasks string `json:"array_tasks,omitempty"`
+	// NumCPUs and NumTasks as scontrol prints them.
+	NumCPUs  int `json:"num_cpus"`
+	NumTasks int `json:"num_tasks"`
+	// Command, WorkDir and the standard files, expanded as scontrol shows
+	// them.
+	Command string `json:"command"`
+	WorkDir string `json:"work_dir"`
+	StdOut  string `json:"std_out"`
+	StdErr  string `json:"std_err"`
+	StdIn   string `json:"std_in"`
+}
+
+// Cancel is scancel's request. Jobs name jobs or array tasks ("12",
+// "12_3", "12_[1-3]"); the filters narrow them, or select jobs on their own
+// when Jobs is empty.
+type Cancel struct {
+	Jobs       []string         `json:"jobs,omitempty"`
+	User       string           `json:"user,omitempty"`
+	Partition  string           `json:"partition,omitempty"`
+	Name       string           `json:"name,omitempty"`
+	States     []slurm.JobState `json:"states,omitempty"`
+	// Signal, when not 0, is sent instead of cancelling; Batch sends it
+	// to the batch shell alone (scancel -b), Full to every process.
+	Signal int  `json:"signal,omitempty"`
+	Batch  bool `json:"batch,omitempty"`
+	Full   bool `json:"full,omitempty"`
+}
+
+// Result is what happened to one job of a Cancel or Control request.
+type Result struct {
+	Job string `json:"job"`
+	// Code is Slurm's errno (0 for success), Error its words.
+	Code  int    `json:"code,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Results answers a Cancel or Control request, job by job.
+type Results struct {
+	Results []Result `json:"results"`
+}
+
+// Control actions of scontrol.
+const (
+	ActionHold    = "hold"
+	ActionRelease = "release"
+	ActionRequeue = "requeue"
+)
+
+// Control is scontrol hold, release or requeue of jobs.
+type Control struct {
+	Action string   `json:"action"`
+	Jobs   []string `json:"jobs"`
+}
+
+// Node is the machine as scontrol show node and sinfo show it.
+type Node struct {
+	Name     string    `json:"name"`
+	CPUs     int       `json:"cpus"`
+	AllocCPU int       `json:"alloc_cpus"`
+	MemoryMB int64     `json:"memory_mb"`
+	AllocMem int64     `json:"alloc_mem_mb"`
+	Gres     string    `json:"gres"`
+	GresUsed string    `json:"gres_used"`
+	State    string    `json:"state"`
+	Reason   string    `json:"reason,omitempty"`
+	Comment  string    `json:"comment,omitempty"`
+	Boot     time.Time `json:"boot"`
+	GPUs     []GPU     `json:"gpus"`
+}
+
+// GPU is one GPU of the node as the inventory last saw it.
+type GPU struct {
+	Index       int       `json:"index"`
+	UUID        string    `json:"uuid"`
+	Type        string    `json:"type"`
+	Model       string    `json:"model"`
+	MemoryTotal uint64    `json:"memory_total"`
+	MemoryUsed  uint64    `json:"memory_used"`
+	Foreign     uint64    `json:"foreign"`
+	Utilization int       `json:"utilization"`
+	State       string    `json:"state"`
+	Reason      string    `json:"reason,omitempty"`
+	Jobs        []uint32  `json:"jobs,omitempty"`
+	Processes   []Process `json:"processes,omitempty"`
+}
+
+// Process is a process on a GPU.
+type Process struct {
+	PID    int    `json:"pid"`
+	User   string `json:"user,omitempty"`
+	Memory uint64 `json:"memory"`
+	JobID  string `json:"job_id,omitempty"`
+}
