@@ -10,6 +10,10 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
+// FromDriver reads the machine's GPUs through the system's NVML library:
+// FromNVML(nvml.New(), opts), for the daemon, which must not import go-nvml.
+func FromDriver(opts Options) *Inventory { return FromNVML(nvml.New(), opts) }
+
 // FromNVML reads the machine's GPUs through lib: nvml.New() in the daemon,
 // a go-nvml mock machine in tests. It calls lib.Init and never fails:
 //   - no NVML library, or no kernel driver: an Inventory with no GPUs
