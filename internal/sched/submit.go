@@ -52,16 +52,25 @@ type SubmitError struct {
 	Msg string
 	// Notes are lines the controller sends before the refusal, which sbatch
 	// prints as errors of their own ("Memory specification can not be
-	// satisfied"), and explanations of ours for logs.
+	// satisfied").
 	Notes []string
+	// Detail is slurm-lite's explanation with numbers, for the daemon's log
+	// and for a hint after Slurm's lines; Slurm prints nothing like it.
+	Detail string
 	// Retry is true when sbatch should sleep and try again (EAGAIN).
 	Retry bool
 }
 
 func (e *SubmitError) Error() string { return e.Msg }
 
-func refuse(code Errno, notes ...string) *SubmitError {
-	return &SubmitError{Code: code, Msg: errText[code], Notes: notes, Retry: code == CodeAgain}
+// refuse is a refusal with only our own explanation.
+func refuse(code Errno, detail string) *SubmitError {
+	return &SubmitError{Code: code, Msg: errText[code], Detail: detail, Retry: code == CodeAgain}
+}
+
+// refuseNoted is a refusal that Slurm precedes with a line of its own.
+func refuseNoted(code Errno, note string) *SubmitError {
+	return &SubmitError{Code: code, Msg: errText[code], Notes: []string{note}, Detail: note}
 }
 
 // CheckSubmit refuses a submission the way slurmctld does, in its order:
@@ -87,7 +96,7 @@ func CheckSubmit(job Job, snap Snapshot) error {
 		if job.Partition == "" {
 			return refuse(CodeInvalidPartition, "no partition given and none is the default")
 		}
-		return refuse(CodeInvalidPartition, fmt.Sprintf("invalid partition specified: %s", job.Partition))
+		return refuseNoted(CodeInvalidPartition, fmt.Sprintf("invalid partition specified: %s", job.Partition))
 	}
 	if pj.assoc < 0 && !p.admitsNewUser(&job) {
 		return refuse(CodeInvalidAccount, fmt.Sprintf("user %s has no association with account %q", job.User, job.Account))
@@ -165,9 +174,10 @@ func (p *pass) checkFits(pj *pjob) error {
 	}
 	switch {
 	case !typeKnown:
-		return refuse(CodeInvalidGRES, fmt.Sprintf("no GPU of type %q", r.GPUType))
+		// Real Slurm 22.05 refuses --gpus=abc so (golden sbatch_gpus_bad.txt).
+		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("no GPU of type %q on this machine", r.GPUType))
 	case r.Mem > mostMem:
-		return refuse(CodeNodeConfigUnavailable, "Memory specification can not be satisfied")
+		return refuseNoted(CodeNodeConfigUnavailable, "Memory specification can not be satisfied")
 	case max(1, r.CPUs) > mostCPUs:
 		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d CPUs, the largest node has %d", max(1, r.CPUs), mostCPUs))
 	case r.GPUMem > biggestGPU:
