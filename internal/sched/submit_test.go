@@ -77,7 +77,7 @@ func TestCheckSubmit(t *testing.T) {
 			name: "MaxSubmitJobsPerUser refuses past the limit, counting array tasks",
 			snap: limitedQOS, job: st.Job(3).User("alice").QOS("short").ArrayTasks(0, 1),
 			want: &sched.SubmitError{Code: sched.CodeAccountingPolicy,
-				Msg:   "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
+				Msg:    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
 				Detail: "alice has 1 jobs in QOS short, MaxSubmitJobsPerUser is 2"},
 		},
 		{
