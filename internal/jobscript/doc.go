@@ -24,7 +24,9 @@
 //	#SLITE lines ──same rules──▶ extension options
 //	SBATCH_* variables, in sbatch's table order ──▶ options
 //	CommandLine's options ──▶ options            (each step overrides the last)
-//	_opt_verify, GRES check ──▶ Request          (defaults, consistency)
+//	_opt_verify, GRES check ──▶ Request          (defaults, consistency; the
+//	                                              GRES check may set tasks,
+//	                                              nodes and CPUs per task)
 //	controller's refusals (bad --dependency, --array, --nodes>1) ──▶ KindRejected
 //
 // Everything sbatch accepts is accepted: all 106 options of sbatch's table
@@ -39,8 +41,19 @@
 //     On an #SBATCH line they are refused (real sbatch would refuse them
 //     too, less helpfully), and a Slurm option on an #SLITE line is refused
 //     (real sbatch would silently ignore it).
-//   - --nodes above 1 is refused as slurmctld refuses it on a one-node
-//     cluster ("Node count specification invalid").
+//   - --nodes above 1 is refused at submission with the words slurmctld
+//     uses under EnforcePartLimits=ALL ("Node count specification
+//     invalid"). Real slurmctld with its default EnforcePartLimits=NO
+//     accepts such a job and leaves it pending for ever
+//     (Reason=PartitionNodeLimit); on one machine it could never run.
+//   - A negative time limit ("-t -5", which sbatch reads as minus five
+//     days and slurmctld keeps as some 2982611 days) is refused.
+//   - GRES names are not checked against a configuration (real sbatch
+//     refuses a name missing from slurm.conf's GresTypes); the daemon
+//     judges them.
+//   - --uid and --gid are kept as given: whether the caller may use them
+//     (root only) and whether the names exist is the caller's question
+//     (Request.RequireRoot).
 //   - Heterogeneous jobs (":" and "#SBATCH hetjob") are refused.
 //   - #PBS and #BSUB directives are not translated (sbatch's xlate.c), and
 //     the values of the cluster-only options that sbatch hands to plugins
@@ -65,4 +78,9 @@
 //     (Slurm's exit(-1)).
 //   - controller refusal: a request sbatch sends but slurmctld refuses
 //     ("Batch job submission failed: Job dependency problem"); KindRejected.
+//
+// The corpus (testdata/corpus) records what real Slurm 22.05 does, and
+// realslurm_test.go (build tag realslurm) replays it through a real sbatch
+// on the golden cluster; the cases that differ on purpose are listed there
+// with their reason.
 package jobscript

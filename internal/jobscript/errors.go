@@ -151,6 +151,7 @@ const (
 	MsgNodeCount      = "Node count specification invalid"
 	MsgInvalidArray   = "Invalid job array specification"
 	MsgInvalidGres    = "Invalid generic resource (gres) specification"
+	MsgGresType       = "Invalid GRES specification (with and without type identification)"
 	MsgUIDNotRoot     = "--uid only permitted by root user"
 	MsgGIDNotRoot     = "--gid only permitted by root user"
 	defaultArraySize  = 1001

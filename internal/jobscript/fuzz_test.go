@@ -70,11 +70,10 @@ func FuzzParse(f *testing.F) {
 		if !cl.HasWrap && r.Script != string(script) {
 			t.Fatalf("Request.Script differs from the script")
 		}
-		if r.JobName == "" && !strings.HasSuffix(r.ScriptPath, "/") && !strings.Contains(string(script)+args+env, "J") &&
-			!strings.Contains(string(script)+args+env, "job") {
-			// Only an empty --job-name (-J, SBATCH_JOB_NAME) or a script
-			// path ending in "/" (Slurm's base_name is then empty) leaves
-			// the name empty.
+		if r.JobName == "" && !strings.HasSuffix(r.ScriptPath, "/") && !strings.ContainsAny(string(script)+args+env, "jJ") {
+			// Only an empty --job-name (-J, --j..., SBATCH_JOB_NAME) or a
+			// script path ending in "/" (Slurm's base_name is then empty)
+			// leaves the name empty.
 			t.Fatalf("empty job name")
 		}
 		if r.NTasks < 0 || r.Nodes.Min > 1 || r.Nodes.Min < 0 {

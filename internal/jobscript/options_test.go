@@ -178,8 +178,15 @@ var samples = map[string]string{
 
 func TestEveryOptionIsAccepted(t *testing.T) {
 	exits := map[string]bool{"help": true, "usage": true, "version": true}
-	// --mem-per-gpu needs GPUs (gres_job_state_validate).
-	with := map[string]string{"mem-per-gpu": "--gpus=1"}
+	// Options that gres_job_state_validate refuses alone, with what they
+	// need (each checked against real sbatch 22.05).
+	with := map[string]string{
+		"mem-per-gpu":     "--gpus=1",
+		"gpus-per-socket": "--sockets-per-node=1",
+		"gpus-per-task":   "--ntasks=1",
+		"ntasks-per-gpu":  "--gpus=1",
+		"ntasks-per-tres": "--gpus=1",
+	}
 	for _, d := range options {
 		t.Run(d.Name, func(t *testing.T) {
 			arg := "--" + d.Name
