@@ -5,6 +5,10 @@ import (
 	"os"
 
 	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/daemon"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
 )
 
-func main() { os.Exit(cli.SlurmdLite(os.Args[1:], cli.Stdio())) }
+func main() {
+	os.Exit(cli.SlurmdLite(os.Args[1:], cli.Stdio(), cli.Daemon{Run: daemon.Main, Stepd: stepd.Main}))
+}

@@ -1,15 +1,20 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
 )
 
 // slurmVersion is the Slurm release whose behaviour and output we follow;
@@ -32,17 +37,142 @@ func Sbatch(args []string, sio IO) int {
 		fmt.Fprintf(sio.Stderr, "sbatch: error: %v\n", err)
 		return 1
 	}
-	// The daemon lands with its own issue; until then say plainly that
-	// there is nothing to submit to, in the words the client will use.
-	fmt.Fprintf(sio.Stderr, "sbatch: error: %v\n", notRunning(cfg.SocketPath))
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(sio.Stderr, "sbatch: error: finding the current directory: %v\n", err)
+		return 1
+	}
+	sub := api.Submit{Request: *req, Env: submitEnv(sio), Cwd: cwd, TestOnly: req.TestOnly}
+	c := localapi.NewClient(cfg.SocketPath)
+	defer c.Close()
+	ctx := context.Background()
+	var resp api.Submitted
+	// sbatch retries a controller that is temporarily unable to take the
+	// job (MaxJobCount), sleeping a second longer each time (sbatch.c).
+	for retries := 0; ; retries++ {
+		err = c.Do(ctx, "POST", api.PathJobs, sub, &resp)
+		var le *localapi.Error
+		if errors.As(err, &le) && le.Code == codeEAGAIN && retries < maxRetries {
+			if retries == 0 {
+				fmt.Fprintln(sio.Stderr, "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying")
+			}
+			time.Sleep(time.Duration(retries+1) * time.Second)
+			continue
+		}
+		break
+	}
+	if err != nil {
+		return printSubmitError(err, req.TestOnly, sio.Stderr)
+	}
+	if req.TestOnly {
+		start := "Unknown"
+		if !resp.Start.IsZero() {
+			start = resp.Start.Local().Format("2006-01-02T15:04:05")
+		}
+		fmt.Fprintf(sio.Stderr, "sbatch: Job %d to start at %s using %d processors on nodes %s in partition %s\n",
+			resp.JobID, start, resp.CPUs, resp.Node, resp.Partition)
+		return 0
+	}
+	if !req.Quiet {
+		if req.Parsable {
+			fmt.Fprintf(sio.Stdout, "%d\n", resp.JobID)
+		} else {
+			fmt.Fprintf(sio.Stdout, "Submitted batch job %d\n", resp.JobID)
+		}
+	}
+	if req.Wait {
+		return waitJob(ctx, c, resp.JobID, sio)
+	}
+	return 0
+}
+
+// Slurm's EAGAIN and sbatch's MAX_RETRIES.
+const (
+	codeEAGAIN = 11
+	maxRetries = 15
+)
+
+// printSubmitError prints a refused submission as sbatch does: the
+// controller's own lines, then "Batch job submission failed: ...", exit 1.
+func printSubmitError(err error, testOnly bool, w io.Writer) int {
+	var le *localapi.Error
+	if !errors.As(err, &le) {
+		fmt.Fprintf(w, "sbatch: error: %v\n", err)
+		return 1
+	}
+	lines := strings.Split(le.Message, "\n")
+	for _, note := range lines[:len(lines)-1] {
+		fmt.Fprintf(w, "sbatch: error: %s\n", note)
+	}
+	last := lines[len(lines)-1]
+	if testOnly {
+		fmt.Fprintf(w, "allocation failure: %s\n", last)
+		return 1
+	}
+	fmt.Fprintf(w, "sbatch: error: Batch job submission failed: %s\n", last)
 	return 1
+}
+
+// waitJob is sbatch --wait: poll until the job ends, and exit with its exit
+// status (1 when it ended by a signal), as _job_wait in sbatch.c.
+func waitJob(ctx context.Context, c *localapi.Client, id uint32, sio IO) int {
+	sleep := 2 * time.Second
+	for {
+		time.Sleep(sleep)
+		sleep = min(sleep*4, 32*time.Second)
+		var jobs []api.Job
+		if err := c.Do(ctx, "GET", fmt.Sprintf("%s?id=%d", api.PathJobs, id), nil, &jobs); err != nil {
+			fmt.Fprintf(sio.Stderr, "sbatch: error: Currently unable to load job state information, retrying: %v\n", err)
+			continue
+		}
+		if len(jobs) == 0 {
+			fmt.Fprintf(sio.Stderr, "sbatch: error: Job %d no longer found and exit code not found\n", id)
+			return 0
+		}
+		ec, done := 0, true
+		for _, j := range jobs {
+			if !j.State.Finished() {
+				done = false
+				break
+			}
+			if j.ExitCode.Signal != 0 {
+				ec = max(ec, 1)
+			} else {
+				ec = max(ec, j.ExitCode.Status)
+			}
+		}
+		if done {
+			return ec
+		}
+	}
+}
+
+// submitEnv is the environment the job inherits, with sbatch's additions:
+// the umask and the resource limits (SLURM_UMASK, SLURM_RLIMIT_*), which
+// the job runs with as Slurm's PropagateResourceLimits=ALL does.
+func submitEnv(sio IO) []string {
+	env := os.Environ()
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	env = append(env, fmt.Sprintf("SLURM_UMASK=%04o", mask))
+	for name, res := range map[string]int{"CPU": 0, "FSIZE": 1, "DATA": 2, "STACK": 3, "CORE": 4,
+		"RSS": 5, "NPROC": 6, "NOFILE": 7, "MEMLOCK": 8, "AS": 9} {
+		var rl syscall.Rlimit
+		if syscall.Getrlimit(res, &rl) != nil {
+			continue
+		}
+		v := fmt.Sprint(rl.Cur)
+		if rl.Cur == ^uint64(0) {
+			v = "unlimited"
+		}
+		env = append(env, "SLURM_RLIMIT_"+name+"="+v)
+	}
+	return env
 }
 
 // notRunning is the error every client gives when the daemon's socket is
 // missing: what is wrong, and the command that fixes it.
-func notRunning(socket string) error {
-	return fmt.Errorf("slurmd-lite is not running (no socket at %s); start it with: slurmd-lite", socket)
-}
+func notRunning(socket string) error { return localapi.NotRunning(socket) }
 
 // readJob runs sbatch's two passes over args: the command line, the script
 // (a file, standard input or --wrap), the SBATCH_* variables. It returns the

@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/slurm-lite/slurm-lite/internal/daemon"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
 )
 
 // The commands run as real processes: testscript re-executes this test
@@ -17,7 +20,9 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"sbatch":      func() { os.Exit(Sbatch(os.Args[1:], Stdio())) },
-		"slurmd-lite": func() { os.Exit(SlurmdLite(os.Args[1:], Stdio())) },
+		"slurmd-lite": func() {
+			os.Exit(SlurmdLite(os.Args[1:], Stdio(), Daemon{Run: daemon.Main, Stepd: stepd.Main}))
+		},
 		"squeue":      func() { os.Exit(Pending("squeue", os.Args[1:], Stdio())) },
 	})
 }

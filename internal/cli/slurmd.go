@@ -18,6 +18,8 @@ import (
 type slurmdArgs struct {
 	Config string `short:"f" name:"config-file" help:"Configuration file (default: $SLURM_LITE_CONF, else /etc/slurm-lite/slurm-lite.toml, else built-in defaults)." type:"path"`
 
+	Foreground bool `short:"D" help:"Run in the foreground (the daemon always does; for systemd and habit)."`
+
 	Run       struct{} `cmd:"" default:"1" help:"Run the daemon."`
 	CheckConf struct{} `cmd:"" name:"config" help:"Check the configuration and print what is in force."`
 	Parse     struct {
@@ -26,8 +28,23 @@ type slurmdArgs struct {
 	} `cmd:"" help:"Read a job as sbatch would and print the request it makes, as JSON; submit nothing."`
 }
 
+// Daemon is what slurmd-lite runs besides its own subcommands: the daemon
+// and the job supervisor. They live in packages that need cgo (NVML) and
+// the process machinery, which the other commands must not link, so the
+// main wires them in.
+type Daemon struct {
+	// Run runs the daemon with the configuration at path ("" to look).
+	Run func(path string) int
+	// Stepd is `slurmd-lite stepd ...`, the per-job supervisor.
+	Stepd func(args []string) int
+}
+
 // SlurmdLite is the slurmd-lite command.
-func SlurmdLite(args []string, sio IO) int {
+func SlurmdLite(args []string, sio IO, dm Daemon) int {
+	// The supervisor's arguments are its own, and it must start fast.
+	if len(args) > 0 && args[0] == "stepd" && dm.Stepd != nil {
+		return dm.Stepd(args[1:])
+	}
 	var a slurmdArgs
 	exit := -1
 	parser, err := kong.New(&a,
@@ -55,13 +72,11 @@ func SlurmdLite(args []string, sio IO) int {
 	case "parse", "parse <args>":
 		return parseJob(a.Parse.Args, a.Parse.Brief, sio)
 	default:
-		if _, _, err := config.Find(a.Config); err != nil {
-			fmt.Fprintf(sio.Stderr, "slurmd-lite: error: %v\n", err)
+		if dm.Run == nil {
+			fmt.Fprintln(sio.Stderr, "slurmd-lite: error: this build has no daemon")
 			return 1
 		}
-		fmt.Fprintln(sio.Stderr, "slurmd-lite: error: the daemon is not in this build yet (see README, Status); "+
-			"try: slurmd-lite config, slurmd-lite parse SCRIPT")
-		return 1
+		return dm.Run(a.Config)
 	}
 }
 

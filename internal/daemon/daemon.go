@@ -1,0 +1,270 @@
+// Package daemon is slurmd-lite: it ties the configuration, the durable
+// store, the GPU inventory and the pure scheduling core to real processes,
+// and serves the commands over the local socket.
+//
+// Start-up, in order (Run):
+//
+//  1. configuration (-f, $SLURM_LITE_CONF, /etc/slurm-lite/slurm-lite.toml,
+//     defaults) and the host's facts;
+//  2. the store under StateSaveLocation (refused, never reset, if damaged);
+//  3. the GPU inventory (NVML, simulated or none) with stored drains;
+//  4. the socket (refused if another daemon answers on it);
+//  5. reattach: every job the store says runs is matched with its supervisor
+//     (boot id + process start time), or its final status, or is lost;
+//  6. the API, then the scheduling loop.
+//
+// The loop (loop.go) is the only goroutine that starts and finishes jobs.
+// It wakes on a submission, a job's end, a cancel or a reload, and on the
+// GPU sampling tick; each pass samples the GPUs, builds a snapshot, calls
+// sched.Cycle and carries out the plan.
+//
+// Glossary:
+//   - supervisor: `slurmd-lite stepd run DIR/spec.json`, one per running
+//     job (internal/stepd); it outlives the daemon.
+//   - run directory: StateSaveLocation/jobs/ID/run-N, the supervisor's world
+//     for run N (N = restarts) of job ID: spec, identity, status, socket.
+//   - pending record: an array's row holding its tasks not started yet.
+//   - placeholder id: the id the scheduling core sees for an array task not
+//     split from its pending record yet (see arrayKey).
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// Options are the daemon's command-line settings.
+type Options struct {
+	// ConfigPath is -f; "" looks in the usual places.
+	ConfigPath string
+	// Exe is the slurmd-lite binary that supervisors are started from.
+	Exe string
+	// Log receives the daemon's log lines; nil is stderr.
+	Log io.Writer
+}
+
+// Daemon is one running slurmd-lite.
+type Daemon struct {
+	opts    Options
+	log     *slog.Logger
+	st      *store.Store
+	inv     *gpu.Inventory
+	ln      *localapi.Listener
+	srv     *localapi.Server
+	exe     string
+	jobsDir string
+	boot    time.Time
+
+	kick  chan struct{}
+	ended chan uint32
+
+	mu        sync.Mutex
+	cfg       *config.Config
+	cfgPath   string
+	gsnap     gpu.Snapshot
+	decisions map[uint32]sched.Decision
+	prio      map[uint32]uint32
+	usage     []sched.Usage
+	usageAt   time.Time
+	// usageSaved is when usage was last written to the store.
+	usageSaved time.Time
+	watched   map[uint32]bool
+	// after says what to do with a running job once its supervisor has
+	// ended it: requeue it (scontrol requeue, preemption) instead of
+	// recording its end.
+	after map[uint32]string
+	// gpuUse accumulates each running job's GPU samples.
+	gpuUse map[uint32]gpu.Usage
+}
+
+// Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;
+// SIGHUP reloads the configuration. Running jobs are left running.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Log == nil {
+		opts.Log = os.Stderr
+	}
+	log := slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg, path, err := loadConfig(opts.ConfigPath)
+	if err != nil {
+		return err
+	}
+	exe := opts.Exe
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("finding slurmd-lite's own binary for the job supervisors: %w", err)
+		}
+	}
+	d := &Daemon{
+		opts: opts, log: log, exe: exe, cfg: cfg, cfgPath: path,
+		boot:      time.Now(),
+		jobsDir:   filepath.Join(cfg.StateSaveLocation, "jobs"),
+		kick:      make(chan struct{}, 1),
+		ended:     make(chan uint32, 64),
+		decisions: map[uint32]sched.Decision{},
+		prio:      map[uint32]uint32{},
+		watched:   map[uint32]bool{},
+		after:     map[uint32]string{},
+		gpuUse:    map[uint32]gpu.Usage{},
+	}
+	from := path
+	if from == "" {
+		from = "built-in defaults"
+	}
+	log.Info("starting", "config", from, "node", cfg.Node.NodeName, "cpus", cfg.Node.CPUs,
+		"memory", slurmtime.FormatSize(cfg.Node.RealMemory), "users", localapi.UserDatabase)
+
+	if d.st, err = store.Open(cfg.StateSaveLocation); err != nil {
+		return err
+	}
+	defer d.st.Close()
+	if err := os.MkdirAll(d.jobsDir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", d.jobsDir, err)
+	}
+	if d.inv, err = openGPUs(cfg); err != nil {
+		return err
+	}
+	defer d.inv.Close()
+	log.Info("gpus", "mode", string(d.inv.Mode()), "comment", d.inv.Comment())
+	if drains, err := d.st.Drains(ctx); err == nil {
+		for _, dr := range drains {
+			_ = d.inv.Drain(dr.UUID, dr.Reason)
+		}
+	}
+	if us, err := d.st.Usage(ctx); err == nil {
+		d.usage = schedUsage(us)
+	}
+	d.usageAt = time.Now()
+
+	if d.ln, err = localapi.Listen(cfg.SocketPath, localapi.AccessFor(os.Geteuid())); err != nil {
+		return err
+	}
+	defer d.ln.Close()
+
+	if err := d.reattach(ctx); err != nil {
+		return err
+	}
+
+	d.srv = &localapi.Server{Routes: d.routes(), Logf: func(f string, a ...any) { log.Warn(fmt.Sprintf(f, a...)) }}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- d.srv.Serve(d.ln) }()
+	log.Info("listening", "socket", cfg.SocketPath)
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	loopCtx, stop := context.WithCancel(ctx)
+	loopDone := make(chan struct{})
+	go func() { d.loop(loopCtx); close(loopDone) }()
+
+	for {
+		select {
+		case <-ctx.Done():
+		case err := <-serveErr:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				log.Error("serving stopped", "err", err)
+			}
+		case s := <-sigs:
+			if s == syscall.SIGHUP {
+				d.reload()
+				continue
+			}
+			log.Info("stopping", "signal", s.String(), "running_jobs", "left running")
+		}
+		break
+	}
+	stop()
+	<-loopDone
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = d.srv.Shutdown(shut)
+	log.Info("stopped")
+	return nil
+}
+
+// loadConfig reads the configuration and fills in the host's facts.
+func loadConfig(path string) (*config.Config, string, error) {
+	cfg, used, err := config.Find(path)
+	if err != nil {
+		return nil, "", err
+	}
+	host, err := config.DetectHost()
+	if err != nil {
+		return nil, "", fmt.Errorf("reading this machine's CPUs and memory: %w", err)
+	}
+	cfg.ApplyHost(host)
+	return cfg, used, nil
+}
+
+// reload is SIGHUP: a new configuration replaces the old one only when it
+// is valid, and keeps what cannot change without a restart.
+func (d *Daemon) reload() {
+	cfg, _, err := loadConfig(d.cfgPath)
+	if err != nil {
+		d.log.Error("reload refused, keeping the configuration in force", "err", err)
+		return
+	}
+	d.mu.Lock()
+	old := d.cfg
+	if cfg.SocketPath != old.SocketPath || cfg.StateSaveLocation != old.StateSaveLocation {
+		d.log.Warn("SocketPath and StateSaveLocation change only with a restart")
+		cfg.SocketPath, cfg.StateSaveLocation = old.SocketPath, old.StateSaveLocation
+	}
+	d.cfg = cfg
+	d.mu.Unlock()
+	d.log.Info("configuration reloaded", "config", d.cfgPath)
+	d.wake()
+}
+
+// openGPUs opens the inventory the configuration names.
+func openGPUs(cfg *config.Config) (*gpu.Inventory, error) {
+	opts := gpu.Options{Types: gpuTypes(cfg)}
+	switch cfg.Node.GPUs {
+	case config.GPUsNone:
+		return gpu.None("GPUs = none in the configuration"), nil
+	case config.GPUsSimulated:
+		var sims []gpu.SimGPU
+		for _, g := range cfg.Node.SimulatedGPUs {
+			sims = append(sims, gpu.SimGPU{Type: g.Type, Memory: uint64(g.Memory), Count: g.Count})
+		}
+		return gpu.Simulated(sims, opts)
+	default:
+		return gpu.FromDriver(opts), nil
+	}
+}
+
+// config returns the configuration in force.
+func (d *Daemon) config() *config.Config {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.cfg
+}
+
+// wake asks the loop for a pass soon; several asks make one pass.
+func (d *Daemon) wake() {
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// runDir is the supervisor's directory for one run of a job.
+func (d *Daemon) runDir(id uint32, run int) string {
+	return filepath.Join(d.jobsDir, fmt.Sprint(id), fmt.Sprintf("run-%d", run))
+}

@@ -1,0 +1,293 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// After-actions: what to do once a supervisor has ended a job.
+const (
+	afterRequeue = "requeue" // scontrol requeue: back to PENDING, same id
+	afterPreempt = "preempt" // preemption: requeue if it may be, else PREEMPTED
+)
+
+// finish records the end of a job whose supervisor has exited.
+func (d *Daemon) finish(ctx context.Context, id uint32) {
+	d.mu.Lock()
+	delete(d.watched, id)
+	after := d.after[id]
+	delete(d.after, id)
+	d.mu.Unlock()
+
+	j, err := d.st.Job(ctx, id)
+	if err != nil {
+		d.log.Error("job ended but cannot be read", "job", id, "err", err)
+		return
+	}
+	if j.State != slurm.Running && j.State != slurm.Completing {
+		return
+	}
+	status, err := stepd.ReadStatus(d.runDir(id, j.Restarts))
+	if err != nil {
+		// The supervisor died without a word (killed, or the machine's
+		// OOM killer): the job's fate is unknown, so it is lost.
+		d.lost(ctx, j, fmt.Sprintf("supervisor ended without a status: %v", err))
+		return
+	}
+	switch after {
+	case afterRequeue:
+		err = d.requeue(ctx, j, status, slurm.Requeued)
+	case afterPreempt:
+		if j.Requeue {
+			err = d.requeue(ctx, j, status, slurm.Preempted)
+		} else {
+			status.State = slurm.Preempted
+			err = d.recordEnd(ctx, id, status)
+		}
+	default:
+		err = d.recordEnd(ctx, id, status)
+	}
+	if err != nil {
+		d.log.Error("recording the end of a job", "job", id, "err", err)
+	}
+}
+
+// recordEnd writes a job's final state, its batch step and its GPU use,
+// and charges its last stretch of usage.
+func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) error {
+	d.mu.Lock()
+	use := d.gpuUse[id]
+	delete(d.gpuUse, id)
+	d.mu.Unlock()
+	var j store.Job
+	err := d.st.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		if j, err = tx.Job(id); err != nil {
+			return err
+		}
+		applyStatus(&j, st)
+		j.PeakGPUMem = int64(use.PeakTotal)
+		if mean, ok := use.MeanUtilization(); ok {
+			j.MeanGPUUtil = mean
+		}
+		if err := tx.PutJob(j); err != nil {
+			return err
+		}
+		return tx.PutStep(batchStep(j, st))
+	})
+	if err != nil {
+		return err
+	}
+	d.log.Info("job ended", "job", id, "state", string(j.State), "exit", j.ExitCode.String())
+	d.wake()
+	return nil
+}
+
+// applyStatus copies a supervisor's final status onto the job's row.
+func applyStatus(j *store.Job, st stepd.Status) {
+	j.State = st.State
+	j.ExitCode = parseExit(st.ExitCode)
+	if !st.Start.IsZero() {
+		j.Start = st.Start
+	}
+	j.End = st.End
+	if j.End.IsZero() {
+		j.End = time.Now()
+	}
+	switch {
+	case st.Reason != "":
+		j.Reason = st.Reason
+	case st.State == slurm.Timeout:
+		j.Reason = slurm.ReasonTimeLimit
+	case st.State == slurm.Failed:
+		j.Reason = slurm.ReasonNonZeroExitCode
+	default:
+		j.Reason = slurm.ReasonNone
+	}
+	if st.Ending != nil && st.Ending.By != nil && st.State == slurm.Cancelled {
+		by := *st.Ending.By
+		j.CancelledBy = &by
+	}
+}
+
+// batchStep is the N.batch line of sacct for a run.
+func batchStep(j store.Job, st stepd.Status) store.Step {
+	end := st.Batch.End
+	if end.IsZero() {
+		end = j.End
+	}
+	return store.Step{
+		JobID: j.ID, Run: j.Restarts, ID: "batch", Name: "batch",
+		State: st.Batch.State, Start: j.Start, End: end,
+		ExitCode: parseExit(st.Batch.ExitCode), NTasks: 1, MaxRSS: st.PeakRSS,
+	}
+}
+
+// requeue ends a run and puts the job back to PENDING under the same id,
+// its run archived as REQUEUED (or PREEMPTED) for sacct -D.
+func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as slurm.JobState) error {
+	now := time.Now()
+	err := d.st.Update(ctx, func(tx *store.Tx) error {
+		cur, err := tx.Job(j.ID)
+		if err != nil {
+			return err
+		}
+		applyStatus(&cur, st)
+		cur.State = as
+		if err := tx.PutJob(cur); err != nil {
+			return err
+		}
+		if err := tx.PutStep(batchStep(cur, st)); err != nil {
+			return err
+		}
+		_, err = tx.Requeue(j.ID, now)
+		return err
+	})
+	if err == nil {
+		d.log.Info("job requeued", "job", j.ID, "as", string(as))
+		d.wake()
+	}
+	return err
+}
+
+// lost ends a job whose supervisor is gone without a status: NODE_FAIL,
+// and back to PENDING when the job may be requeued (Slurm's rule for a
+// node that failed under a job).
+func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
+	d.log.Warn("job lost", "job", j.ID, "why", why)
+	st := stepd.Status{JobID: j.ID, State: slurm.NodeFail, ExitCode: "0:0", Start: j.Start, End: time.Now(),
+		Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:9"}}
+	var err error
+	if j.Requeue {
+		err = d.requeue(ctx, j, st, slurm.NodeFail)
+	} else {
+		err = d.recordEnd(ctx, j.ID, st)
+	}
+	if err != nil {
+		d.log.Error("recording a lost job", "job", j.ID, "err", err)
+	}
+}
+
+// stop asks a running job's supervisor to end it (SIGTERM, the grace time,
+// SIGKILL) and remembers to requeue it afterwards.
+func (d *Daemon) stop(ctx context.Context, id uint32, why, detail string) {
+	j, err := d.st.Job(ctx, id)
+	if err != nil || j.State != slurm.Running {
+		return
+	}
+	cfg := d.config()
+	var grace time.Duration
+	for _, p := range cfg.Partitions {
+		if p.PartitionName == j.Partition {
+			grace = p.GraceTime
+		}
+	}
+	after := afterRequeue
+	if why == stepd.WhyPreemption {
+		after = afterPreempt
+	}
+	d.mu.Lock()
+	if _, already := d.after[id]; already {
+		d.mu.Unlock()
+		return
+	}
+	d.after[id] = after
+	d.mu.Unlock()
+	req := stepd.Request{Op: stepd.OpCancel, Why: why, Grace: grace}
+	if j.Request.Signal != nil && j.Request.Signal.Signal != 0 && why == stepd.WhyPreemption {
+		req.Signal = j.Request.Signal.Signal // the job's checkpoint signal
+	}
+	if _, err := stepd.Call(d.runDir(id, j.Restarts), req); err != nil {
+		d.log.Error("stopping job", "job", id, "err", err)
+		return
+	}
+	d.log.Info("stopping job", "job", id, "why", detail)
+}
+
+// reattach matches every job the store says is running with its
+// supervisor, before anything is scheduled:
+//
+//  1. a final status: the job ended while the daemon was away; record it;
+//  2. a live supervisor (same boot, same process start time): watch it;
+//  3. a supervisor still starting (it holds its lock): watch it;
+//  4. nothing: the supervisor died with the machine or was killed: lost.
+func (d *Daemon) reattach(ctx context.Context) error {
+	jobs, err := d.st.Jobs(ctx, store.Filter{States: []slurm.JobState{slurm.Running, slurm.Completing}})
+	if err != nil {
+		return fmt.Errorf("reading running jobs: %w", err)
+	}
+	for _, j := range jobs {
+		dir := d.runDir(j.ID, j.Restarts)
+		if st, err := stepd.ReadStatus(dir); err == nil {
+			d.log.Info("job ended while the daemon was away", "job", j.ID, "state", string(st.State))
+			if err := d.recordEnd(ctx, j.ID, st); err != nil {
+				return err
+			}
+			continue
+		}
+		if id, err := stepd.ReadIdentity(dir); err == nil && stepd.Alive(id) {
+			d.log.Info("reattached", "job", j.ID, "supervisor", id.PID)
+			d.watch(j.ID, id.PID, dir)
+			continue
+		}
+		if stepd.Supervised(dir) {
+			d.log.Info("reattached to a starting supervisor", "job", j.ID)
+			d.watch(j.ID, 0, dir)
+			continue
+		}
+		d.lost(ctx, j, "no supervisor after a restart")
+	}
+	return nil
+}
+
+// watch waits, in a goroutine, for a supervisor that is not the daemon's
+// child (it was started by an earlier daemon) to exit. A pidfd names the
+// process itself, so a pid reused later cannot fool it; without one (old
+// kernels) the supervisor's lock is polled.
+func (d *Daemon) watch(id uint32, pid int, dir string) {
+	d.mu.Lock()
+	d.watched[id] = true
+	d.mu.Unlock()
+	go func() {
+		if pid > 0 {
+			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+				// The identity was checked before the pidfd was opened:
+				// check again now that the pidfd pins the process.
+				if ident, err := stepd.ReadIdentity(dir); err == nil && stepd.Alive(ident) {
+					fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+					for {
+						if _, err := unix.Poll(fds, -1); !errors.Is(err, unix.EINTR) {
+							break
+						}
+					}
+				}
+				unix.Close(fd)
+				d.ended <- id
+				return
+			}
+		}
+		for stepd.Supervised(dir) {
+			time.Sleep(time.Second)
+		}
+		d.ended <- id
+	}()
+}
+
+// parseExit reads Slurm's "status:signal".
+func parseExit(s string) store.ExitCode {
+	a, b, _ := strings.Cut(s, ":")
+	st, _ := strconv.Atoi(a)
+	sig, _ := strconv.Atoi(b)
+	return store.ExitCode{Status: st, Signal: sig}
+}
+

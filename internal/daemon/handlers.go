@@ -1,0 +1,649 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// Slurm's error numbers the handlers answer with (slurm/slurm_errno.h).
+const (
+	codeInvalidJobID  = 2017 // ESLURM_INVALID_JOB_ID
+	codeAlreadyDone   = 2021 // ESLURM_ALREADY_DONE
+	codeAccessDenied  = localapi.CodeAccessDenied
+	codeUserIDMissing = localapi.CodeUserIDMissing
+	codeDisabled      = 2015 // ESLURM_DISABLED ("Requested operation is presently disabled")
+	codeJobNotPending = 2019 // ESLURM_JOB_NOT_PENDING
+	codeScriptTooBig  = 2003 // ESLURM_... used for an oversize script
+)
+
+// maxScript is Slurm's max_script_size default.
+const maxScript = 4 << 20
+
+func (d *Daemon) routes() localapi.Routes {
+	return localapi.Routes{
+		{Method: "GET", Path: api.PathPing, Handler: localapi.Func(d.ping)},
+		{Method: "POST", Path: api.PathJobs, Handler: localapi.Func(d.submit)},
+		{Method: "GET", Path: api.PathJobs, Handler: localapi.Func(d.jobs)},
+		{Method: "POST", Path: api.PathCancel, Handler: localapi.Func(d.cancel)},
+		{Method: "POST", Path: api.PathControl, Handler: localapi.Func(d.control)},
+		{Method: "GET", Path: api.PathAccounting, Handler: localapi.Func(d.accounting)},
+		{Method: "GET", Path: api.PathNode, Handler: localapi.Func(d.node)},
+	}
+}
+
+func (d *Daemon) ping(ctx context.Context, req *localapi.Request[struct{}]) (map[string]string, error) {
+	return map[string]string{"status": "ok"}, nil
+}
+
+// refusal is a Slurm refusal as it travels.
+func refusal(code int, msg string) *localapi.Error {
+	return &localapi.Error{Status: http.StatusBadRequest, Message: msg, Code: code}
+}
+
+// submit is sbatch: checks as slurmctld checks, then one durable commit.
+func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) (api.Submitted, error) {
+	caller := req.Caller
+	r := req.Body.Request
+	if len(r.Script) > maxScript {
+		return api.Submitted{}, refusal(codeScriptTooBig, fmt.Sprintf("Batch script is too large (%d bytes, the limit is %d)", len(r.Script), maxScript))
+	}
+	if !strings.HasPrefix(req.Body.Cwd, "/") {
+		return api.Submitted{}, localapi.Errorf(http.StatusBadRequest, "the submission directory %q is not an absolute path", req.Body.Cwd)
+	}
+	cfg := d.config()
+	j := store.Job{
+		User: caller.User, UID: caller.UID, GID: caller.GID,
+		Account: r.Account, Partition: r.Partition, QOS: r.QOS,
+		Name: r.JobName, State: slurm.Pending,
+		TimeLimit: r.TimeLimit.Duration(),
+		Requeue:   r.Requeue == nil || *r.Requeue,
+		SubmitDir: req.Body.Cwd,
+		Request:   r,
+	}
+	if r.TimeLimit == 0 {
+		j.TimeLimit = 0
+	}
+	if r.Hold {
+		j.Hold = store.HoldUser
+		j.Reason = slurm.ReasonJobHeldUser
+	}
+	if r.Nice != nil {
+		j.Nice = *r.Nice
+	}
+	if r.Priority != nil && (caller.UID == 0 || cfg.IsOperator(caller.User)) {
+		j.Priority = *r.Priority
+	}
+	if j.Partition == "" {
+		if p := cfg.DefaultPartition(); p != nil {
+			j.Partition = p.PartitionName
+		}
+	}
+	if j.Account == "" {
+		if accts, ok := cfg.UserAccounts(j.User); ok && len(accts) > 0 {
+			j.Account = accts[0]
+		}
+	}
+	if j.QOS == "" {
+		j.QOS = "normal"
+	}
+
+	now := time.Now()
+	snap, err := d.submitSnapshot(ctx, now)
+	if err != nil {
+		return api.Submitted{}, err
+	}
+	sj := schedJob(j, 0, -1, cfg.ShardSize, snap.Nodes[0])
+	sj.Submit = now
+	if r.Array != nil {
+		sj.ArrayTasks = r.Array.Tasks
+	}
+	if err := sched.CheckSubmit(sj, snap); err != nil {
+		var se *sched.SubmitError
+		if errors.As(err, &se) {
+			d.log.Info("submission refused", "user", caller.User, "why", se.Detail)
+			return api.Submitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: int(se.Code),
+				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n")}
+		}
+		return api.Submitted{}, err
+	}
+	if req.Body.TestOnly {
+		next, err := d.st.NextJobID(ctx)
+		if err != nil {
+			return api.Submitted{}, err
+		}
+		sj.ID = next
+		est := sched.WillRun(snap, sj)
+		return api.Submitted{JobID: next, Start: est.Start, Node: est.Node, CPUs: est.CPUs, Partition: est.Partition}, nil
+	}
+	script := r.Script
+	j.Request.Script = ""
+	ids, err := d.st.Submit(ctx, []store.NewJob{{Job: j, Script: script, Env: req.Body.Env}})
+	if err != nil {
+		return api.Submitted{}, fmt.Errorf("saving the job: %w", err)
+	}
+	d.log.Info("job submitted", "job", ids[0], "user", caller.User, "name", j.Name, "partition", j.Partition)
+	d.wake()
+	return api.Submitted{JobID: ids[0]}, nil
+}
+
+// submitSnapshot is the core's view for a submission check: live jobs,
+// the node as last sampled.
+func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time) (sched.Snapshot, error) {
+	cfg := d.config()
+	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
+	if err != nil {
+		return sched.Snapshot{}, err
+	}
+	d.mu.Lock()
+	gs := d.gsnap
+	usage := d.usage
+	d.mu.Unlock()
+	if gs.Time.IsZero() {
+		gs = d.inv.Sample(now, nil)
+	}
+	snap := d.buildSnapshot(ctx, now, jobs, gs)
+	snap.Usage = usage
+	return snap.Snapshot, nil
+}
+
+// jobs is squeue and scontrol show job. Query: id (repeated: N, A, A_T),
+// user, state, partition, name (repeated each). It returns pending and
+// running jobs and those that ended within MinJobAge.
+func (d *Daemon) jobs(ctx context.Context, req *localapi.Request[struct{}]) ([]api.Job, error) {
+	cfg := d.config()
+	now := time.Now()
+	q := req.Query
+	f := store.Filter{Users: q["user"], Partitions: q["partition"], Names: q["name"],
+		Since: now.Add(-cfg.MinJobAge)}
+	for _, s := range q["state"] {
+		if st, ok := slurm.ParseJobState(s); ok {
+			f.States = append(f.States, st)
+		}
+	}
+	var tasks map[uint32][]int
+	for _, s := range q["id"] {
+		ref, err := parseJobRef(s)
+		if err != nil {
+			return nil, refusal(codeInvalidJobID, "Invalid job id specified")
+		}
+		f.IDs = append(f.IDs, ref.id)
+		if ref.task >= 0 {
+			if tasks == nil {
+				tasks = map[uint32][]int{}
+			}
+			tasks[ref.id] = append(tasks[ref.id], ref.task)
+		}
+	}
+	rows, err := d.st.Jobs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.Job, 0, len(rows))
+	for _, j := range rows {
+		if j.State.Finished() && !j.End.IsZero() && now.Sub(j.End) > cfg.MinJobAge {
+			continue
+		}
+		out = append(out, d.apiJob(j, req.Caller))
+	}
+	_ = tasks // tasks select rows by id; the command narrows to A_T itself
+	return out, nil
+}
+
+// apiJob is a stored job with what the live daemon knows of it.
+func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
+	cfg := d.config()
+	d.mu.Lock()
+	dec, decided := d.decisions[j.ID]
+	prio := d.prio[j.ID]
+	d.mu.Unlock()
+	aj := api.Job{Job: j, Priority: prio, Limit: effectiveLimit(cfg, j)}
+	if j.State == slurm.Pending && decided {
+		if j.Reason == "" || j.Reason == slurm.ReasonNone || j.Hold == store.HoldNone {
+			aj.Reason = dec.Reason
+		}
+		aj.ReasonDetail, aj.StateDesc, aj.ExpectedStart = dec.Detail, dec.StateDesc, dec.ExpectedStart
+	}
+	if j.State == slurm.Pending && j.Hold != store.HoldNone {
+		aj.Reason = map[store.Hold]slurm.Reason{store.HoldUser: slurm.ReasonJobHeldUser, store.HoldAdmin: slurm.ReasonJobHeldAdmin}[j.Hold]
+		aj.Priority = 0
+	}
+	if aj.Reason == "" {
+		aj.Reason = slurm.ReasonNone
+	}
+	if j.ArrayRecord() {
+		aj.ArrayTasks = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
+	}
+	r := &j.Request
+	aj.NumTasks = max(r.NTasks, 1)
+	aj.NumCPUs = len(j.Alloc.CPUs)
+	if aj.NumCPUs == 0 {
+		aj.NumCPUs = max(aj.NumTasks*max(r.CPUsPerTask, 1), 1)
+	}
+	aj.WorkDir = j.SubmitDir
+	if r.Chdir != "" {
+		aj.WorkDir = r.Chdir
+	}
+	aj.Command = r.ScriptPath
+	if r.HasWrap || r.ScriptPath == "" {
+		aj.Command = "(null)"
+	}
+	if len(r.Args) > 0 {
+		aj.Command += " " + strings.Join(r.Args, " ")
+	}
+	spec := &stepd.Spec{JobID: j.ID, Name: j.Name, User: stepd.Credential{Name: j.User}, WorkDir: aj.WorkDir,
+		Output: r.Output, Error: r.Error, Input: r.Input, NodeName: cfg.Node.NodeName}
+	if j.ArrayJobID != 0 {
+		spec.ArrayJobID, spec.ArrayTaskID, spec.ArrayTaskCount = j.ArrayJobID, j.ArrayTaskID, 1
+	}
+	paths := stepd.StdPaths(spec)
+	aj.StdOut, aj.StdErr, aj.StdIn = paths.Output, paths.Error, paths.Input
+	// The request may carry --export=NAME=value secrets: only the owner and
+	// root see them.
+	if caller.UID != 0 && caller.UID != j.UID && aj.Request.Export != nil {
+		exp := *aj.Request.Export
+		exp.Vars = nil
+		exp.Spec = ""
+		aj.Request.Export = &exp
+	}
+	return aj
+}
+
+// jobRef is a job id with an optional array task ("12", "12_3").
+type jobRef struct {
+	id    uint32
+	task  int
+	tasks []int // "12_[1-3]"
+}
+
+func parseJobRef(s string) (jobRef, error) {
+	idPart, taskPart, hasTask := strings.Cut(strings.TrimSpace(s), "_")
+	id, err := strconv.ParseUint(idPart, 10, 32)
+	if err != nil || id == 0 {
+		return jobRef{}, fmt.Errorf("invalid job id %q", s)
+	}
+	ref := jobRef{id: uint32(id), task: -1}
+	if !hasTask {
+		return ref, nil
+	}
+	if strings.HasPrefix(taskPart, "[") && strings.HasSuffix(taskPart, "]") {
+		a, err := slurmtime.ParseArray(taskPart[1:len(taskPart)-1], slurmtime.MaxArraySizeLimit)
+		if err != nil {
+			return jobRef{}, err
+		}
+		ref.tasks = a.Tasks
+		return ref, nil
+	}
+	t, err := strconv.Atoi(taskPart)
+	if err != nil || t < 0 {
+		return jobRef{}, fmt.Errorf("invalid array task %q", s)
+	}
+	ref.task = t
+	return ref, nil
+}
+
+// mayAct: the owner, root and operators may act on a job.
+func (d *Daemon) mayAct(caller localapi.Identity, j store.Job) bool {
+	return caller.UID == 0 || caller.UID == j.UID || d.config().IsOperator(caller.User)
+}
+
+// target is one job row a request names, or pending tasks of an array.
+type target struct {
+	name  string
+	job   store.Job
+	tasks []int // pending tasks of the record to act on; nil: the whole row
+}
+
+// resolve finds the rows a job reference names.
+func (d *Daemon) resolve(ctx context.Context, s string) ([]target, error) {
+	ref, err := parseJobRef(s)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := d.st.Jobs(ctx, store.Filter{IDs: []uint32{ref.id}})
+	if err != nil {
+		return nil, err
+	}
+	want := ref.tasks
+	if ref.task >= 0 {
+		want = []int{ref.task}
+	}
+	var out []target
+	for _, j := range rows {
+		if want == nil {
+			if j.ID == ref.id || j.ArrayJobID == ref.id {
+				out = append(out, target{name: s, job: j})
+			}
+			continue
+		}
+		if j.ArrayRecord() {
+			var pending []int
+			for _, t := range want {
+				if slices.Contains(j.ArrayPending, t) {
+					pending = append(pending, t)
+				}
+			}
+			if len(pending) > 0 {
+				out = append(out, target{name: s, job: j, tasks: pending})
+			}
+		} else if j.ArrayJobID == ref.id && slices.Contains(want, j.ArrayTaskID) {
+			out = append(out, target{name: s, job: j})
+		} else if j.ArrayJobID == 0 && j.ID == ref.id && ref.task < 0 {
+			out = append(out, target{name: s, job: j})
+		}
+	}
+	return out, nil
+}
+
+// cancel is scancel.
+func (d *Daemon) cancel(ctx context.Context, req *localapi.Request[api.Cancel]) (api.Results, error) {
+	c := req.Body
+	var res api.Results
+	var targets []target
+	if len(c.Jobs) == 0 {
+		f := store.Filter{States: []slurm.JobState{slurm.Pending, slurm.Running}}
+		if c.User != "" {
+			f.Users = []string{c.User}
+		}
+		rows, err := d.st.Jobs(ctx, f)
+		if err != nil {
+			return res, err
+		}
+		for _, j := range rows {
+			targets = append(targets, target{name: fmt.Sprint(j.ID), job: j})
+		}
+	}
+	for _, s := range c.Jobs {
+		ts, err := d.resolve(ctx, s)
+		if err != nil || len(ts) == 0 {
+			res.Results = append(res.Results, api.Result{Job: s, Code: codeInvalidJobID, Error: "Invalid job id specified"})
+			continue
+		}
+		targets = append(targets, ts...)
+	}
+	for _, t := range targets {
+		j := t.job
+		if c.User != "" && j.User != c.User || c.Partition != "" && j.Partition != c.Partition ||
+			c.Name != "" && j.Name != c.Name || len(c.States) > 0 && !slices.Contains(c.States, j.State) {
+			continue
+		}
+		res.Results = append(res.Results, d.cancelOne(ctx, req.Caller, t, c))
+	}
+	d.wake()
+	return res, nil
+}
+
+func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t target, c api.Cancel) api.Result {
+	j := t.job
+	r := api.Result{Job: t.name}
+	if !d.mayAct(caller, j) {
+		r.Code, r.Error = codeAccessDenied, "Access/permission denied"
+		return r
+	}
+	if j.State.Finished() {
+		r.Code, r.Error = codeAlreadyDone, "Job/step already completing or completed"
+		return r
+	}
+	by := caller.UID
+	switch {
+	case j.State == slurm.Running && c.Signal != 0:
+		target := stepd.TargetSteps
+		if c.Batch {
+			target = stepd.TargetBatch
+		} else if c.Full {
+			target = stepd.TargetAll
+		}
+		if _, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpSignal, Signal: syscall.Signal(c.Signal), Target: target}); err != nil {
+			r.Code, r.Error = codeAlreadyDone, err.Error()
+		}
+	case j.State == slurm.Running:
+		if _, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpCancel, By: &by}); err != nil {
+			r.Code, r.Error = codeAlreadyDone, err.Error()
+		}
+	case c.Signal != 0:
+		// Slurm cannot signal a pending job either.
+		r.Code, r.Error = codeJobNotPending+1, "Job is pending execution" // ESLURM_JOB_PENDING 2020
+	default:
+		err := d.st.Update(ctx, func(tx *store.Tx) error {
+			cur, err := tx.Job(j.ID)
+			if err != nil {
+				return err
+			}
+			if cur.State != slurm.Pending {
+				return errSkip
+			}
+			if t.tasks != nil && len(t.tasks) < len(cur.ArrayPending) {
+				_, err := tx.DropTasks(cur.ID, t.tasks)
+				return err
+			}
+			cur.State, cur.End, cur.CancelledBy = slurm.Cancelled, time.Now(), &by
+			cur.Reason = slurm.ReasonNone
+			return tx.PutJob(cur)
+		})
+		if errors.Is(err, errSkip) {
+			// Started meanwhile: cancel it where it runs.
+			return d.cancelOne(ctx, caller, target{name: t.name, job: d.mustJob(ctx, j.ID)}, c)
+		}
+		if err != nil {
+			r.Code, r.Error = codeInvalidJobID, err.Error()
+		}
+	}
+	if r.Code == 0 && caller.UID != j.UID {
+		d.audit(ctx, caller, j.ID, "cancel", fmt.Sprintf("signal %d", c.Signal))
+	}
+	return r
+}
+
+func (d *Daemon) mustJob(ctx context.Context, id uint32) store.Job {
+	j, _ := d.st.Job(ctx, id)
+	return j
+}
+
+// audit records a change made by someone other than the job's owner.
+func (d *Daemon) audit(ctx context.Context, caller localapi.Identity, id uint32, action, detail string) {
+	err := d.st.Update(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendEvent(store.Event{Time: time.Now(), Actor: caller.UID, ActorName: caller.User,
+			JobID: id, Action: action, Detail: detail})
+		return err
+	})
+	if err != nil {
+		d.log.Error("recording an event", "job", id, "err", err)
+	}
+}
+
+// control is scontrol hold, release and requeue.
+func (d *Daemon) control(ctx context.Context, req *localapi.Request[api.Control]) (api.Results, error) {
+	c := req.Body
+	caller := req.Caller
+	admin := caller.UID == 0 || d.config().IsOperator(caller.User)
+	var res api.Results
+	for _, s := range c.Jobs {
+		ts, err := d.resolve(ctx, s)
+		if err != nil || len(ts) == 0 {
+			res.Results = append(res.Results, api.Result{Job: s, Code: codeInvalidJobID, Error: "Invalid job id specified"})
+			continue
+		}
+		for _, t := range ts {
+			r := api.Result{Job: s}
+			j := t.job
+			switch {
+			case !d.mayAct(caller, j) && c.Action == api.ActionRequeue:
+				r.Code, r.Error = codeAccessDenied, "Access/permission denied"
+			case !d.mayAct(caller, j):
+				r.Code, r.Error = codeUserIDMissing, "Invalid user id"
+			case c.Action == api.ActionHold || c.Action == api.ActionRelease:
+				r = d.hold(ctx, caller, admin, t, c.Action == api.ActionHold)
+			case c.Action == api.ActionRequeue:
+				r = d.requeueReq(ctx, caller, j)
+			default:
+				return res, localapi.Errorf(http.StatusBadRequest, "unknown action %q: use hold, release or requeue", c.Action)
+			}
+			r.Job = s
+			res.Results = append(res.Results, r)
+			if r.Code == 0 && caller.UID != j.UID {
+				d.audit(ctx, caller, j.ID, c.Action, "")
+			}
+		}
+	}
+	d.wake()
+	return res, nil
+}
+
+func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool, t target, hold bool) api.Result {
+	var r api.Result
+	err := d.st.Update(ctx, func(tx *store.Tx) error {
+		cur, err := tx.Job(t.job.ID)
+		if err != nil {
+			return err
+		}
+		if cur.State != slurm.Pending {
+			return errSkip
+		}
+		switch {
+		case hold && admin:
+			cur.Hold, cur.Reason = store.HoldAdmin, slurm.ReasonJobHeldAdmin
+		case hold:
+			cur.Hold, cur.Reason = store.HoldUser, slurm.ReasonJobHeldUser
+		case cur.Hold == store.HoldAdmin && !admin:
+			return errDenied
+		default:
+			cur.Hold, cur.Reason = store.HoldNone, slurm.ReasonNone
+		}
+		return tx.PutJob(cur)
+	})
+	switch {
+	case errors.Is(err, errSkip):
+		r.Code, r.Error = codeJobNotPending, "Job is no longer pending execution"
+	case errors.Is(err, errDenied):
+		r.Code, r.Error = codeAccessDenied, "Access/permission denied"
+	case err != nil:
+		r.Code, r.Error = codeInvalidJobID, err.Error()
+	}
+	return r
+}
+
+var errDenied = errors.New("denied")
+
+// requeueReq is scontrol requeue: a running job is stopped and goes back to
+// pending under its id; a pending one is refused as Slurm refuses it.
+func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j store.Job) api.Result {
+	var r api.Result
+	switch {
+	case j.State == slurm.Running:
+		d.stop(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User))
+	case j.State.Finished():
+		r.Code, r.Error = codeDisabled, "Requested operation is presently disabled"
+	default:
+		r.Code, r.Error = codeDisabled, "Requested operation is presently disabled"
+	}
+	return r
+}
+
+// accounting is sacct. Query: id, user, state, name (repeated), since,
+// until (RFC 3339), dups=1 for earlier runs.
+func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]) ([]store.Record, error) {
+	q := req.Query
+	f := store.Filter{Users: q["user"], Names: q["name"], Accounts: q["account"], EarlierRuns: q.Get("dups") == "1"}
+	for _, s := range q["state"] {
+		if st, ok := slurm.ParseJobState(s); ok {
+			f.States = append(f.States, st)
+		}
+	}
+	for _, s := range q["id"] {
+		ref, err := parseJobRef(s)
+		if err != nil {
+			continue
+		}
+		f.IDs = append(f.IDs, ref.id)
+	}
+	var err error
+	if f.Since, err = queryTime(q, "since"); err != nil {
+		return nil, err
+	}
+	if f.Until, err = queryTime(q, "until"); err != nil {
+		return nil, err
+	}
+	return d.st.Records(ctx, f)
+}
+
+func queryTime(q url.Values, key string) (time.Time, error) {
+	s := q.Get(key)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, localapi.Errorf(http.StatusBadRequest, "%s=%q is not an RFC 3339 time", key, s)
+	}
+	return t, nil
+}
+
+// node is scontrol show node and sinfo's view of the machine.
+func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api.Node, error) {
+	cfg := d.config()
+	d.mu.Lock()
+	gs := d.gsnap
+	d.mu.Unlock()
+	running, err := d.st.Jobs(ctx, store.Filter{States: []slurm.JobState{slurm.Running}})
+	if err != nil {
+		return api.Node{}, err
+	}
+	n := api.Node{Name: cfg.Node.NodeName, CPUs: cfg.Node.CPUs, MemoryMB: int64(cfg.Node.RealMemory / slurmtime.MiB),
+		Comment: gs.Comment, Boot: d.boot, State: "IDLE"}
+	holders := map[string][]uint32{}
+	for _, j := range running {
+		n.AllocCPU += len(j.Alloc.CPUs)
+		n.AllocMem += j.Alloc.Mem / int64(slurmtime.MiB)
+		for _, g := range j.Alloc.GPUs {
+			holders[g.UUID] = append(holders[g.UUID], j.ID)
+		}
+	}
+	var present []gpu.GPU
+	used := 0
+	for _, g := range gs.GPUs {
+		if g.Index < 0 {
+			continue
+		}
+		present = append(present, g)
+		ag := api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, Model: g.Model, MemoryTotal: g.MemoryTotal,
+			MemoryUsed: g.MemoryUsed, Foreign: g.Foreign, Utilization: g.Utilization, State: string(g.State),
+			Reason: g.Reason, Jobs: holders[g.UUID]}
+		for _, p := range g.Processes {
+			ag.Processes = append(ag.Processes, api.Process{PID: p.PID, User: p.User, Memory: p.Memory, JobID: p.JobID})
+		}
+		if len(ag.Jobs) > 0 {
+			used++
+		}
+		n.GPUs = append(n.GPUs, ag)
+	}
+	n.Gres = gpu.Gres(present)
+	if len(present) > 0 {
+		typ := present[0].Type
+		n.GresUsed = fmt.Sprintf("gpu:%s:%d", typ, used)
+	}
+	switch {
+	case gs.NodeDrain != "":
+		n.State, n.Reason = "DRAIN", gs.NodeDrain
+	case n.AllocCPU >= n.CPUs && n.CPUs > 0:
+		n.State = "ALLOCATED"
+	case n.AllocCPU > 0 || used > 0:
+		n.State = "MIXED"
+	}
+	return n, nil
+}

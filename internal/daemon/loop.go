@@ -1,0 +1,528 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// placeholderBase starts the ids the core sees for array tasks still in
+// their pending record. Real ids stop at 0x03ff0000 (the store's maximum),
+// so these never meet one.
+const placeholderBase uint32 = 0x40000000
+
+// arrayKey names an array task that has no row of its own yet.
+type arrayKey struct {
+	array uint32
+	task  int
+}
+
+// loop is the scheduling loop: the one goroutine that starts and finishes
+// jobs. It sleeps until something happens, or until the next GPU sample.
+func (d *Daemon) loop(ctx context.Context) {
+	interval := d.config().GPUSampleInterval
+	if interval <= 0 {
+		interval = gpu.DefaultInterval
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	d.pass(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			d.saveUsage(context.Background())
+			return
+		case id := <-d.ended:
+			d.finish(ctx, id)
+			for more := true; more; {
+				select {
+				case id := <-d.ended:
+					d.finish(ctx, id)
+				default:
+					more = false
+				}
+			}
+		case <-d.kick:
+		case <-tick.C:
+		}
+		d.pass(ctx)
+	}
+}
+
+// snapshot is what one pass plans over, with the ways back from the core's
+// ids to stored jobs.
+type snapshot struct {
+	sched.Snapshot
+	byID        map[uint32]store.Job
+	placeholder map[uint32]arrayKey
+}
+
+// pass is one scheduling pass: sample, plan, carry out.
+func (d *Daemon) pass(ctx context.Context) {
+	now := time.Now()
+	cfg := d.config()
+	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
+	if err != nil {
+		d.log.Error("reading jobs", "err", err)
+		return
+	}
+	gs := d.sample(now, jobs)
+	snap := d.buildSnapshot(ctx, now, jobs, gs)
+
+	d.mu.Lock()
+	snap.Usage = d.usage
+	d.mu.Unlock()
+	snap.Usage = sched.AdvanceUsage(snap.Snapshot, now)
+	d.mu.Lock()
+	d.usage, d.usageAt = snap.Usage, now
+	d.mu.Unlock()
+
+	plan := sched.Cycle(snap.Snapshot)
+
+	decisions := map[uint32]sched.Decision{}
+	for _, dec := range plan.Pending {
+		id := dec.JobID
+		if k, ok := snap.placeholder[id]; ok {
+			id = k.array
+		}
+		if _, seen := decisions[id]; !seen {
+			decisions[id] = dec
+		}
+	}
+	prio := map[uint32]uint32{}
+	for _, row := range sched.Priorities(snap.Snapshot) {
+		id := row.JobID
+		if k, ok := snap.placeholder[id]; ok {
+			id = k.array
+		}
+		if _, seen := prio[id]; !seen {
+			prio[id] = row.Priority
+		}
+	}
+	d.mu.Lock()
+	d.decisions, d.prio = decisions, prio
+	d.mu.Unlock()
+
+	for _, s := range plan.Starts {
+		j, ok := snap.byID[s.JobID]
+		task := -1
+		if k, isTask := snap.placeholder[s.JobID]; isTask {
+			j, ok, task = snap.byID[k.array], true, k.task
+		}
+		if !ok {
+			continue
+		}
+		if err := d.start(ctx, j, task, s); err != nil {
+			d.log.Error("starting job", "job", j.ID, "task", task, "err", err)
+		}
+	}
+	for _, p := range plan.Preempts {
+		d.stop(ctx, p.JobID, stepd.WhyPreemption, "preempted for job "+strconv.Itoa(int(p.For)))
+	}
+	if now.Sub(d.lastUsageSave()) > time.Minute {
+		d.saveUsage(ctx)
+	}
+}
+
+// sample reads the GPUs, telling the inventory which running job holds
+// which GPU, and accumulates each job's use for accounting.
+func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
+	var gjobs []gpu.Job
+	for _, j := range jobs {
+		if j.State != slurm.Running || len(j.Alloc.GPUs) == 0 {
+			continue
+		}
+		gj := gpu.Job{ID: strconv.Itoa(int(j.ID)), User: j.User}
+		for _, g := range j.Alloc.GPUs {
+			gj.GPUs = append(gj.GPUs, g.UUID)
+			gj.MemPerGPU = uint64(g.Mem)
+		}
+		gjobs = append(gjobs, gj)
+	}
+	gs := d.inv.Sample(now, gjobs)
+	d.mu.Lock()
+	d.gsnap = gs
+	for id, js := range gs.Jobs {
+		n, err := strconv.Atoi(id)
+		if err == nil {
+			d.gpuUse[uint32(n)] = d.gpuUse[uint32(n)].Add(js)
+		}
+	}
+	d.mu.Unlock()
+	return gs
+}
+
+// buildSnapshot maps jobs, configuration and GPUs onto the core's types.
+func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.Job, gs gpu.Snapshot) snapshot {
+	cfg := d.config()
+	node := schedNode(cfg, gs, false)
+	snap := snapshot{
+		Snapshot: sched.Snapshot{
+			Now:        now,
+			Config:     schedConfig(cfg),
+			Nodes:      []sched.Node{node},
+			Partitions: schedPartitions(cfg),
+			QOS:        schedQOS(cfg),
+			Accounts:   schedAccounts(cfg),
+		},
+		byID:        map[uint32]store.Job{},
+		placeholder: map[uint32]arrayKey{},
+	}
+	shard := cfg.ShardSize
+	next := placeholderBase
+	known := map[uint32]bool{}
+	for _, j := range jobs {
+		known[j.ID] = true
+		snap.byID[j.ID] = j
+		if j.ArrayRecord() {
+			for _, task := range j.ArrayPending {
+				snap.placeholder[next] = arrayKey{j.ID, task}
+				snap.Jobs = append(snap.Jobs, schedJob(j, next, task, shard, node))
+				next++
+			}
+			continue
+		}
+		snap.Jobs = append(snap.Jobs, schedJob(j, j.ID, j.ArrayTaskID, shard, node))
+	}
+	// Dependencies may name jobs that ended long ago: the core needs their
+	// end states to decide afterok and friends.
+	for _, j := range jobs {
+		if j.State != slurm.Pending || j.Request.Dependency == nil {
+			continue
+		}
+		for _, t := range j.Request.Dependency.Parsed.Terms {
+			for _, ref := range t.Jobs {
+				if known[ref.JobID] {
+					continue
+				}
+				known[ref.JobID] = true
+				if old, err := d.st.Jobs(ctx, store.Filter{IDs: []uint32{ref.JobID}}); err == nil {
+					for _, o := range old {
+						snap.Jobs = append(snap.Jobs, schedJob(o, o.ID, o.ArrayTaskID, shard, node))
+					}
+				}
+			}
+		}
+	}
+	return snap
+}
+
+// start commits a job as RUNNING, then starts its supervisor. The order
+// matters for "no job runs twice":
+//
+//  1. the job is RUNNING on disk, with its allocation;
+//  2. the supervisor starts and records its identity;
+//  3. the daemon watches it.
+//
+// A crash between 1 and 2 leaves a RUNNING job with no supervisor, which
+// the next start-up finds lost (NODE_FAIL, requeued if it may be): the job
+// did not run, and it cannot run twice.
+func (d *Daemon) start(ctx context.Context, pending store.Job, task int, s sched.Start) error {
+	now := time.Now()
+	var j store.Job
+	err := d.st.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		if task >= 0 {
+			if j, err = tx.SplitTask(pending.ID, task); err != nil {
+				return err
+			}
+		} else if j, err = tx.Job(pending.ID); err != nil {
+			return err
+		}
+		if j.State != slurm.Pending || j.Hold != store.HoldNone {
+			return errSkip // cancelled or held since the pass read it
+		}
+		j.State, j.Reason = slurm.Running, slurm.ReasonNone
+		j.Start = now
+		if j.Eligible.IsZero() {
+			j.Eligible = now
+		}
+		j.Alloc = storeAlloc(s.Alloc)
+		return tx.PutJob(j)
+	})
+	if errors.Is(err, errSkip) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	d.log.Info("job started", "job", j.ID, "user", j.User, "gpus", gpuIndices(j.Alloc), "cpus", len(j.Alloc.CPUs))
+	if err := d.launch(ctx, j, s.TimeLimit); err != nil {
+		d.log.Error("job launch failed", "job", j.ID, "err", err)
+		return d.recordEnd(ctx, j.ID, stepd.Status{
+			JobID: j.ID, State: slurm.Failed, ExitCode: "0:53", Reason: slurm.ReasonJobLaunchFailure,
+			Error: err.Error(), Start: now, End: time.Now(),
+			Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:53", End: time.Now()},
+		})
+	}
+	return nil
+}
+
+var errSkip = errors.New("skip")
+
+// launch writes the job's launch spec and starts its supervisor.
+func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) error {
+	cfg := d.config()
+	script, err := d.st.Script(ctx, j.ID)
+	if err != nil {
+		return fmt.Errorf("reading the stored script: %w", err)
+	}
+	dir := d.runDir(j.ID, j.Restarts)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	// The supervisor runs a copy of the stored script; this one, in the
+	// private run directory, is what it copies from.
+	scriptPath := filepath.Join(dir, "script")
+	if err := os.WriteFile(scriptPath, []byte(script.Text), 0o600); err != nil {
+		return fmt.Errorf("writing the job's script: %w", err)
+	}
+	spec, err := d.spec(j, script, limit)
+	if err != nil {
+		return err
+	}
+	spec.Script = scriptPath
+	// A run directory left by an earlier attempt at this run holds a
+	// status that is not this run's.
+	_ = os.Remove(filepath.Join(dir, "status.json"))
+	if err := stepd.WriteSpec(dir, spec); err != nil {
+		return err
+	}
+	p, err := stepd.Launch([]string{d.exe, "stepd"}, supervisorEnv(cfg), dir)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.watched[j.ID] = true
+	d.mu.Unlock()
+	go func() {
+		_, _ = p.Wait()
+		d.ended <- j.ID
+	}()
+	return nil
+}
+
+// supervisorEnv is the supervisor's own environment: enough to find
+// itself, nothing of the daemon's caller.
+func supervisorEnv(_ any) []string {
+	return []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"}
+}
+
+// spec is a job's launch spec.
+func (d *Daemon) spec(j store.Job, script store.Script, limit time.Duration) (*stepd.Spec, error) {
+	cfg := d.config()
+	r := &j.Request
+	cred, err := credential(j)
+	if err != nil {
+		return nil, err
+	}
+	workDir := j.SubmitDir
+	if r.Chdir != "" {
+		workDir = r.Chdir
+		if !filepath.IsAbs(workDir) {
+			workDir = filepath.Join(j.SubmitDir, workDir)
+		}
+	}
+	host, _ := os.Hostname()
+	spec := &stepd.Spec{
+		JobID:        j.ID,
+		Name:         j.Name,
+		Partition:    j.Partition,
+		Account:      j.Account,
+		QOS:          j.QOS,
+		RestartCount: j.Restarts,
+		User:         cred,
+		WorkDir:      workDir,
+		SubmitDir:    j.SubmitDir,
+		SubmitHost:   host,
+		Script:       script.Text,
+		Args:         r.Args,
+		SubmitEnv:    script.Env,
+		Options:      specOptions(r),
+		NodeName:     cfg.Node.NodeName,
+		ClusterName:  cfg.ClusterName,
+		CPUs:         j.Alloc.CPUs,
+		CPUsOnNode:   len(j.Alloc.CPUs),
+		GPUs:         gpuIndices(j.Alloc),
+		TimeLimit:    limit,
+		Signal:       r.Signal,
+		KillWait:     cfg.KillWait,
+		Output:       r.Output,
+		Error:        r.Error,
+		Input:        r.Input,
+		MemLimit:     j.Alloc.Mem,
+		ConfPath:     d.cfgPath,
+		BatchSize:    j.BatchSize,
+	}
+	if spec.BatchSize == 0 {
+		spec.BatchSize = r.BatchSize
+	}
+	if r.Array != nil && j.ArrayJobID != 0 {
+		spec.ArrayJobID = j.ArrayJobID
+		spec.ArrayTaskID = j.ArrayTaskID
+		spec.ArrayTaskCount = len(r.Array.Tasks)
+		spec.ArrayTaskMin = slices.Min(r.Array.Tasks)
+		spec.ArrayTaskMax = slices.Max(r.Array.Tasks)
+		spec.ArrayTaskStep = slurmtime.ArrayTaskStep(r.Array.Spec)
+	}
+	for _, g := range j.Alloc.GPUs {
+		if g.Mem > 0 && cfg.ShardSize > 0 {
+			spec.Shards += int(g.Mem / int64(cfg.ShardSize))
+		}
+	}
+	spec.CheckpointDir = checkpointDir(cfg.CheckpointDir, j)
+	spec.Umask, spec.Rlimits = submitterLimits(script.Env)
+	return spec, nil
+}
+
+// credential is who a job runs as: the submitter, with their groups from
+// the user database as they are now.
+func credential(j store.Job) (stepd.Credential, error) {
+	c := stepd.Credential{Name: j.User, UID: j.UID, GID: j.GID}
+	u, err := user.LookupId(strconv.Itoa(int(j.UID)))
+	if err != nil {
+		return c, fmt.Errorf("looking up the job's user %d: %w", j.UID, err)
+	}
+	c.Home = u.HomeDir
+	if gids, err := u.GroupIds(); err == nil {
+		for _, g := range gids {
+			if n, err := strconv.ParseUint(g, 10, 32); err == nil {
+				c.Groups = append(c.Groups, uint32(n))
+			}
+		}
+	}
+	c.Shell = "/bin/sh"
+	return c, nil
+}
+
+// checkpointDir expands CheckpointDir's %u and %j for a job.
+func checkpointDir(pattern string, j store.Job) string {
+	if pattern == "" {
+		return ""
+	}
+	id := j.ID
+	if j.ArrayJobID != 0 {
+		// Every run of a task keeps one directory: the array's id and the
+		// task, since the task's own id is new at each split.
+		return strings.NewReplacer("%u", j.User, "%j", fmt.Sprintf("%d_%d", j.ArrayJobID, j.ArrayTaskID), "%%", "%").Replace(pattern)
+	}
+	return strings.NewReplacer("%u", j.User, "%j", strconv.Itoa(int(id)), "%%", "%").Replace(pattern)
+}
+
+// submitterLimits reads sbatch's SLURM_UMASK and SLURM_RLIMIT_* from the
+// submission environment: the umask and limits the job runs with.
+func submitterLimits(env []string) (*uint32, map[string]uint64) {
+	var umask *uint32
+	limits := map[string]uint64{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "SLURM_UMASK":
+			if n, err := strconv.ParseUint(v, 8, 32); err == nil {
+				u := uint32(n)
+				umask = &u
+			}
+		case strings.HasPrefix(k, "SLURM_RLIMIT_"):
+			name := strings.TrimPrefix(k, "SLURM_RLIMIT_")
+			if v == "unlimited" || v == "infinity" {
+				limits[name] = stepd.RlimInfinity
+			} else if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+				limits[name] = n
+			}
+		}
+	}
+	if len(limits) == 0 {
+		limits = nil
+	}
+	return umask, limits
+}
+
+func gpuIndices(a store.Alloc) []int {
+	var out []int
+	for _, g := range a.GPUs {
+		out = append(out, g.Index)
+	}
+	return out
+}
+
+// lastUsageSave is when usage was last written.
+func (d *Daemon) lastUsageSave() time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.usageSaved
+}
+
+// saveUsage writes the decayed usage, so a restart keeps fair share.
+func (d *Daemon) saveUsage(ctx context.Context) {
+	d.mu.Lock()
+	us := storeUsage(d.usage)
+	d.usageSaved = time.Now()
+	d.mu.Unlock()
+	if len(us) == 0 {
+		return
+	}
+	if err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.PutUsage(us...) }); err != nil {
+		d.log.Error("saving usage", "err", err)
+	}
+}
+
+// specOptions is what a job's environment repeats of its options.
+func specOptions(r *jobscript.Request) stepd.Options {
+	o := stepd.Options{
+		CPUsPerTask:   r.CPUsPerTask,
+		NTasks:        r.NTasks,
+		NTasksSet:     r.NTasksSet,
+		NTasksPerNode: r.NTasksPerNode,
+		CPUsPerGPU:    r.CPUsPerGPU,
+		GPUs:          gresSpec(r.GPUs),
+		GPUsPerNode:   gresSpec(r.GPUsPerNode),
+		GPUsPerTask:   gresSpec(r.GPUsPerTask),
+		OpenMode:      r.OpenMode,
+		Export:        r.Export,
+	}
+	if r.MemPerCPU != nil {
+		o.MemPerCPU = *r.MemPerCPU
+	}
+	if r.MemPerNode != nil {
+		o.MemPerNode = *r.MemPerNode
+	}
+	if r.MemPerGPU != nil {
+		o.MemPerGPU = *r.MemPerGPU
+	}
+	if r.Dependency != nil {
+		o.Dependency = r.Dependency.Spec
+	}
+	if r.Nice != nil {
+		o.Nice = *r.Nice
+	}
+	return o
+}
+
+// gresSpec prints --gpus and friends as sbatch's environment repeats them
+// ("2", "a100:1").
+func gresSpec(gs []jobscript.Gres) string {
+	var parts []string
+	for _, g := range gs {
+		if g.Type != "" {
+			parts = append(parts, fmt.Sprintf("%s:%d", g.Type, g.Count))
+		} else {
+			parts = append(parts, strconv.FormatUint(g.Count, 10))
+		}
+	}
+	return strings.Join(parts, ",")
+}

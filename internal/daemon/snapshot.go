@@ -1,0 +1,307 @@
+package daemon
+
+import (
+	"strings"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// This file maps the configuration, the GPU inventory and the stored jobs
+// onto the scheduling core's own types. The core imports none of them, so
+// this is the one place where their vocabularies meet.
+
+// schedConfig is the core's configuration from the file's.
+func schedConfig(c *config.Config) sched.Config {
+	sc := sched.DefaultConfig()
+	sc.PriorityType = sched.PriorityType(c.PriorityType)
+	sc.SchedulerType = sched.SchedulerType(c.SchedulerType)
+	p := c.Priority
+	sc.Weights = sched.Weights{
+		Age:       uint32(max(p.WeightAge, 0)),
+		FairShare: uint32(max(p.WeightFairshare, 0)),
+		JobSize:   uint32(max(p.WeightJobSize, 0)),
+		Partition: uint32(max(p.WeightPartition, 0)),
+		QOS:       uint32(max(p.WeightQOS, 0)),
+	}
+	sc.MaxAge = p.MaxAge
+	sc.DecayHalfLife = p.DecayHalfLife
+	sc.FavorSmall = p.FavorSmall
+	if flags, err := sched.ParsePriorityFlags(p.Flags); err == nil {
+		sc.Flags = flags
+	}
+	sp := c.SchedulerParameters
+	sc.Backfill = sched.Backfill{Window: sp.BFWindow, MaxJobTest: sp.BFMaxJobTest, Resolution: sp.BFResolution}
+	sc.MaxJobCount = c.MaxJobCount
+	sc.MaxArraySize = c.MaxArraySize
+	sc.AllowUnlistedUsers = c.AllowUnlistedUsers
+	sc.DefaultAccount = implicitAccount(c)
+	return sc
+}
+
+// implicitAccount is where users go that no account lists: the account
+// named after the cluster (see config's glossary).
+func implicitAccount(c *config.Config) string { return c.ClusterName }
+
+func schedPartitions(c *config.Config) []sched.Partition {
+	out := make([]sched.Partition, 0, len(c.Partitions))
+	for _, p := range c.Partitions {
+		sp := sched.Partition{
+			Name:              p.PartitionName,
+			Default:           p.Default,
+			PriorityTier:      p.PriorityTier,
+			PriorityJobFactor: p.PriorityJobFactor,
+			MaxTime:           p.MaxTime,
+			DefaultTime:       p.DefaultTime,
+			PreemptMode:       sched.PreemptMode(p.PreemptMode),
+			Down:              p.State != "" && p.State != "UP",
+		}
+		if w := p.TRESBillingWeights; len(w) > 0 {
+			sp.Billing = &sched.TRESWeights{CPU: w["cpu"], MemGiB: w["mem"] * 1024, GPU: w["gres/gpu"]}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+func schedQOS(c *config.Config) []sched.QOS {
+	out := make([]sched.QOS, 0, len(c.QOS))
+	for _, q := range c.QOS {
+		out = append(out, sched.QOS{
+			Name:                 q.Name,
+			Priority:             q.Priority,
+			UsageFactor:          q.UsageFactor,
+			MaxGPUsPerUser:       int(q.MaxTRESPerUser["gres/gpu"]),
+			MaxJobsPerUser:       q.MaxJobsPerUser,
+			MaxSubmitJobsPerUser: q.MaxSubmitJobsPerUser,
+		})
+	}
+	return out
+}
+
+func schedAccounts(c *config.Config) []sched.Account {
+	if len(c.Accounts) == 0 {
+		return nil // every user shares the default account equally
+	}
+	users := map[string][]sched.UserShare{}
+	for _, u := range c.Users {
+		users[u.Account] = append(users[u.Account], sched.UserShare{
+			Name: u.Name, Shares: u.Shares, Default: u.DefaultAccount == u.Account,
+		})
+	}
+	var out []sched.Account
+	for _, a := range c.AccountTree() {
+		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Users: users[a.Name]})
+	}
+	return out
+}
+
+// schedNode is the machine as the core sees it: the configured CPUs and
+// memory, and the GPUs of the latest sample that are still on the bus.
+func schedNode(c *config.Config, gs gpu.Snapshot, drained bool) sched.Node {
+	n := sched.Node{
+		Name:    c.Node.NodeName,
+		CPUs:    c.Node.CPUs,
+		Mem:     int64(c.Node.RealMemory),
+		Drained: drained || gs.NodeDrain != "",
+	}
+	for _, g := range gs.GPUs {
+		if g.Index < 0 {
+			continue
+		}
+		// The core matches a requested type as a substring; offering both
+		// the configured short type and Slurm's autodetected name lets
+		// --gres=gpu:a100:1 and --gres=gpu:nvidia_a100-sxm4-80gb:1 both
+		// match, as they do on real Slurm.
+		typ := g.Type
+		if g.AutoType != "" && g.AutoType != g.Type {
+			typ = g.AutoType + " " + g.Type
+		}
+		n.GPUs = append(n.GPUs, sched.GPU{
+			UUID:        g.UUID,
+			Index:       g.Index,
+			Type:        typ,
+			TotalMem:    int64(g.MemoryTotal),
+			FreeMem:     int64(g.MemoryFree),
+			ForeignMem:  int64(g.Foreign),
+			NVLinkPeers: g.Peers,
+			Drained:     !g.Offered() && g.State != gpu.Taken,
+		})
+	}
+	return n
+}
+
+// schedRequest is what a job asks of one node, in the core's terms.
+func schedRequest(r *jobscript.Request, shard slurmtime.Bytes) sched.Request {
+	var req sched.Request
+	for _, set := range [][]jobscript.Gres{r.GPUs, r.GPUsPerNode, r.Gres} {
+		for _, g := range set {
+			switch g.Name {
+			case "gpu":
+				req.GPUs = int(g.Count)
+				req.GPUType = g.Type
+			case "shard":
+				req.GPUMem = int64(g.Count) * int64(shard)
+			}
+		}
+	}
+	if r.GPUMem > 0 {
+		req.GPUMem = int64(r.GPUMem)
+	}
+	tasks := max(r.NTasks, 1)
+	req.CPUs = tasks * max(r.CPUsPerTask, 1)
+	if r.CPUsPerGPU > 0 && req.GPUs > 0 {
+		req.CPUs = max(req.CPUs, r.CPUsPerGPU*req.GPUs)
+	}
+	const mib = int64(slurmtime.MiB)
+	switch {
+	case r.MemPerNode != nil:
+		req.Mem = int64(*r.MemPerNode) * mib
+	case r.MemPerCPU != nil:
+		req.Mem = int64(*r.MemPerCPU) * mib * int64(req.CPUs)
+	case r.MemPerGPU != nil:
+		req.Mem = int64(*r.MemPerGPU) * mib * int64(max(req.GPUs, 1))
+	}
+	return req
+}
+
+// exclusive is --exclusive on a one-node cluster: the whole machine, as
+// real Slurm gives it (every CPU and GPU, and all the memory).
+func exclusive(req sched.Request, n sched.Node) sched.Request {
+	req.CPUs = n.CPUs
+	req.GPUs = len(n.GPUs)
+	req.GPUType = ""
+	req.GPUMem = 0
+	req.Mem = n.Mem
+	return req
+}
+
+// schedDeps is a job's dependency in the core's terms.
+func schedDeps(r *jobscript.Request) sched.Dependency {
+	if r.Dependency == nil {
+		return sched.Dependency{}
+	}
+	d := sched.Dependency{Any: r.Dependency.Parsed.Any}
+	for _, t := range r.Dependency.Parsed.Terms {
+		if t.Type == slurmtime.DepSingleton {
+			d.Items = append(d.Items, sched.DepItem{Type: sched.DepSingleton})
+			continue
+		}
+		for _, ref := range t.Jobs {
+			task := ref.Task
+			if task < 0 {
+				task = -1
+			}
+			d.Items = append(d.Items, sched.DepItem{Type: sched.DepType(t.Type), JobID: ref.JobID, Task: task})
+		}
+	}
+	return d
+}
+
+// schedJob is a stored job in the core's terms. id overrides the job id
+// for an array task not yet split from its pending record.
+func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sched.Node) sched.Job {
+	r := &j.Request
+	sj := sched.Job{
+		ID:            id,
+		ArrayJobID:    j.ArrayJobID,
+		ArrayTaskID:   task,
+		ArrayLimit:    j.ArrayLimit,
+		Name:          j.Name,
+		User:          j.User,
+		Account:       j.Account,
+		Partition:     j.Partition,
+		QOS:           j.QOS,
+		State:         j.State,
+		ExitCode:      j.ExitCode.Status,
+		Submit:        j.Submit,
+		Eligible:      j.Eligible,
+		Begin:         r.Begin,
+		Start:         j.Start,
+		TimeLimit:     j.TimeLimit,
+		Hold:          sched.Hold(j.Hold),
+		Nice:          j.Nice,
+		Deps:          schedDeps(r),
+		Req:           schedRequest(r, shard),
+		Yieldable:     r.Yieldable,
+		FixedPriority: j.Priority,
+	}
+	if r.Sharing == jobscript.Exclusive {
+		sj.Req = exclusive(sj.Req, node)
+	}
+	if j.ExitCode.Signal != 0 && sj.ExitCode == 0 {
+		sj.ExitCode = 128 + j.ExitCode.Signal
+	}
+	if j.State == "RUNNING" || j.State == "COMPLETING" {
+		sj.Alloc = schedAlloc(j.Alloc)
+	}
+	return sj
+}
+
+func schedAlloc(a store.Alloc) sched.Alloc {
+	out := sched.Alloc{Node: a.Node, CPUs: a.CPUs, Mem: a.Mem}
+	for _, g := range a.GPUs {
+		out.GPUs = append(out.GPUs, sched.GPUAlloc{UUID: g.UUID, Index: g.Index, Mem: g.Mem})
+	}
+	return out
+}
+
+func storeAlloc(a sched.Alloc) store.Alloc {
+	out := store.Alloc{Node: a.Node, CPUs: a.CPUs, Mem: a.Mem}
+	for _, g := range a.GPUs {
+		out.GPUs = append(out.GPUs, store.GPUAlloc{UUID: g.UUID, Index: g.Index, Mem: g.Mem})
+	}
+	return out
+}
+
+func schedUsage(us []store.Usage) []sched.Usage {
+	out := make([]sched.Usage, 0, len(us))
+	for _, u := range us {
+		out = append(out, sched.Usage{Account: u.Account, User: u.User, Raw: u.Raw, AsOf: u.AsOf})
+	}
+	return out
+}
+
+func storeUsage(us []sched.Usage) []store.Usage {
+	out := make([]store.Usage, 0, len(us))
+	for _, u := range us {
+		out = append(out, store.Usage{Account: u.Account, User: u.User, Raw: u.Raw, AsOf: u.AsOf})
+	}
+	return out
+}
+
+// effectiveLimit is the time limit in force for a job: its own, else its
+// partition's DefaultTime, else MaxTime.
+func effectiveLimit(c *config.Config, j store.Job) time.Duration {
+	if j.TimeLimit != 0 {
+		return j.TimeLimit
+	}
+	for _, p := range c.Partitions {
+		if p.PartitionName == j.Partition {
+			return p.DefaultLimit()
+		}
+	}
+	return slurmtime.Infinite
+}
+
+// gpuTypes are the configured short GPU types, for the inventory.
+func gpuTypes(c *config.Config) []string {
+	var types []string
+	for _, g := range c.Node.SimulatedGPUs {
+		types = append(types, g.Type)
+	}
+	for alias := range c.Node.TypeAliases {
+		types = append(types, alias)
+	}
+	return types
+}
+
+// hasPrefixFold is strings.HasPrefix ignoring case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
