@@ -88,11 +88,11 @@ type Job struct {
 // "12_3", "12_[1-3]"); the filters narrow them, or select jobs on their own
 // when Jobs is empty.
 type Cancel struct {
-	Jobs       []string         `json:"jobs,omitempty"`
-	User       string           `json:"user,omitempty"`
-	Partition  string           `json:"partition,omitempty"`
-	Name       string           `json:"name,omitempty"`
-	States     []slurm.JobState `json:"states,omitempty"`
+	Jobs      []string         `json:"jobs,omitempty"`
+	User      string           `json:"user,omitempty"`
+	Partition string           `json:"partition,omitempty"`
+	Name      string           `json:"name,omitempty"`
+	States    []slurm.JobState `json:"states,omitempty"`
 	// Signal, when not 0, is sent instead of cancelling; Batch sends it
 	// to the batch shell alone (scancel -b), Full to every process.
 	Signal int  `json:"signal,omitempty"`

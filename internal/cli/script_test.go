@@ -19,11 +19,11 @@ import (
 // binary under each command's name, with its PATH pointing at them.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"sbatch":      func() { os.Exit(Sbatch(os.Args[1:], Stdio())) },
+		"sbatch": func() { os.Exit(Sbatch(os.Args[1:], Stdio())) },
 		"slurmd-lite": func() {
 			os.Exit(SlurmdLite(os.Args[1:], Stdio(), Daemon{Run: daemon.Main, Stepd: stepd.Main}))
 		},
-		"squeue":      func() { os.Exit(Pending("squeue", os.Args[1:], Stdio())) },
+		"squeue": func() { os.Exit(Pending("squeue", os.Args[1:], Stdio())) },
 	})
 }
 

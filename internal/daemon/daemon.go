@@ -84,7 +84,7 @@ type Daemon struct {
 	usageAt   time.Time
 	// usageSaved is when usage was last written to the store.
 	usageSaved time.Time
-	watched   map[uint32]bool
+	watched    map[uint32]bool
 	// after says what to do with a running job once its supervisor has
 	// ended it: requeue it (scontrol requeue, preemption) instead of
 	// recording its end.

@@ -290,4 +290,3 @@ func parseExit(s string) store.ExitCode {
 	sig, _ := strconv.Atoi(b)
 	return store.ExitCode{Status: st, Signal: sig}
 }
-
