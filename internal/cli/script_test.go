@@ -29,10 +29,9 @@ func TestMain(m *testing.M) {
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"golden": cmdGolden,
-		},
+		Dir:       "testdata/script",
+		Cmds:      commands(),
+		Condition: condition,
 		Setup: func(env *testscript.Env) error {
 			// No configuration outside the test's own directory is read.
 			env.Setenv("SLURM_LITE_CONF", "")
@@ -130,4 +129,13 @@ func readGolden(path string) (golden, error) {
 	}
 	g.command, g.stdout, g.stderr = cmdline, out, errText
 	return g, nil
+}
+
+// commands are the custom commands of the scripts.
+func commands() map[string]func(*testscript.TestScript, bool, []string) {
+	cmds := map[string]func(*testscript.TestScript, bool, []string){"golden": cmdGolden}
+	for name, fn := range e2eCmds {
+		cmds[name] = fn
+	}
+	return cmds
 }
