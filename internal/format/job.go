@@ -1,0 +1,362 @@
+package format
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// Env is what the commands' output needs besides the jobs: the clock,
+// the configuration (for billing weights and GPU types; nil for the
+// defaults) and the user database of the machine the command runs on.
+type Env struct {
+	Now time.Time
+	// Config is the configuration the daemon runs with, nil for none.
+	Config *config.Config
+	// GroupName is getgrgid's name for gid, "" when there is none.
+	GroupName func(gid uint32) string
+	// NoConvert is --noconvert: sizes keep their unit (MiB).
+	NoConvert bool
+}
+
+func (e *Env) group(gid uint32) string {
+	if e.GroupName != nil {
+		if name := e.GroupName(gid); name != "" {
+			return name
+		}
+	}
+	return strconv.FormatUint(uint64(gid), 10)
+}
+
+// isPending and the other state tests follow Slurm's IS_JOB_* macros.
+func isPending(j *api.Job) bool { return j.State == slurm.Pending }
+
+func isRunning(j *api.Job) bool {
+	return j.State == slurm.Running || j.State == slurm.Completing
+}
+
+// started reports whether the job holds or held an allocation.
+func started(j *api.Job) bool { return !j.Start.IsZero() && !isPending(j) }
+
+// timeUsed is squeue's job_time_used and scontrol's RunTime: nothing while
+// pending, the time so far while running, start to end after.
+func timeUsed(j *api.Job, now time.Time) time.Duration {
+	if j.Start.IsZero() || isPending(j) {
+		return 0
+	}
+	end := j.End
+	if isRunning(j) || end.IsZero() {
+		end = now
+	}
+	return end.Sub(j.Start).Truncate(time.Second)
+}
+
+// limit is the time limit in force; UNLIMITED when the daemon gives none.
+func limit(j *api.Job) time.Duration {
+	switch {
+	case j.Limit > 0:
+		return j.Limit
+	case j.TimeLimit > 0:
+		return j.TimeLimit
+	}
+	return slurmtime.Infinite
+}
+
+// startTime is Slurm's start_time: the expected start of a pending job
+// (zero when the scheduler has none), the real one of the others.
+func startTime(j *api.Job) time.Time {
+	if isPending(j) {
+		return j.ExpectedStart
+	}
+	return j.Start
+}
+
+// endTime is Slurm's end_time as the controller reports it: the expected
+// end of a running job with a limit.
+func endTime(j *api.Job) time.Time {
+	switch {
+	case isPending(j):
+		return time.Time{}
+	case isRunning(j) && !j.Start.IsZero():
+		// The controller's expected end: the limit, or a year for none.
+		if l := limit(j); l != slurmtime.Infinite {
+			return j.Start.Add(l)
+		}
+		return j.Start.Add(365 * 24 * time.Hour)
+	}
+	return j.End
+}
+
+// nodes is the job's node list: "" until it starts.
+func nodes(j *api.Job) string {
+	if isPending(j) {
+		return ""
+	}
+	return j.Alloc.Node
+}
+
+// cpus is the job's CPU count: allocated, else requested.
+func cpus(j *api.Job) int {
+	if j.NumCPUs > 0 {
+		return j.NumCPUs
+	}
+	if n := len(j.Alloc.CPUs); n > 0 && !isPending(j) {
+		return n
+	}
+	return max(1, j.Request.CPUsPerTask) * max(1, j.Request.NTasks)
+}
+
+func cpusPerTask(j *api.Job) int { return max(1, j.Request.CPUsPerTask) }
+
+// tasks is the job's task count.
+func tasks(j *api.Job) int {
+	if j.NumTasks > 0 {
+		return j.NumTasks
+	}
+	return max(1, j.Request.NTasks)
+}
+
+// minCPUsNode is Slurm's pn_min_cpus.
+func minCPUsNode(j *api.Job) int {
+	return cpusPerTask(j) * max(1, j.Request.NTasksPerNode)
+}
+
+// memory is the job's memory request in MiB and whether it counts per CPU
+// (Slurm's pn_min_memory with MEM_PER_CPU).
+func memory(j *api.Job) (mib uint64, perCPU bool) {
+	r := &j.Request
+	switch {
+	case r.MemPerCPU != nil:
+		return *r.MemPerCPU, true
+	case r.MemPerNode != nil:
+		return *r.MemPerNode, false
+	case r.MemPerGPU != nil:
+		return *r.MemPerGPU * uint64(gpus(j)), false
+	}
+	return 0, false
+}
+
+// memTotal is the memory the job holds (or asks for) in MiB.
+func memTotal(j *api.Job) uint64 {
+	if j.Alloc.Mem > 0 && !isPending(j) {
+		return uint64(j.Alloc.Mem) >> 20
+	}
+	mib, perCPU := memory(j)
+	if perCPU {
+		return mib * uint64(cpus(j))
+	}
+	return mib
+}
+
+// gpus counts the job's GPUs: allocated whole GPUs once started, else the
+// GPUs asked for in any of the ways sbatch takes them.
+func gpus(j *api.Job) int {
+	if !isPending(j) && len(j.Alloc.GPUs) > 0 {
+		n := 0
+		for _, g := range j.Alloc.GPUs {
+			if g.Mem == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	return gresCount(j, "gpu")
+}
+
+// gresCount adds up what the request asks of one generic resource.
+func gresCount(j *api.Job, name string) int {
+	r := &j.Request
+	n := uint64(0)
+	for _, list := range [][]jobscript.Gres{r.GPUs, r.GPUsPerNode, r.Gres} {
+		for _, g := range list {
+			if g.Name == name {
+				n += g.Count
+			}
+		}
+	}
+	for _, g := range r.GPUsPerTask {
+		if g.Name == name {
+			n += g.Count * uint64(tasks(j))
+		}
+	}
+	return int(n)
+}
+
+// billing is the job's billing TRES under its partition's weights (empty
+// weights: the CPU count, Slurm's default).
+func billing(j *api.Job, cfg *config.Config) uint64 {
+	var w config.TRESWeights
+	if cfg != nil {
+		if p := cfg.Partition(j.Partition); p != nil {
+			w = p.TRESBillingWeights
+		} else {
+			w = cfg.TRESBillingWeights
+		}
+	}
+	if len(w) == 0 {
+		return uint64(cpus(j))
+	}
+	sum := w["cpu"]*float64(cpus(j)) + w["mem"]*float64(memTotal(j)) +
+		w["node"] + w["gres/gpu"]*float64(gpus(j)) +
+		w["gres/shard"]*float64(gresCount(j, "shard"))
+	return uint64(math.Round(sum))
+}
+
+// tres is scontrol's TRES= and squeue's tres-alloc: what the job holds,
+// or asks for, in Slurm's TRES order (cpu, mem, node, billing, gres).
+func tres(j *api.Job, cfg *config.Config) string {
+	parts := []string{"cpu=" + strconv.Itoa(cpus(j))}
+	if m := memTotal(j); m > 0 {
+		parts = append(parts, "mem="+mebi(m, false))
+	}
+	parts = append(parts, "node=1", "billing="+strconv.FormatUint(billing(j, cfg), 10))
+	if n := gpus(j); n > 0 {
+		parts = append(parts, "gres/gpu="+strconv.Itoa(n))
+	}
+	if n := gresCount(j, "shard"); n > 0 {
+		parts = append(parts, "gres/shard="+strconv.Itoa(n))
+	}
+	return strings.Join(parts, ",")
+}
+
+// tresPer prints a list of GRES requests as Slurm's tres_per_* fields
+// ("gres:gpu:2,gres:shard:4"); "" for none.
+func tresPer(list ...[]jobscript.Gres) string {
+	var parts []string
+	for _, l := range list {
+		for _, g := range l {
+			s := "gres:" + g.Name
+			if g.Type != "" {
+				s += ":" + g.Type
+			}
+			parts = append(parts, s+":"+strconv.FormatUint(g.Count, 10))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func tresPerJob(j *api.Job) string  { return tresPer(j.Request.GPUs) }
+func tresPerNode(j *api.Job) string { return tresPer(j.Request.Gres, j.Request.GPUsPerNode) }
+func tresPerTask(j *api.Job) string { return tresPer(j.Request.GPUsPerTask) }
+
+// dependency is the job's dependency as the controller shows it: the
+// clauses still waited on, unfulfilled, or failed when the reason says
+// they can never be met; Null once none is left.
+func dependency(j *api.Job) string {
+	d := j.Request.Dependency
+	if d == nil || !isPending(j) {
+		return Null
+	}
+	state := slurmtime.DepUnfulfilled
+	switch j.Reason {
+	case slurm.ReasonDependency:
+	case slurm.ReasonDependencyNeverSatisfied:
+		state = slurmtime.DepFailed
+	default:
+		return Null
+	}
+	s := d.Parsed.Show(func(slurmtime.DepType, slurmtime.JobRef) slurmtime.DepState { return state })
+	return orNull(s)
+}
+
+// reason is the reason word, or the daemon's sentence where Slurm prints
+// one (state_desc).
+func reason(j *api.Job) string {
+	if j.StateDesc != "" {
+		return j.StateDesc
+	}
+	if j.Reason == "" {
+		return string(slurm.ReasonNone)
+	}
+	return string(j.Reason)
+}
+
+// overSubscribe is job_share_string for the job's --exclusive or
+// --oversubscribe.
+func overSubscribe(j *api.Job) string {
+	switch j.Request.Sharing {
+	case jobscript.Exclusive:
+		return "NO"
+	case "":
+		return "OK"
+	}
+	s := strings.ToUpper(string(j.Request.Sharing))
+	if s == "OVERSUBSCRIBE" {
+		return "YES"
+	}
+	return s
+}
+
+// nice is the job's nice value.
+func nice(j *api.Job) int {
+	if j.Nice != 0 {
+		return j.Nice
+	}
+	if j.Request.Nice != nil {
+		return *j.Request.Nice
+	}
+	return 0
+}
+
+// exitCode prints Slurm's "status:signal".
+func exitCode(e store.ExitCode) string {
+	return strconv.Itoa(e.Status) + ":" + strconv.Itoa(e.Signal)
+}
+
+// gpuType is the GPU type Slurm would name in JOB_GRES: the type asked
+// for, else the configured simulated GPUs' when they are of one type.
+func gpuType(j *api.Job, cfg *config.Config) string {
+	for _, list := range [][]jobscript.Gres{j.Request.GPUs, j.Request.GPUsPerNode, j.Request.Gres} {
+		for _, g := range list {
+			if g.Name == "gpu" && g.Type != "" {
+				return g.Type
+			}
+		}
+	}
+	if cfg == nil {
+		return ""
+	}
+	var types []string
+	for _, g := range cfg.Node.SimulatedGPUs {
+		if !slices.Contains(types, g.Type) {
+			types = append(types, g.Type)
+		}
+	}
+	if len(types) == 1 {
+		return types[0]
+	}
+	return ""
+}
+
+// BitFmt prints ids as Slurm's bit_fmt does: ascending, ranges joined by
+// commas ("0-3,8").
+func BitFmt(ids []int) string {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		k := i
+		for k+1 < len(ids) && ids[k+1] == ids[k]+1 {
+			k++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(ids[i]))
+		if k > i {
+			b.WriteString("-" + strconv.Itoa(ids[k]))
+		}
+		i = k + 1
+	}
+	return b.String()
+}

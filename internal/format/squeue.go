@@ -1,0 +1,294 @@
+package format
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// Row is one line of squeue: a job, or one task of an array's pending
+// record (squeue -r, or -j A_T).
+type Row struct {
+	Job *api.Job
+	// Tasks is Slurm's array_task_str: the pending record's tasks as
+	// squeue prints them inside A_[...]; "" for every other row.
+	Tasks string
+	// Task is the array task the row stands for, store.NoTask for none.
+	Task int
+	Env  *Env
+}
+
+// NewRow is the row of a job as the daemon sent it.
+func NewRow(j *api.Job, env *Env) Row {
+	r := Row{Job: j, Task: j.ArrayTaskID, Env: env}
+	if j.ArrayRecord() {
+		r.Task = store.NoTask
+		r.Tasks = j.ArrayTasks
+		if r.Tasks == "" {
+			r.Tasks = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
+		}
+	}
+	return r
+}
+
+// array reports whether the row is an array job's (Slurm's array_task_str
+// or array_task_id set).
+func (r *Row) array() bool { return r.Tasks != "" || r.Task != store.NoTask }
+
+// jobField is one field squeue can print: its -o letter and -O names,
+// its header, and how a row prints in it.
+type jobField struct {
+	letter byte
+	names  []string
+	// prefix: the first name matches any -O name it begins (Slurm's
+	// strncasecmp for "numtask").
+	prefix bool
+	header string
+	// headWhole and whole print the header or the value uncut when a
+	// right-justified column is too narrow (_print_str's cut_output false).
+	headWhole, whole bool
+	value            func(r *Row) string
+}
+
+// String is the job's squeue %i: 12, 7_3, 7_[0-3%2].
+func (r *Row) jobID() string {
+	j := r.Job
+	var s string
+	switch {
+	case r.Tasks != "":
+		s = uitoa(j.ArrayJobID) + "_[" + r.Tasks + "]"
+	case r.Task != store.NoTask:
+		s = uitoa(j.ArrayJobID) + "_" + strconv.Itoa(r.Task)
+	default:
+		s = uitoa(j.ID)
+	}
+	if len(s) > 31 { // squeue prints it into 32 bytes
+		s = s[:31]
+	}
+	return s
+}
+
+func na(s string) string {
+	if s == "" {
+		return "N/A"
+	}
+	return s
+}
+
+func str(s string) func(*Row) string { return func(*Row) string { return s } }
+
+// jobFields is squeue's field table (src/squeue/opts.c, print.c), in the
+// order of Slurm's -o letters, then the -O-only names.
+var jobFields = []*jobField{
+	{letter: 'a', names: []string{"account"}, header: "ACCOUNT", value: func(r *Row) string { return orNull(r.Job.Account) }},
+	{letter: 'A', names: []string{"jobid"}, header: "JOBID", value: func(r *Row) string { return uitoa(r.Job.ID) }},
+	{letter: 'b', names: []string{"gres", "tres-per-node"}, header: "TRES_PER_NODE", value: func(r *Row) string { return na(tresPerNode(r.Job)) }},
+	{letter: 'B', names: []string{"batchhost"}, header: "EXEC_HOST", value: func(r *Row) string {
+		if started(r.Job) && r.Job.Alloc.Node != "" {
+			return r.Job.Alloc.Node
+		}
+		return "n/a"
+	}},
+	{letter: 'c', names: []string{"mincpus"}, header: "MIN_CPUS", value: func(r *Row) string { return strconv.Itoa(minCPUsNode(r.Job)) }},
+	{letter: 'C', names: []string{"numcpus"}, header: "CPUS", value: func(r *Row) string { return strconv.Itoa(cpus(r.Job)) }},
+	{letter: 'd', names: []string{"mintmpdisk"}, header: "MIN_TMP_DISK", value: str("0")},
+	{letter: 'D', names: []string{"numnodes"}, header: "NODES", value: str("1")},
+	{letter: 'e', names: []string{"endtime"}, header: "END_TIME", value: func(r *Row) string {
+		end := endTime(r.Job)
+		if limit(r.Job) == slurmtime.Infinite && end.After(r.Env.Now) {
+			return "NONE"
+		}
+		return timeOrNA(end)
+	}},
+	{letter: 'E', names: []string{"dependency"}, header: "DEPENDENCY", value: func(r *Row) string { return dependency(r.Job) }},
+	{letter: 'f', names: []string{"feature"}, header: "FEATURES", value: func(r *Row) string { return orNull(r.Job.Request.Constraint) }},
+	{letter: 'F', names: []string{"arrayjobid"}, header: "ARRAY_JOB_ID", value: func(r *Row) string {
+		if r.array() {
+			return uitoa(r.Job.ArrayJobID)
+		}
+		return uitoa(r.Job.ID)
+	}},
+	{letter: 'g', names: []string{"groupname"}, header: "GROUP", value: func(r *Row) string { return r.Env.group(r.Job.GID) }},
+	{letter: 'G', names: []string{"groupid"}, header: "GROUP", value: func(r *Row) string { return uitoa(r.Job.GID) }},
+	{letter: 'h', names: []string{"oversubscribe", "shared"}, header: "OVER_SUBSCRIBE", value: func(r *Row) string { return overSubscribe(r.Job) }},
+	{letter: 'H', names: []string{"sockets"}, header: "SOCKETS_PER_NODE", value: str("*")},
+	{letter: 'i', names: []string{"jobarrayid"}, header: "JOBID", value: (*Row).jobID},
+	{letter: 'I', names: []string{"cores"}, header: "CORES_PER_SOCKET", value: str("*")},
+	{letter: 'j', names: []string{"name"}, header: "NAME", value: func(r *Row) string { return orNull(r.Job.Name) }},
+	{letter: 'J', names: []string{"threads"}, header: "THREADS_PER_CORE", value: str("*")},
+	{letter: 'k', names: []string{"comment"}, header: "COMMENT", value: func(r *Row) string { return orNull(r.Job.Request.Comment) }},
+	{letter: 'K', names: []string{"arraytaskid"}, header: "ARRAY_TASK_ID", value: func(r *Row) string {
+		switch {
+		case r.Tasks != "":
+			return r.Tasks
+		case r.Task != store.NoTask:
+			return strconv.Itoa(r.Task)
+		}
+		return "N/A"
+	}},
+	{letter: 'l', names: []string{"timelimit"}, header: "TIME_LIMIT", whole: true, value: func(r *Row) string { return secs(limit(r.Job)) }},
+	{letter: 'L', names: []string{"timeleft"}, header: "TIME_LEFT", whole: true, value: func(r *Row) string {
+		l := limit(r.Job)
+		if l == slurmtime.Infinite {
+			return "UNLIMITED"
+		}
+		return secs(l - timeUsed(r.Job, r.Env.Now))
+	}},
+	{letter: 'm', names: []string{"minmemory"}, header: "MIN_MEMORY", value: func(r *Row) string {
+		mib, _ := memory(r.Job)
+		return mebi(mib, r.Env.NoConvert)
+	}},
+	{letter: 'M', names: []string{"timeused"}, header: "TIME", whole: true, value: func(r *Row) string { return secs(timeUsed(r.Job, r.Env.Now)) }},
+	{letter: 'n', names: []string{"reqnodes"}, header: "REQ_NODES", value: func(r *Row) string { return r.Job.Request.NodeList }},
+	{letter: 'N', names: []string{"nodelist"}, header: "NODELIST", headWhole: true, whole: true, value: func(r *Row) string { return nodes(r.Job) }},
+	{letter: 'o', names: []string{"command"}, header: "COMMAND", value: func(r *Row) string { return orNull(r.Job.Command) }},
+	{letter: 'O', names: []string{"contiguous"}, header: "CONTIGUOUS", value: str("0")},
+	{letter: 'p', names: []string{"priority"}, header: "PRIORITY", value: func(r *Row) string {
+		return strconv.FormatFloat(float64(r.Job.Priority)/float64(^uint32(0)), 'f', 14, 64)
+	}},
+	{letter: 'P', names: []string{"partition"}, header: "PARTITION", value: func(r *Row) string { return orNull(r.Job.Partition) }},
+	{letter: 'q', names: []string{"qos"}, header: "QOS", value: func(r *Row) string { return orNull(r.Job.QOS) }},
+	{letter: 'Q', names: []string{"prioritylong"}, header: "PRIORITY", value: func(r *Row) string { return uitoa(r.Job.Priority) }},
+	{letter: 'r', names: []string{"reason"}, header: "REASON", value: func(r *Row) string { return reason(r.Job) }},
+	{letter: 'R', names: []string{"reasonlist"}, header: "NODELIST(REASON)", headWhole: true, value: reasonList},
+	{letter: 's', names: []string{"selectjobinfo"}, header: "", value: str("")},
+	{letter: 'S', names: []string{"starttime"}, header: "START_TIME", value: func(r *Row) string { return timeOrNA(startTime(r.Job)) }},
+	{letter: 't', names: []string{"statecompact"}, header: "ST", value: func(r *Row) string { return r.Job.State.Short() }},
+	{letter: 'T', names: []string{"state"}, header: "STATE", value: func(r *Row) string { return string(r.Job.State) }},
+	{letter: 'U', names: []string{"userid"}, header: "UID", value: func(r *Row) string { return uitoa(r.Job.UID) }},
+	{letter: 'u', names: []string{"username"}, header: "USER", value: func(r *Row) string { return orNull(r.Job.User) }},
+	{letter: 'v', names: []string{"reservation"}, header: "RESERVATION", value: func(r *Row) string { return orNull(r.Job.Request.Reservation) }},
+	{letter: 'V', names: []string{"submittime"}, header: "SUBMIT_TIME", value: func(r *Row) string { return timeOrNA(r.Job.Submit) }},
+	{letter: 'w', names: []string{"wckey"}, header: "WCKEY", value: func(r *Row) string { return orNull(r.Job.Request.WCKey) }},
+	{letter: 'W', names: []string{"licenses"}, header: "LICENSES", value: func(r *Row) string { return orNull(r.Job.Request.Licenses) }},
+	// %x has no -O name in 22.05 (ExcNodes is refused, as OOD found).
+	{letter: 'x', header: "EXC_NODES", value: func(r *Row) string { return r.Job.Request.Exclude }},
+	{letter: 'X', names: []string{"corespec"}, header: "CORE_SPEC", value: str("N/A")},
+	{letter: 'y', names: []string{"nice"}, header: "NICE", value: func(r *Row) string { return strconv.Itoa(nice(r.Job)) }},
+	{letter: 'Y', names: []string{"schednodes"}, header: "SCHEDNODES", headWhole: true, whole: true, value: str(Null)},
+	{letter: 'z', names: []string{"sct"}, header: "S:C:T", value: str("*:*:*")},
+	{letter: 'Z', names: []string{"workdir"}, header: "WORK_DIR", value: func(r *Row) string { return orNull(r.Job.WorkDir) }},
+
+	{names: []string{"numtask"}, prefix: true, header: "TASKS", value: func(r *Row) string { return strconv.Itoa(tasks(r.Job)) }},
+	{names: []string{"burstbuffer"}, header: "BURST_BUFFER", value: str(Null)},
+	{names: []string{"burstbufferstate"}, header: "BURST_BUFFER_STATE", value: str(Null)},
+	{names: []string{"cluster"}, header: "CLUSTER", value: func(r *Row) string {
+		if r.Env.Config != nil {
+			return orNull(r.Env.Config.ClusterName)
+		}
+		return Null
+	}},
+	{names: []string{"container"}, header: "CONTAINER", value: str(Null)},
+	{names: []string{"delayboot"}, header: "DELAY_BOOT", value: str("0:00")},
+	{names: []string{"clusterfeature"}, header: "CLUSTER_FEATURES", value: str(Null)},
+	{names: []string{"prefer"}, header: "PREFER", value: str(Null)},
+	{names: []string{"admin_comment"}, header: "ADMIN_COMMENT", value: str(Null)},
+	{names: []string{"system_comment"}, header: "SYSTEM_COMMENT", value: str(Null)},
+	{names: []string{"lastschedeval"}, header: "LAST_SCHED_EVAL", value: func(r *Row) string { return timeOrNA(r.Job.Submit) }},
+	{names: []string{"pendingtime"}, header: "PENDING_TIME", value: func(r *Row) string {
+		j := r.Job
+		if !j.Start.IsZero() && j.Start.Before(r.Env.Now) {
+			return strconv.FormatInt(int64(j.Start.Sub(j.Submit)/time.Second), 10)
+		}
+		return strconv.FormatInt(int64(r.Env.Now.Sub(j.Submit)/time.Second), 10)
+	}},
+	{names: []string{"accruetime"}, header: "ACCRUE_TIME", value: func(r *Row) string { return timeOrNA(accrueTime(r.Job)) }},
+	{names: []string{"allocnodes"}, header: "ALLOC_NODES", value: str(Null)},
+	{names: []string{"allocsid"}, header: "ALLOC_SID", value: str("0")},
+	{names: []string{"associd"}, header: "ASSOC_ID", value: str("0")},
+	{names: []string{"batchflag"}, header: "BATCH_FLAG", value: str("1")},
+	{names: []string{"boardspernode"}, header: "BOARDS_PER_NODE", value: str("N/A")},
+	{names: []string{"cpuspertask", "cpus-per-task"}, header: "CPUS_PER_TASK", value: func(r *Row) string { return strconv.Itoa(cpusPerTask(r.Job)) }},
+	{names: []string{"derivedec"}, header: "DERIVED_EC", value: str("0")},
+	{names: []string{"eligibletime"}, header: "ELIGIBLE_TIME", value: func(r *Row) string { return timeOrNA(r.Job.Eligible) }},
+	{names: []string{"exit_code"}, header: "EXIT_CODE", value: func(r *Row) string {
+		e := r.Job.ExitCode
+		if e.Signal != 0 {
+			return strconv.Itoa(e.Signal)
+		}
+		return strconv.Itoa(e.Status << 8)
+	}},
+	{names: []string{"origin"}, header: "ORIGIN", value: str("NA")},
+	{names: []string{"originraw"}, header: "ORIGIN_RAW", value: str("NA")},
+	{names: []string{"siblingsactive"}, header: "ACTIVE_SIBLINGS", value: str("NA")},
+	{names: []string{"siblingsactiveraw"}, header: "ACTIVE_SIBLINGS_RAW", value: str("NA")},
+	{names: []string{"siblingsviable"}, header: "VIABLE_SIBLINGS", value: str("NA")},
+	{names: []string{"siblingsviableraw"}, header: "VIALBLE_SIBLINGS_RAW", value: str("NA")},
+	{names: []string{"maxcpus"}, header: "MAX_CPUS", value: func(r *Row) string { return strconv.Itoa(cpus(r.Job)) }},
+	{names: []string{"maxnodes"}, header: "MAX_NODES", value: str("1")},
+	{names: []string{"network"}, header: "NETWORK", value: str(Null)},
+	{names: []string{"ntpercore"}, header: "NTASKS_PER_CORE", value: str("N/A")},
+	{names: []string{"ntpernode"}, header: "NTASKS_PER_NODE", value: func(r *Row) string {
+		if n := r.Job.Request.NTasksPerNode; n > 0 {
+			return strconv.Itoa(n)
+		}
+		return "N/A"
+	}},
+	{names: []string{"ntpersocket"}, header: "NTASKS_PER_SOCKET", value: str("N/A")},
+	{names: []string{"ntperboard"}, header: "NTASKS_PER_BOARD", value: str("N/A")},
+	{names: []string{"preempttime"}, header: "PREEMPT_TIME", value: str("N/A")},
+	{names: []string{"profile"}, header: "PROFILE", value: str("NotSet")},
+	{names: []string{"reboot"}, header: "REBOOT", value: str("0")},
+	{names: []string{"reqswitch"}, header: "REQ_SWITCH", value: str("0")},
+	{names: []string{"requeue"}, header: "REQUEUE", value: func(r *Row) string { return boolDigit(r.Job.Requeue) }},
+	{names: []string{"resizetime"}, header: "RESIZE_TIME", whole: true, value: str("N/A")},
+	{names: []string{"restartcnt"}, header: "RESTART_COUNT", value: func(r *Row) string { return strconv.Itoa(r.Job.Restarts) }},
+	{names: []string{"sperboard"}, header: "SOCKETS_PER_BOARD", value: str("0")},
+	{names: []string{"stderr"}, header: "STDERR", value: func(r *Row) string { return orNull(r.Job.StdErr) }},
+	{names: []string{"stdin"}, header: "STDIN", value: func(r *Row) string { return orNull(r.Job.StdIn) }},
+	{names: []string{"stdout"}, header: "STDOUT", value: func(r *Row) string { return orNull(r.Job.StdOut) }},
+	{names: []string{"mintime"}, header: "TIME_MIN", value: func(r *Row) string { return secs(r.Job.Request.TimeMin.Duration()) }},
+	{names: []string{"wait4switch"}, header: "WAIT4SWITCH", value: str("0:00")},
+	{names: []string{"cpus-per-tres"}, header: "CPUS_PER_TRES", value: func(r *Row) string {
+		if n := r.Job.Request.CPUsPerGPU; n > 0 {
+			return "gres:gpu:" + strconv.Itoa(n)
+		}
+		return "N/A"
+	}},
+	{names: []string{"mem-per-tres"}, header: "MEM_PER_TRES", value: func(r *Row) string {
+		if m := r.Job.Request.MemPerGPU; m != nil {
+			return "gres:gpu:" + strconv.FormatUint(*m, 10)
+		}
+		return "N/A"
+	}},
+	{names: []string{"tres", "tres-alloc"}, header: "TRES_ALLOC", value: func(r *Row) string { return tres(r.Job, r.Env.Config) }},
+	{names: []string{"tres-bind"}, header: "TRES_BIND", value: str("N/A")},
+	{names: []string{"tres-freq"}, header: "TRES_FREQ", value: str("N/A")},
+	{names: []string{"tres-per-job"}, header: "TRES_PER_JOB", value: func(r *Row) string { return na(tresPerJob(r.Job)) }},
+	{names: []string{"tres-per-socket"}, header: "TRES_PER_SOCKET", value: str("N/A")},
+	{names: []string{"tres-per-task"}, header: "TRES_PER_TASK", value: func(r *Row) string { return na(tresPerTask(r.Job)) }},
+	{names: []string{"mcslabel"}, header: "MCSLABEL", value: str(Null)},
+	{names: []string{"deadline"}, header: "DEADLINE", value: func(r *Row) string { return timeOrNA(r.Job.Request.Deadline) }},
+	{names: []string{"packjobid", "hetjobid"}, header: "HET_JOB_ID", value: str("N/A")},
+	{names: []string{"packjoboffset", "hetjoboffset"}, header: "HET_JOB_OFFSET", value: str("N/A")},
+	{names: []string{"packjobidset", "hetjobidset"}, header: "HET_JOB_ID_SET", value: str("N/A")},
+}
+
+// reasonList is %R: the reason in parentheses for a job that waits or
+// failed, its nodes otherwise.
+func reasonList(r *Row) string {
+	switch r.Job.State {
+	case "PENDING", "TIMEOUT", "OUT_OF_MEMORY", "DEADLINE", "FAILED":
+		return "(" + reason(r.Job) + ")"
+	}
+	return nodes(r.Job)
+}
+
+// accrueTime is when the job began to accrue age priority: its eligible
+// time, except for a held job or one the scheduler has not looked at yet.
+func accrueTime(j *api.Job) time.Time {
+	if isPending(j) && (j.Hold != store.HoldNone || j.Reason == "" || j.Reason == "None") {
+		return time.Time{}
+	}
+	return j.Eligible
+}
+
+func boolDigit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
