@@ -192,18 +192,47 @@ func (d *fakeDaemon) accounting(ctx context.Context, req *localapi.Request[struc
 	return out, nil
 }
 
+// answer is the fake's cancel and control: an unknown id is Slurm's 2017;
+// a finished job 2021 (cancel); another user's job, when the scenario runs
+// as someone else (as=alice), 2002 (cancel, requeue) or 2010 (hold,
+// release); anything else succeeds, unless the scenario says otherwise.
 func (d *fakeDaemon) answer(action string, jobs []string) api.Results {
-	res := d.state().results[action]
+	st := d.state()
+	caller := d.opts["as"]
+	if caller == "" {
+		caller = "root"
+	}
 	var out api.Results
-	for _, j := range jobs {
-		r, ok := res[j]
+	for _, s := range jobs {
+		r, ok := st.results[action][s]
 		if !ok {
-			r = api.Result{}
+			r = fakeResult(action, s, st.jobs, caller)
 		}
-		r.Job = j
+		r.Job = s
 		out.Results = append(out.Results, r)
 	}
 	return out
+}
+
+func fakeResult(action, s string, jobs []api.Job, caller string) api.Result {
+	var hit *api.Job
+	for i := range jobs {
+		if idMatch([]string{s}, jobs[i].ID, jobs[i].ArrayJobID) {
+			hit = &jobs[i]
+			break
+		}
+	}
+	switch {
+	case hit == nil:
+		return api.Result{Code: 2017, Error: "Invalid job id specified"}
+	case caller != "root" && hit.User != caller && (action == "hold" || action == "release"):
+		return api.Result{Code: 2010, Error: "Invalid user id"}
+	case caller != "root" && hit.User != caller:
+		return api.Result{Code: 2002, Error: "Access/permission denied"}
+	case action == "cancel" && hit.State.Finished():
+		return api.Result{Code: 2021, Error: "Job/step already completing or completed"}
+	}
+	return api.Result{}
 }
 
 func (d *fakeDaemon) cancel(ctx context.Context, req *localapi.Request[api.Cancel]) (api.Results, error) {
