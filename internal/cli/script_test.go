@@ -23,8 +23,9 @@ func TestMain(m *testing.M) {
 		"slurmd-lite": func() {
 			os.Exit(SlurmdLite(os.Args[1:], Stdio(), Daemon{Run: daemon.Main, Stepd: stepd.Main}))
 		},
-		"squeue":  func() { os.Exit(Squeue(os.Args[1:], Stdio())) },
-		"scancel": func() { os.Exit(Scancel(os.Args[1:], Stdio())) },
+		"squeue":   func() { os.Exit(Squeue(os.Args[1:], Stdio())) },
+		"scancel":  func() { os.Exit(Scancel(os.Args[1:], Stdio())) },
+		"scontrol": func() { os.Exit(Scontrol(os.Args[1:], Stdio())) },
 	})
 }
 

@@ -1,0 +1,237 @@
+package format
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// ShowJob prints a job as scontrol show job does (slurm_sprint_job_info in
+// src/api/job_info.c): its fields on indented lines, or on one line with
+// oneLiner (-o); detail (-d) adds the derived exit code and the
+// allocation's CPUs, memory and GPUs. task, when not store.NoTask, shows a
+// pending record as that one task (scontrol show job A_T).
+func ShowJob(j *api.Job, task int, detail, oneLiner bool, env *Env) string {
+	end := "\n   "
+	if oneLiner {
+		end = " "
+	}
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	nl := func() { b.WriteString(end) }
+
+	w("JobId=%d ", j.ID)
+	if j.ArrayJobID != 0 {
+		switch {
+		case task != store.NoTask:
+			w("ArrayJobId=%d ArrayTaskId=%d ", j.ArrayJobID, task)
+		case j.ArrayRecord():
+			w("ArrayJobId=%d ArrayTaskId=%s ", j.ArrayJobID, NewRow(j, env).Tasks)
+		default:
+			w("ArrayJobId=%d ArrayTaskId=%d ", j.ArrayJobID, j.ArrayTaskID)
+		}
+		if l := throttle(j); l > 0 {
+			w("ArrayTaskThrottle=%d ", l)
+		}
+	}
+	w("JobName=%s", printable(orNull(j.Name)))
+	nl()
+
+	user := j.User
+	if user == "" {
+		user = "nobody"
+	}
+	group := "nobody"
+	if env.GroupName != nil {
+		if g := env.GroupName(j.GID); g != "" {
+			group = g
+		}
+	}
+	w("UserId=%s(%d) GroupId=%s(%d) MCS_label=N/A", user, j.UID, group, j.GID)
+	nl()
+	w("Priority=%d Nice=%d Account=%s QOS=%s", j.Priority, nice(j), printable(orNull(j.Account)), printable(orNull(j.QOS)))
+	nl()
+	w("JobState=%s Reason=%s Dependency=%s", j.State, strings.Join(strings.Fields(reason(j)), "_"), printable(dependency(j)))
+	nl()
+	w("Requeue=%s Restarts=%d BatchFlag=1 Reboot=0 ExitCode=%s", boolDigit(j.Requeue), j.Restarts, exitCode(j.ExitCode))
+	nl()
+	if detail {
+		w("DerivedExitCode=0:0")
+		nl()
+	}
+
+	w("RunTime=%s TimeLimit=%s TimeMin=", slurmtime.FormatClock(timeUsed(j, env.Now)), slurmtime.FormatClock(limit(j)))
+	if m := j.Request.TimeMin.Duration(); m > 0 {
+		w("%s", slurmtime.FormatClock(m))
+	} else {
+		w("N/A")
+	}
+	nl()
+	w("SubmitTime=%s EligibleTime=%s", Time(j.Submit), Time(j.Eligible))
+	nl()
+	w("AccrueTime=%s", Time(accrueTime(j)))
+	nl()
+	endT := endTime(j)
+	endS := Time(endT)
+	if limit(j) == slurmtime.Infinite && endT.After(env.Now) {
+		endS = "Unknown"
+	}
+	w("StartTime=%s EndTime=%s Deadline=", Time(startTime(j)), endS)
+	if d := j.Request.Deadline; !d.IsZero() {
+		w("%s", Time(d))
+	} else {
+		w("N/A")
+	}
+	nl()
+	// Slurm prints this line for a job that started, when preemption is
+	// configured (the recorded cluster had it, as slurm-lite always does).
+	if started(j) {
+		w("PreemptEligibleTime=%s PreemptTime=None", Time(j.Start))
+		nl()
+	}
+	w("SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main", Time(lastSchedEval(j)))
+	nl()
+	w("Partition=%s AllocNode:Sid=%s:0", printable(orNull(j.Partition)), allocNode(env))
+	nl()
+	w("ReqNodeList=%s ExcNodeList=%s", printable(orNull(j.Request.NodeList)), printable(orNull(j.Request.Exclude)))
+	nl()
+	w("NodeList=%s", nodes(j))
+	nl()
+	if started(j) && j.Alloc.Node != "" {
+		w("BatchHost=%s", j.Alloc.Node)
+		nl()
+	}
+	w("NumNodes=1 NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:*:*", cpus(j), tasks(j), cpusPerTask(j))
+	nl()
+	w("TRES=%s", tres(j, env.Config))
+	nl()
+	w("Socks/Node=* NtasksPerN:B:S:C=%d:0:*:* CoreSpec=*", j.Request.NTasksPerNode)
+	nl()
+	if detail && started(j) && j.Alloc.Node != "" {
+		w("JOB_GRES=%s", printable(orNull(jobGres(j, env))))
+		nl()
+		w("  Nodes=%s CPU_IDs=%s Mem=%d GRES=%s", j.Alloc.Node, BitFmt(j.Alloc.CPUs), j.Alloc.Mem>>20, gresDetail(j, env))
+		nl()
+	}
+	mib, perCPU := memory(j)
+	per := "Node"
+	if perCPU {
+		per = "CPU"
+	}
+	w("MinCPUsNode=%d MinMemory%s=%s MinTmpDiskNode=0", minCPUsNode(j), per, mebi(mib, false))
+	nl()
+	w("Features=%s DelayBoot=00:00:00", printable(orNull(j.Request.Constraint)))
+	nl()
+	if r := j.Request.Reservation; r != "" {
+		w("Reservation=%s", r)
+		nl()
+	}
+	w("OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)", overSubscribe(j), printable(orNull(j.Request.Licenses)))
+	nl()
+	w("Command=%s", printable(orNull(j.Command)))
+	nl()
+	w("WorkDir=%s", printable(orNull(j.WorkDir)))
+	if c := j.Request.Comment; c != "" {
+		nl()
+		w("Comment=%s ", c)
+	}
+	for _, f := range []struct{ k, v string }{{"StdErr", j.StdErr}, {"StdIn", j.StdIn}, {"StdOut", j.StdOut}} {
+		nl()
+		w("%s=%s", f.k, f.v)
+	}
+	nl()
+	w("Power=")
+	for _, f := range []struct{ k, v string }{
+		{"CpusPerTres", cpusPerTres(j)}, {"MemPerTres", memPerTres(j)},
+		{"TresPerJob", tresPerJob(j)}, {"TresPerNode", tresPerNode(j)}, {"TresPerTask", tresPerTask(j)},
+	} {
+		if f.v != "" {
+			nl()
+			w("%s=%s", f.k, f.v)
+		}
+	}
+	if len(j.Request.MailType) > 0 && j.Request.MailUser != "" {
+		nl()
+		w("MailUser=%s MailType=%s", j.Request.MailUser, strings.Join(j.Request.MailType, ","))
+	}
+	nl()
+	if oneLiner {
+		b.WriteString("\n")
+	} else {
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// throttle is the array's %N, on its record and on each task.
+func throttle(j *api.Job) int {
+	if j.ArrayLimit > 0 {
+		return j.ArrayLimit
+	}
+	if a := j.Request.Array; a != nil {
+		return a.Limit
+	}
+	return 0
+}
+
+// lastSchedEval stands for the controller's last scheduling look at the
+// job, which slurm-lite does not keep: the start, else the submission.
+func lastSchedEval(j *api.Job) time.Time {
+	if !j.Start.IsZero() {
+		return j.Start
+	}
+	return j.Submit
+}
+
+// allocNode is the submitting host of AllocNode:Sid, which slurm-lite does
+// not keep: the machine itself, as every job is submitted on it.
+func allocNode(env *Env) string {
+	if env.Config != nil && env.Config.Node.NodeName != "" {
+		return env.Config.Node.NodeName
+	}
+	return "localhost"
+}
+
+// jobGres is JOB_GRES: the job's GPUs as "gpu:TYPE:N".
+func jobGres(j *api.Job, env *Env) string {
+	n := gpus(j)
+	if n == 0 {
+		return ""
+	}
+	if t := gpuType(j, env.Config); t != "" {
+		return "gpu:" + t + ":" + strconv.Itoa(n)
+	}
+	return "gpu:" + strconv.Itoa(n)
+}
+
+// gresDetail is the allocation line's GRES=: "gpu:a100:2(IDX:0-1)".
+func gresDetail(j *api.Job, env *Env) string {
+	g := jobGres(j, env)
+	if g == "" {
+		return ""
+	}
+	var idx []int
+	for _, a := range j.Alloc.GPUs {
+		idx = append(idx, a.Index)
+	}
+	return g + "(IDX:" + BitFmt(idx) + ")"
+}
+
+func cpusPerTres(j *api.Job) string {
+	if n := j.Request.CPUsPerGPU; n > 0 {
+		return "gres:gpu:" + strconv.Itoa(n)
+	}
+	return ""
+}
+
+func memPerTres(j *api.Job) string {
+	if m := j.Request.MemPerGPU; m != nil {
+		return "gres:gpu:" + strconv.FormatUint(*m, 10)
+	}
+	return ""
+}
