@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +31,41 @@ var e2eCmds = map[string]func(*testscript.TestScript, bool, []string){
 	"parallel":  cmdParallel,
 	"distinct":  cmdDistinct,
 	"fileowner": cmdFileOwner,
+	"userdir":   cmdUserDir,
+	"shareddir": cmdSharedDir,
+}
+
+// shareddir VAR: make a directory every user can enter (mode 0755, owned
+// by the test's user) under the system's temporary directory, for the
+// daemon's socket and configuration when other users must reach them;
+// removed when the script ends; its path goes in $VAR.
+func cmdSharedDir(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: shareddir VAR")
+	}
+	dir, err := os.MkdirTemp("", "slurm-lite-e2e-")
+	ts.Check(err)
+	ts.Defer(func() { os.RemoveAll(dir) })
+	ts.Check(os.Chmod(dir, 0o755))
+	ts.Setenv(args[0], dir)
+}
+
+// userdir USER VAR: make a directory owned by USER under the system's
+// temporary directory (the test's own work directory is not reachable by
+// other users), removed when the script ends; its path goes in $VAR.
+func cmdUserDir(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: userdir USER VAR")
+	}
+	u := requireUser(ts, args[0])
+	dir, err := os.MkdirTemp("", "slurm-lite-e2e-"+args[0]+"-")
+	ts.Check(err)
+	ts.Defer(func() { os.RemoveAll(dir) })
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	ts.Check(os.Chown(dir, uid, gid))
+	ts.Check(os.Chmod(dir, 0o755))
+	ts.Setenv(args[1], dir)
 }
 
 // waitsock PATH: wait (up to 20 s) until a daemon answers on the socket.
@@ -105,38 +139,73 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("job %s is %s, not %s, after %v", id, last, args[1], limit)
 }
 
-// asuser USER CMD [ARGS...]: run a command as another user (the tests run
-// as root); its stdout and stderr go to $WORK/asuser.out and .err, and the
-// exit status is checked as exec would (! asuser for a failure). Skips the
-// script when not root or when USER does not exist.
+// asuser [-dir DIR] USER CMD [ARGS...]: run a command as another user
+// (the tests run as root), in DIR (default $WORK). Its stdout and stderr,
+// trimmed, go in $ASUSER_STDOUT and $ASUSER_STDERR, and its exit status in
+// $ASUSER_EXIT; the status is checked as exec would (! asuser expects a
+// failure). Guard scripts with [root] and [user:NAME].
 func cmdAsUser(ts *testscript.TestScript, neg bool, args []string) {
+	dir := ts.Getenv("WORK")
+	if len(args) > 2 && args[0] == "-dir" {
+		dir, args = args[1], args[2:]
+	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: asuser USER CMD [ARGS...]")
+		ts.Fatalf("usage: asuser [-dir DIR] USER CMD [ARGS...]")
 	}
 	u := requireUser(ts, args[0])
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	path, err := exec.LookPath(args[1])
-	if err != nil {
-		path = filepath.Join(ts.Getenv("WORK"), args[1])
-	}
+	path := sharedCommand(ts, args[1])
 	cmd := exec.Command(path, args[2:]...)
-	cmd.Dir = ts.Getenv("WORK")
+	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + ts.Getenv("PATH"), "SLURM_LITE_CONF=" + ts.Getenv("SLURM_LITE_CONF"),
 		"HOME=" + u.HomeDir, "USER=" + u.Username}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
-	out, _ := os.Create(filepath.Join(ts.Getenv("WORK"), "asuser.out"))
-	errf, _ := os.Create(filepath.Join(ts.Getenv("WORK"), "asuser.err"))
-	defer out.Close()
-	defer errf.Close()
-	cmd.Stdout, cmd.Stderr = out, errf
-	err = cmd.Run()
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("asuser: %v", err)
+	}
+	ts.Setenv("ASUSER_STDOUT", strings.TrimSpace(stdout.String()))
+	ts.Setenv("ASUSER_STDERR", strings.TrimSpace(stderr.String()))
+	ts.Setenv("ASUSER_EXIT", strconv.Itoa(code))
+	ts.Logf("[asuser %s] exit %d\nstdout:\n%sstderr:\n%s", args[0], code, stdout.String(), stderr.String())
 	switch {
-	case err != nil && !neg:
-		ts.Fatalf("asuser %s: %v", strings.Join(args, " "), err)
-	case err == nil && neg:
+	case code != 0 && !neg:
+		ts.Fatalf("asuser %s: exit status %d", strings.Join(args, " "), code)
+	case code == 0 && neg:
 		ts.Fatalf("asuser %s: unexpected success", strings.Join(args, " "))
 	}
+}
+
+// sharedCommand is a copy of one of the script's commands that other users
+// can run: testscript's own command directory, like the test binary, is
+// private to the user running the tests. The copy is this test binary under
+// the command's name, which is how testscript tells its commands apart.
+func sharedCommand(ts *testscript.TestScript, name string) string {
+	dir := ts.Getenv("SLITE_SHARED_BIN")
+	if dir == "" {
+		d, err := os.MkdirTemp("", "slurm-lite-e2e-bin-")
+		ts.Check(err)
+		ts.Defer(func() { os.RemoveAll(d) })
+		ts.Check(os.Chmod(d, 0o755))
+		ts.Setenv("SLITE_SHARED_BIN", d)
+		dir = d
+	}
+	path := dir + "/" + name
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	self, err := os.Executable()
+	ts.Check(err)
+	data, err := os.ReadFile(self)
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, data, 0o755))
+	return path
 }
 
 // requireUser looks up a user; scripts guard with [user:NAME] so that a
