@@ -91,6 +91,10 @@ type Daemon struct {
 	after map[uint32]string
 	// gpuUse accumulates each running job's GPU samples.
 	gpuUse map[uint32]gpu.Usage
+	// releasing are ended jobs whose GPUs NVML has not shown released yet.
+	releasing map[uint32]gpu.Job
+	// drained are the GPUs (by UUID) whose drain is in the store.
+	drained map[string]bool
 }
 
 // Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;
@@ -121,6 +125,8 @@ func Run(ctx context.Context, opts Options) error {
 		watched:   map[uint32]bool{},
 		after:     map[uint32]string{},
 		gpuUse:    map[uint32]gpu.Usage{},
+		releasing: map[uint32]gpu.Job{},
+		drained:   map[string]bool{},
 	}
 	from := path
 	if from == "" {
@@ -144,6 +150,7 @@ func Run(ctx context.Context, opts Options) error {
 	if drains, err := d.st.Drains(ctx); err == nil {
 		for _, dr := range drains {
 			_ = d.inv.Drain(dr.UUID, dr.Reason)
+			d.drained[dr.UUID] = true
 		}
 	}
 	if us, err := d.st.Usage(ctx); err == nil {

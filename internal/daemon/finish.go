@@ -17,8 +17,9 @@ import (
 
 // After-actions: what to do once a supervisor has ended a job.
 const (
-	afterRequeue = "requeue" // scontrol requeue: back to PENDING, same id
-	afterPreempt = "preempt" // preemption: requeue if it may be, else PREEMPTED
+	afterRequeue  = "requeue"  // scontrol requeue: back to PENDING, same id
+	afterPreempt  = "preempt"  // preemption: requeue if it may be, else PREEMPTED
+	afterNodeFail = "nodefail" // its GPU was lost: NODE_FAIL, requeued if it may be
 )
 
 // finish records the end of a job whose supervisor has exited.
@@ -47,6 +48,9 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	switch after {
 	case afterRequeue:
 		err = d.requeue(ctx, j, status, slurm.Requeued)
+	case afterNodeFail:
+		d.lost(ctx, j, "its GPU was lost")
+		return
 	case afterPreempt:
 		if j.Requeue {
 			err = d.requeue(ctx, j, status, slurm.Preempted)
@@ -60,6 +64,37 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	if err != nil {
 		d.log.Error("recording the end of a job", "job", id, "err", err)
 	}
+}
+
+// endLost ends a job whose GPU was lost: the supervisor stops it, and its
+// end is recorded as NODE_FAIL (requeued if it may be).
+func (d *Daemon) endLost(id uint32) {
+	ctx := context.Background()
+	j, err := d.st.Job(ctx, id)
+	if err != nil || j.State != slurm.Running {
+		return
+	}
+	d.mu.Lock()
+	if _, already := d.after[id]; already {
+		d.mu.Unlock()
+		return
+	}
+	d.after[id] = afterNodeFail
+	d.mu.Unlock()
+	if _, err := stepd.Call(d.runDir(id, j.Restarts), stepd.Request{Op: stepd.OpCancel}); err != nil {
+		d.log.Error("stopping a job on a lost GPU", "job", id, "err", err)
+	}
+}
+
+// releaseGPUs starts watching an ended job's GPUs until NVML shows them
+// given back; until then the memory counts as held.
+func (d *Daemon) releaseGPUs(j store.Job, ended time.Time) {
+	if len(j.Alloc.GPUs) == 0 {
+		return
+	}
+	d.mu.Lock()
+	d.releasing[j.ID] = gpuJob(j, ended)
+	d.mu.Unlock()
 }
 
 // recordEnd writes a job's final state, its batch step and its GPU use,
@@ -89,6 +124,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		return err
 	}
 	d.log.Info("job ended", "job", id, "state", string(j.State), "exit", j.ExitCode.String())
+	d.releaseGPUs(j, j.End)
 	d.wake()
 	return nil
 }
@@ -137,6 +173,7 @@ func batchStep(j store.Job, st stepd.Status) store.Step {
 // its run archived as REQUEUED (or PREEMPTED) for sacct -D.
 func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as slurm.JobState) error {
 	now := time.Now()
+	d.releaseGPUs(j, now)
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(j.ID)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
@@ -140,31 +141,106 @@ func (d *Daemon) pass(ctx context.Context) {
 }
 
 // sample reads the GPUs, telling the inventory which running job holds
-// which GPU, and accumulates each job's use for accounting.
+// which GPU and which ended jobs still have to give theirs back, and acts
+// on what it sees: use accumulated for accounting, survivors of ended jobs
+// killed, GPUs that did not come back drained, jobs on a lost GPU ended.
 func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 	var gjobs []gpu.Job
 	for _, j := range jobs {
 		if j.State != slurm.Running || len(j.Alloc.GPUs) == 0 {
 			continue
 		}
-		gj := gpu.Job{ID: strconv.Itoa(int(j.ID)), User: j.User}
-		for _, g := range j.Alloc.GPUs {
-			gj.GPUs = append(gj.GPUs, g.UUID)
-			gj.MemPerGPU = uint64(g.Mem)
-		}
-		gjobs = append(gjobs, gj)
+		gjobs = append(gjobs, gpuJob(j, time.Time{}))
 	}
+	d.mu.Lock()
+	for _, rj := range d.releasing {
+		gjobs = append(gjobs, rj)
+	}
+	d.mu.Unlock()
 	gs := d.inv.Sample(now, gjobs)
+
 	d.mu.Lock()
 	d.gsnap = gs
 	for id, js := range gs.Jobs {
-		n, err := strconv.Atoi(id)
-		if err == nil {
+		if n, err := strconv.Atoi(id); err == nil {
 			d.gpuUse[uint32(n)] = d.gpuUse[uint32(n)].Add(js)
 		}
 	}
+	for id, rel := range gs.Releases {
+		n, err := strconv.Atoi(id)
+		if err != nil {
+			continue
+		}
+		// A process that outlived its job keeps the GPU from the next
+		// one: it dies now (the supervisor already gave it KillWait).
+		for _, pid := range rel.Survivors {
+			d.log.Warn("killing a process that outlived its job", "job", id, "pid", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for _, uuid := range rel.Drained {
+			d.log.Error("GPU memory did not come back after the job: GPU drained", "job", id, "gpu", uuid)
+		}
+		if rel.Done() {
+			delete(d.releasing, uint32(n))
+		}
+	}
 	d.mu.Unlock()
+	for _, v := range gs.Violations {
+		d.log.Warn("job broke its word on a GPU", "job", v.JobID, "gpu", v.Index, "kind", string(v.Kind), "detail", v.Text)
+	}
+	for _, x := range gs.Xids {
+		d.log.Warn("xid", "gpu", x.UUID, "xid", x.Xid, "application", x.Application, "detail", x.Text)
+	}
+	for _, l := range gs.Lost {
+		for _, id := range l.Jobs {
+			if n, err := strconv.Atoi(id); err == nil {
+				d.log.Error("GPU lost under a running job", "job", id, "gpu", l.Index, "reason", l.Reason)
+				d.endLost(uint32(n))
+			}
+		}
+	}
+	d.saveDrains(gs)
 	return gs
+}
+
+// gpuJob is a job as the GPU inventory needs to know it; ended is zero
+// while it runs.
+func gpuJob(j store.Job, ended time.Time) gpu.Job {
+	gj := gpu.Job{ID: strconv.Itoa(int(j.ID)), User: j.User, Ended: ended}
+	for _, g := range j.Alloc.GPUs {
+		gj.GPUs = append(gj.GPUs, g.UUID)
+		gj.MemPerGPU = uint64(g.Mem)
+	}
+	return gj
+}
+
+// saveDrains keeps the inventory's drains in the store, so that a drain
+// survives a restart (keyed by UUID, which survives renumbering).
+func (d *Daemon) saveDrains(gs gpu.Snapshot) {
+	ctx := context.Background()
+	var add []store.Drain
+	d.mu.Lock()
+	for _, g := range gs.GPUs {
+		if (g.State == gpu.Drained || g.State == gpu.Lost) && !d.drained[g.UUID] {
+			add = append(add, store.Drain{UUID: g.UUID, Index: g.Index, Reason: g.Reason, Since: gs.Time, By: uint32(os.Geteuid())})
+			d.drained[g.UUID] = true
+		}
+	}
+	d.mu.Unlock()
+	if len(add) == 0 {
+		return
+	}
+	err := d.st.Update(ctx, func(tx *store.Tx) error {
+		for _, dr := range add {
+			if err := tx.PutDrain(dr); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		d.log.Error("saving GPU drains", "err", err)
+	}
 }
 
 // buildSnapshot maps jobs, configuration and GPUs onto the core's types.
