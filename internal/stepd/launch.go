@@ -147,6 +147,11 @@ func launcherMain() {
 		}
 	}
 	syscall.Umask(int(l.Umask))
+	// The daemon and its supervisors run shielded from the OOM killer
+	// (systemd's OOMScoreAdjust=-1000, inherited); a job must not be:
+	// when memory runs out, a job dies, not the supervisor that records
+	// its end. Raising the score needs no privilege.
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte("0"), 0)
 	if l.SetUser {
 		groups := make([]int, len(l.Groups))
 		for i, g := range l.Groups {
