@@ -17,7 +17,7 @@ const jobCols = `id, array_job_id, array_task_id, array_pending, array_limit, sc
 	user, uid, gid, account, partition, qos, name, state, reason,
 	submit_time, eligible_time, start_time, end_time, time_limit, exit_status, exit_signal,
 	restarts, requeue, hold, priority, nice, request, submit_dir, alloc, batch_size,
-	checkpoint_dir, cancelled_by, requeued_by, yielded_by, peak_gpu_mem, mean_gpu_util`
+	checkpoint_dir, cancelled_by, requeued_by, yielded_by, peak_gpu_mem, mean_gpu_util, notes`
 
 var jobColCount = strings.Count(jobCols, ",") + 1
 
@@ -38,6 +38,14 @@ func jobArgs(j *Job, scriptID uint32) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job %d: encoding its allocation: %w", j.ID, err)
 	}
+	notes := j.Notes
+	if notes == nil {
+		notes = []string{} // "[]", as the column's default, not "null"
+	}
+	notesJSON, err := json.Marshal(notes)
+	if err != nil {
+		return nil, fmt.Errorf("job %d: encoding its notes: %w", j.ID, err)
+	}
 	return []any{
 		j.ID, j.ArrayJobID, j.ArrayTaskID, formatTasks(j.ArrayPending), j.ArrayLimit, scriptID,
 		j.User, j.UID, j.GID, j.Account, j.Partition, j.QOS, j.Name, string(j.State), string(j.Reason),
@@ -46,7 +54,7 @@ func jobArgs(j *Job, scriptID uint32) ([]any, error) {
 		j.Restarts, j.Requeue, int(j.Hold), j.Priority, j.Nice, string(reqJSON), j.SubmitDir,
 		string(allocJSON), j.BatchSize, j.CheckpointDir,
 		uidArg(j.CancelledBy), uidArg(j.RequeuedBy), uidArg(j.YieldedBy),
-		j.PeakGPUMem, j.MeanGPUUtil,
+		j.PeakGPUMem, j.MeanGPUUtil, string(notesJSON),
 	}, nil
 }
 
@@ -55,13 +63,13 @@ type scanner interface{ Scan(dest ...any) error }
 // scanJob reads one row of jobCols; it also returns the row's script id.
 func scanJob(row scanner) (Job, uint32, error) {
 	var (
-		j                                      Job
-		scriptID                               uint32
-		pending, state, reason, reqJSON, alloc string
-		submit, eligible, start, end           sql.NullInt64
-		limit                                  int64
-		hold                                   int
-		cancelledBy, requeuedBy, yieldedBy     sql.NullInt64
+		j                                             Job
+		scriptID                                      uint32
+		pending, state, reason, reqJSON, alloc, notes string
+		submit, eligible, start, end                  sql.NullInt64
+		limit                                         int64
+		hold                                          int
+		cancelledBy, requeuedBy, yieldedBy            sql.NullInt64
 	)
 	err := row.Scan(
 		&j.ID, &j.ArrayJobID, &j.ArrayTaskID, &pending, &j.ArrayLimit, &scriptID,
@@ -69,7 +77,7 @@ func scanJob(row scanner) (Job, uint32, error) {
 		&submit, &eligible, &start, &end, &limit, &j.ExitCode.Status, &j.ExitCode.Signal,
 		&j.Restarts, &j.Requeue, &hold, &j.Priority, &j.Nice, &reqJSON, &j.SubmitDir,
 		&alloc, &j.BatchSize, &j.CheckpointDir,
-		&cancelledBy, &requeuedBy, &yieldedBy, &j.PeakGPUMem, &j.MeanGPUUtil,
+		&cancelledBy, &requeuedBy, &yieldedBy, &j.PeakGPUMem, &j.MeanGPUUtil, &notes,
 	)
 	if err != nil {
 		return Job{}, 0, err
@@ -86,6 +94,12 @@ func scanJob(row scanner) (Job, uint32, error) {
 	}
 	if err := json.Unmarshal([]byte(alloc), &j.Alloc); err != nil {
 		return Job{}, 0, fmt.Errorf("job %d: decoding its allocation: %w", j.ID, err)
+	}
+	if err := json.Unmarshal([]byte(notes), &j.Notes); err != nil {
+		return Job{}, 0, fmt.Errorf("job %d: decoding its notes: %w", j.ID, err)
+	}
+	if len(j.Notes) == 0 {
+		j.Notes = nil // none reads back as none, however it was written
 	}
 	return j, scriptID, nil
 }

@@ -72,8 +72,8 @@
 // jobs has one row per job id: a plain job, an array task, or an array's
 // pending record. It is the controller's view (squeue, scontrol) and also
 // the accounting record of the job's latest run; rows are kept for good.
-// Times are Unix nanoseconds (NULL for none); the request and the
-// allocation are JSON; the exit code is Slurm's status:signal pair.
+// Times are Unix nanoseconds (NULL for none); the request, the allocation
+// and the run's notes are JSON; the exit code is Slurm's status:signal pair.
 //
 // scripts holds each submission's script and environment, apart from the
 // job rows: listing jobs never reads them, and an array's tasks share one

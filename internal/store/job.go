@@ -83,6 +83,14 @@ type Job struct {
 	// its GPUs and run time, in percent. Both as last sampled.
 	PeakGPUMem  int64
 	MeanGPUUtil float64
+
+	// Notes are what the daemon learned about the job's run that users
+	// should see (sacct, scontrol show job): "CUDA out of memory (stderr)",
+	// "peak GPU memory 3G of 20G asked per GPU", "used GPU 2, which it was
+	// not given". Kept with each run (an archived run keeps its notes).
+	// nil when there are none. Stored as JSON, so bytes that are not UTF-8
+	// come back as U+FFFD.
+	Notes []string
 }
 
 // ArrayRecord reports whether the row is an array's pending record, the row

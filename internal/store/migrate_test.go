@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -27,6 +30,92 @@ func userVersion(t *testing.T, path string) int {
 	return v
 }
 
+// oldState makes dir a state directory as schema version v left it, holding
+// what fill put into a store of today's schema, less the columns version v
+// did not have yet. The schema comes from the real migrations up to v; the
+// rows are copied table by table, column by column, as the old file has
+// them. (A Store cannot write an older schema itself: its statements name
+// today's columns.) It returns the jobs and records fill left, as today's
+// store reads them.
+func oldState(t *testing.T, dir string, v int, fill func(s *Store)) ([]Job, []Record) {
+	t.Helper()
+	src, _ := openT(t)
+	fill(src)
+	jobs, err := src.Jobs(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := src.Records(ctx, Filter{EarlierRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A consistent copy to read the rows from, with the source still open.
+	srcPath := filepath.Join(t.TempDir(), "src.db")
+	if err := src.Backup(ctx, srcPath); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, FileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // ATTACH belongs to one connection
+	if err := migrate(ctx, db, 0, migrations[:v]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "ATTACH DATABASE ? AS src", "file:"+srcPath); err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	rows, err := db.QueryContext(ctx, "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	for _, table := range tables {
+		var cols []string
+		rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?, 'main')", table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				t.Fatal(err)
+			}
+			cols = append(cols, name)
+		}
+		rows.Close()
+		list := strings.Join(cols, ", ")
+		// OR REPLACE: meta already has its next_job_id row.
+		q := fmt.Sprintf("INSERT OR REPLACE INTO main.%s (%s) SELECT %s FROM src.%s", table, list, list, table)
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("copying %s into a version %d database: %v", table, v, err)
+		}
+	}
+	if got := userVersion(t, path); got != v {
+		t.Fatalf("the old state has schema version %d, want %d", got, v)
+	}
+	return jobs, recs
+}
+
 func TestMigrationsAreNumberedInOrder(t *testing.T) {
 	for i, m := range migrations {
 		if m.version != i+1 || m.what == "" || (m.sql == "") == (m.do == nil) {
@@ -40,23 +129,14 @@ func TestUpgradeFromVersion1KeepsTheJobs(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	path := filepath.Join(dir, FileName)
 	// A state directory as the first schema left it.
-	old, err := open(dir, options{synchronous: "FULL", migrations: migrations[:1]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nj := newJob(t, trainScript, "--array=0-2")
-	ids, err := old.Submit(ctx, []NewJob{nj, newJob(t, trainScript)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := old.Jobs(ctx, Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
-	if v := userVersion(t, path); v != 1 {
-		t.Fatalf("the old store wrote schema version %d, want 1", v)
-	}
+	var ids []uint32
+	want, _ := oldState(t, dir, 1, func(s *Store) {
+		var err error
+		ids, err = s.Submit(ctx, []NewJob{newJob(t, trainScript, "--array=0-2"), newJob(t, trainScript)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 
 	s, err := Open(dir)
 	if err != nil {
@@ -101,7 +181,9 @@ func TestUpgradeFromVersion1KeepsTheJobs(t *testing.T) {
 func TestAFailedMigrationStepLeavesTheVersionBefore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	path := filepath.Join(dir, FileName)
-	s, err := open(dir, options{synchronous: "FULL", migrations: migrations[:1]})
+	// Today's schema, and a next step that fails: the steps' own columns
+	// do not matter here.
+	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +191,7 @@ func TestAFailedMigrationStepLeavesTheVersionBefore(t *testing.T) {
 	s.Close()
 
 	boom := errors.New("disk on fire")
-	steps := append(migrations[:1:1], migration{version: 2, what: "a step that fails half-way",
+	steps := append(migrations[:len(migrations):len(migrations)], migration{version: SchemaVersion + 1, what: "a step that fails half-way",
 		do: func(ctx context.Context, tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM jobs"); err != nil {
 				return err
@@ -119,10 +201,10 @@ func TestAFailedMigrationStepLeavesTheVersionBefore(t *testing.T) {
 	if _, err := open(dir, options{synchronous: "FULL", migrations: steps}); !errors.Is(err, boom) {
 		t.Fatalf("open with a failing step: %v", err)
 	}
-	if v := userVersion(t, path); v != 1 {
-		t.Errorf("schema version after a failed step %d, want 1", v)
+	if v := userVersion(t, path); v != SchemaVersion {
+		t.Errorf("schema version after a failed step %d, want %d", v, SchemaVersion)
 	}
-	s, err = open(dir, options{synchronous: "FULL", migrations: migrations[:1]})
+	s, err = Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +216,12 @@ func TestAFailedMigrationStepLeavesTheVersionBefore(t *testing.T) {
 
 func TestGoMigrationStepsRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	steps := append(migrations[:1:1], migration{version: 2, what: "rename every job",
+	steps := append(migrations[:len(migrations):len(migrations)], migration{version: SchemaVersion + 1, what: "rename every job",
 		do: func(ctx context.Context, tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, "UPDATE jobs SET name = upper(name)")
 			return err
 		}})
-	s, err := open(dir, options{synchronous: "FULL", migrations: steps[:1]})
+	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +239,101 @@ func TestGoMigrationStepsRun(t *testing.T) {
 	if j.Name != "TRAIN" {
 		t.Errorf("name after the Go step %q, want TRAIN", j.Name)
 	}
-	if _, err := os.Stat(filepath.Join(dir, FileName+".v1.bak")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("%s.v%d.bak", FileName, SchemaVersion))); err != nil {
 		t.Errorf("no backup before the Go step: %v", err)
+	}
+}
+
+func TestUpgradeFromVersion3GivesEveryRunEmptyNotes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, FileName)
+	t0 := time.Date(2026, 11, 29, 8, 51, 8, 0, time.UTC)
+	// Version 3 had no notes: a requeued job (an archived run with its
+	// step) and a pending one.
+	var ids []uint32
+	_, want := oldState(t, dir, 3, func(s *Store) {
+		var err error
+		ids, err = s.Submit(ctx, []NewJob{newJob(t, trainScript), newJob(t, trainScript, "--array=0-2")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		update(t, s, func(tx *Tx) error {
+			j, err := tx.Job(ids[0])
+			if err != nil {
+				return err
+			}
+			j.State, j.Start, j.PeakGPUMem = slurm.Running, t0, 3<<30
+			if err := tx.PutJob(j); err != nil {
+				return err
+			}
+			if err := tx.PutStep(Step{JobID: ids[0], ID: "batch", Name: "batch", State: slurm.Cancelled, Start: t0}); err != nil {
+				return err
+			}
+			_, err = tx.Requeue(ids[0], t0.Add(time.Minute))
+			return err
+		})
+	})
+
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Records(ctx, Filter{EarlierRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records after the upgrade (-want +got):\n%s", diff)
+	}
+	if len(got) != 3 || got[0].Latest || got[0].Job.State != slurm.Requeued {
+		t.Errorf("the fixture lost its archived run: %d records, first %+v", len(got), got[0].Job)
+	}
+	// The rows from before hold the column's default, which reads as none.
+	var stored []string
+	rows, err := s.r.QueryContext(ctx, "SELECT notes FROM jobs UNION ALL SELECT notes FROM runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, n)
+	}
+	rows.Close()
+	if diff := cmp.Diff([]string{"[]", "[]", "[]"}, stored); diff != "" {
+		t.Errorf("stored notes of the upgraded rows (-want +got):\n%s", diff)
+	}
+	if v := userVersion(t, path); v != SchemaVersion {
+		t.Errorf("schema version after the upgrade %d, want %d", v, SchemaVersion)
+	}
+	if v := userVersion(t, path+".v3.bak"); v != 3 {
+		t.Errorf("the backup taken before the upgrade has version %d, want 3", v)
+	}
+	// The upgraded rows take notes, and a requeue archives them.
+	update(t, s, func(tx *Tx) error {
+		j, err := tx.Job(ids[0])
+		if err != nil {
+			return err
+		}
+		j.Notes = []string{"CUDA out of memory (stderr)"}
+		if err := tx.PutJob(j); err != nil {
+			return err
+		}
+		_, err = tx.Requeue(ids[0], t0.Add(time.Hour))
+		return err
+	})
+	got, err = s.Records(ctx, Filter{IDs: ids[:1], EarlierRuns: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes [][]string
+	for _, r := range got {
+		notes = append(notes, r.Job.Notes)
+	}
+	if diff := cmp.Diff([][]string{nil, {"CUDA out of memory (stderr)"}, nil}, notes); diff != "" {
+		t.Errorf("notes of each run after a second requeue (-want +got):\n%s", diff)
 	}
 }

@@ -29,14 +29,17 @@ var migrations = []migration{
 	{version: 1, what: "jobs, their scripts and the job id counter", sql: schemaV1},
 	{version: 2, what: "accounting: earlier runs and steps", sql: schemaV2},
 	{version: 3, what: "fair-share usage, GPU drains and the audit trail", sql: schemaV3},
+	{version: 4, what: "notes on each run of a job", sql: schemaV4},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
 var SchemaVersion = migrations[len(migrations)-1].version
 
-// jobColumnsDDL are the columns of a job row, shared by jobs (the current
-// run) and runs (earlier runs). Times are Unix nanoseconds, NULL for none;
-// request and alloc are JSON.
+// jobColumnsDDL are the columns of a job row as version 1 made them, shared
+// by jobs (the current run) and runs (earlier runs). Times are Unix
+// nanoseconds, NULL for none; request and alloc are JSON. Later columns are
+// added to both tables by the steps that brought them (notes: version 4).
+// Released steps use this text, so it never changes.
 const jobColumnsDDL = `
 	array_job_id   INTEGER NOT NULL,
 	array_task_id  INTEGER NOT NULL,
@@ -157,6 +160,13 @@ CREATE TABLE events (
 	detail     TEXT    NOT NULL
 ) STRICT;
 CREATE INDEX events_job ON events (job_id) WHERE job_id != 0;
+`
+
+// Rows from before version 4 get no notes. A JSON array, as the request and
+// allocation are JSON: a note may hold any character.
+const schemaV4 = `
+ALTER TABLE jobs ADD COLUMN notes TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '[]';
 `
 
 // migrate brings db from version from up to the last of steps, one

@@ -305,8 +305,8 @@ func (t *Tx) DropTasks(arrayID uint32, tasks []int) ([]int, error) {
 // Requeue ends the job's current run at at and starts the next: the run as
 // it was goes to accounting as a REQUEUED record (with its steps), and the
 // job row goes back to PENDING with Restarts one higher, a new Submit time
-// (Slurm resets it), and no start, end, exit code, allocation or GPU
-// figures. Eligible, holds, priority, batch size and who did what are
+// (Slurm resets it), and no start, end, exit code, allocation, GPU figures
+// or notes: those were the ended run's, and stay with its record. Eligible, holds, priority, batch size and who did what are
 // left for the caller to set. It returns the job as it now is.
 func (t *Tx) Requeue(id uint32, at time.Time) (Job, error) {
 	j, scriptID, err := jobByID(ctxBG, t.tx, id)
@@ -330,6 +330,7 @@ func (t *Tx) Requeue(id uint32, at time.Time) (Job, error) {
 	j.Start, j.End = time.Time{}, time.Time{}
 	j.ExitCode, j.Alloc = ExitCode{}, Alloc{}
 	j.PeakGPUMem, j.MeanGPUUtil = 0, 0
+	j.Notes = nil
 	if err := t.PutJob(j); err != nil {
 		return Job{}, err
 	}

@@ -188,6 +188,7 @@ func TestRequeueArchivesTheRunForAccounting(t *testing.T) {
 		j.State, j.Start = slurm.Running, t0
 		j.Alloc = Alloc{Node: "gpu01", GPUs: []GPUAlloc{{UUID: "GPU-a", Index: 0}, {UUID: "GPU-b", Index: 1}}, CPUs: []int{0, 1}, Mem: 16 << 30}
 		j.PeakGPUMem, j.MeanGPUUtil = 30<<30, 87.5
+		j.Notes = []string{"peak GPU memory 15G of 80G asked per GPU"}
 		if err := tx.PutJob(j); err != nil {
 			return err
 		}
@@ -203,6 +204,9 @@ func TestRequeueArchivesTheRunForAccounting(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		if j.Notes != nil || j.PeakGPUMem != 0 {
+			t.Errorf("the next run starts with notes %q, peak GPU memory %d; want none", j.Notes, j.PeakGPUMem)
+		}
 		j.RequeuedBy = &root
 		return tx.PutJob(j)
 	})
@@ -213,6 +217,7 @@ func TestRequeueArchivesTheRunForAccounting(t *testing.T) {
 			return err
 		}
 		j.State, j.Start, j.End, j.CancelledBy = slurm.Cancelled, t1, t1.Add(2*time.Second), &root
+		j.Notes = append(j.Notes, "used GPU 2, which it was not given")
 		if err := tx.PutJob(j); err != nil {
 			return err
 		}
@@ -228,12 +233,13 @@ func TestRequeueArchivesTheRunForAccounting(t *testing.T) {
 		GPUs        int
 		PeakGPUMem  int64
 		CancelledBy *uint32
+		Notes       []string
 		Steps       []string
 	}
 	view := func(recs []Record) []runView {
 		var out []runView
 		for _, r := range recs {
-			v := runView{r.Job.State, r.Job.Restarts, r.Latest, r.Job.Start, r.Job.End, len(r.Job.Alloc.GPUs), r.Job.PeakGPUMem, r.Job.CancelledBy, nil}
+			v := runView{r.Job.State, r.Job.Restarts, r.Latest, r.Job.Start, r.Job.End, len(r.Job.Alloc.GPUs), r.Job.PeakGPUMem, r.Job.CancelledBy, r.Job.Notes, nil}
 			for _, st := range r.Steps {
 				v.Steps = append(v.Steps, st.ID+" "+string(st.State)+" "+st.ExitCode.String())
 			}
@@ -248,8 +254,10 @@ func TestRequeueArchivesTheRunForAccounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []runView{
-		{slurm.Requeued, 0, false, t0, t0.Add(2 * time.Second), 2, 30 << 30, nil, []string{"batch CANCELLED 0:15"}},
-		{slurm.Cancelled, 1, true, t1, t1.Add(2 * time.Second), 0, 0, &root, []string{"batch CANCELLED 0:15"}},
+		{slurm.Requeued, 0, false, t0, t0.Add(2 * time.Second), 2, 30 << 30, nil,
+			[]string{"peak GPU memory 15G of 80G asked per GPU"}, []string{"batch CANCELLED 0:15"}},
+		{slurm.Cancelled, 1, true, t1, t1.Add(2 * time.Second), 0, 0, &root,
+			[]string{"used GPU 2, which it was not given"}, []string{"batch CANCELLED 0:15"}},
 	}
 	if diff := cmp.Diff(want, view(recs)); diff != "" {
 		t.Errorf("sacct -D records (-want +got):\n%s", diff)
@@ -264,6 +272,84 @@ func TestRequeueArchivesTheRunForAccounting(t *testing.T) {
 	st := recs[0].Steps[0]
 	if st.UserCPU != 0 || recs[0].Job.RequeuedBy == nil {
 		t.Errorf("second run: step %+v, RequeuedBy %v", st, recs[0].Job.RequeuedBy)
+	}
+}
+
+func TestNotesRoundTripThroughEveryRead(t *testing.T) {
+	s, _ := openT(t)
+	ids, err := s.Submit(ctx, []NewJob{newJob(t, trainScript), newJob(t, trainScript), newJob(t, trainScript)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noted, emptied := ids[0], ids[1] // ids[2] is never given notes
+	notes := []string{
+		"CUDA out of memory (stderr)",
+		"peak GPU memory 3G of 20G asked per GPU",
+		`quotes " and \ backslashes, a newline` + "\n" + `and ünïcode`,
+		"",
+	}
+	update(t, s, func(tx *Tx) error {
+		j, err := tx.Job(noted)
+		if err != nil {
+			return err
+		}
+		j.Notes = notes
+		if err := tx.PutJob(j); err != nil {
+			return err
+		}
+		// Emptied notes read back as none, like a job never given any.
+		j, err = tx.Job(emptied)
+		if err != nil {
+			return err
+		}
+		j.Notes = []string{}
+		return tx.PutJob(j)
+	})
+
+	j, err := s.Job(ctx, noted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := s.Jobs(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := s.Records(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][][]string{"Job": {j.Notes}}
+	for _, j := range jobs {
+		got["Jobs"] = append(got["Jobs"], j.Notes)
+	}
+	for _, r := range recs {
+		got["Records"] = append(got["Records"], r.Job.Notes)
+	}
+	want := map[string][][]string{
+		"Job":     {notes},
+		"Jobs":    {notes, nil, nil},
+		"Records": {notes, nil, nil},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("notes as each read gives them (-want +got):\n%s", diff)
+	}
+	// No notes are stored as the column's default, "[]", so that SQL over
+	// the column (json_each) sees an array in every row.
+	var stored []string
+	rows, err := s.r.QueryContext(ctx, "SELECT notes FROM jobs WHERE id != ? ORDER BY id", noted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, n)
+	}
+	if diff := cmp.Diff([]string{"[]", "[]"}, stored); diff != "" {
+		t.Errorf("stored text of no notes (-want +got):\n%s", diff)
 	}
 }
 
