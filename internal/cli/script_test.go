@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 		"squeue":   func() { os.Exit(Squeue(os.Args[1:], Stdio())) },
 		"scancel":  func() { os.Exit(Scancel(os.Args[1:], Stdio())) },
 		"scontrol": func() { os.Exit(Scontrol(os.Args[1:], Stdio())) },
+		"sacct":    func() { os.Exit(Sacct(os.Args[1:], Stdio())) },
 	})
 }
 
