@@ -260,7 +260,9 @@ var acctFields = []*acctField{
 	{"SubmitLine", 20, kindStr, blank},
 	{"Suspended", 10, kindSecs, func(r *AcctRow) acctVal { return val("00:00:00") }},
 	{"SystemComment", 15, kindStr, blank},
-	{"SystemCPU", 10, kindStr, func(r *AcctRow) acctVal { return val(cpuTime(r.cpuTimes(func(s *store.Step) time.Duration { return s.SystemCPU }))) }},
+	{"SystemCPU", 10, kindStr, func(r *AcctRow) acctVal {
+		return val(cpuTime(r.cpuTimes(func(s *store.Step) time.Duration { return s.SystemCPU })))
+	}},
 	{"Timelimit", 10, kindStr, func(r *AcctRow) acctVal {
 		if r.Step != nil {
 			return unset
@@ -297,7 +299,9 @@ var acctFields = []*acctField{
 	{"TRESUsageOutTot", 15, kindStr, blank},
 	{"UID", 6, kindNum, func(r *AcctRow) acctVal { return r.jobOnly(uitoa(r.Rec.Job.UID)) }},
 	{"User", 9, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(r.Rec.Job.User) }},
-	{"UserCPU", 10, kindStr, func(r *AcctRow) acctVal { return val(cpuTime(r.cpuTimes(func(s *store.Step) time.Duration { return s.UserCPU }))) }},
+	{"UserCPU", 10, kindStr, func(r *AcctRow) acctVal {
+		return val(cpuTime(r.cpuTimes(func(s *store.Step) time.Duration { return s.UserCPU })))
+	}},
 	{"WCKey", 10, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(strings.TrimPrefix(r.Rec.Job.Request.WCKey, "*")) }},
 	{"WCKeyID", 10, kindNum, blank},
 	{"WorkDir", 20, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(r.Rec.Job.SubmitDir) }},
