@@ -37,6 +37,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -135,6 +136,10 @@ func Run(ctx context.Context, opts Options) error {
 	log.Info("starting", "config", from, "node", cfg.Node.NodeName, "cpus", cfg.Node.CPUs,
 		"memory", slurmtime.FormatSize(cfg.Node.RealMemory), "users", localapi.UserDatabase)
 
+	if n := runtime.NumCPU(); cfg.Node.CPUs > n {
+		log.Warn("the configuration gives this node more CPUs than the machine has: jobs are not pinned to CPUs",
+			"configured", cfg.Node.CPUs, "machine", n)
+	}
 	if d.st, err = store.Open(cfg.StateSaveLocation); err != nil {
 		return err
 	}

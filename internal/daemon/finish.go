@@ -1,15 +1,20 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -115,6 +120,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		if mean, ok := use.MeanUtilization(); ok {
 			j.MeanGPUUtil = mean
 		}
+		j.Notes = append(j.Notes, d.endNotes(j, use)...)
 		if err := tx.PutJob(j); err != nil {
 			return err
 		}
@@ -154,6 +160,52 @@ func applyStatus(j *store.Job, st stepd.Status) {
 		by := *st.Ending.By
 		j.CancelledBy = &by
 	}
+}
+
+// endNotes are what users should learn from how a job ended: that it died
+// of CUDA running out of GPU memory (its stderr says so), and how its peak
+// GPU memory compares with what it asked for.
+func (d *Daemon) endNotes(j store.Job, use gpu.Usage) []string {
+	var notes []string
+	if j.State == slurm.Failed || j.State == slurm.Cancelled {
+		errPath := stdPaths(d.config().Node.NodeName, j).Error
+		if cudaOOM(errPath) {
+			notes = append(notes, "CUDA out of memory (the job's stderr says so): ask for more GPU memory (--gpu-mem, --gres=shard:N) or lower the batch size")
+		}
+	}
+	var asked uint64
+	for _, g := range j.Alloc.GPUs {
+		asked = uint64(g.Mem)
+	}
+	if note := use.Note(asked); note != "" {
+		notes = append(notes, note)
+	}
+	return notes
+}
+
+// cudaOOM reports whether the end of a job's error file shows CUDA's (or
+// PyTorch's) out-of-memory error. Only the last 64 KiB is read: the words
+// come last, and the file may be huge. The file is the user's: the daemon
+// (root) opens it without following a symlink and without blocking on a
+// FIFO, and reads only a regular file.
+func cudaOOM(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	} else if fi.Size() > 64<<10 {
+		_, _ = f.Seek(-64<<10, io.SeekEnd)
+	}
+	tail, _ := io.ReadAll(io.LimitReader(f, 64<<10))
+	for _, sig := range []string{"CUDA out of memory", "CUDA error: out of memory", "CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation"} {
+		if bytes.Contains(tail, []byte(sig)) {
+			return true
+		}
+	}
+	return false
 }
 
 // batchStep is the N.batch line of sacct for a run.

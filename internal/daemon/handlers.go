@@ -247,12 +247,7 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	if len(r.Args) > 0 {
 		aj.Command += " " + strings.Join(r.Args, " ")
 	}
-	spec := &stepd.Spec{JobID: j.ID, Name: j.Name, User: stepd.Credential{Name: j.User}, WorkDir: aj.WorkDir,
-		Output: r.Output, Error: r.Error, Input: r.Input, NodeName: cfg.Node.NodeName}
-	if j.ArrayJobID != 0 {
-		spec.ArrayJobID, spec.ArrayTaskID, spec.ArrayTaskCount = j.ArrayJobID, j.ArrayTaskID, 1
-	}
-	paths := stepd.StdPaths(spec)
+	paths := stdPaths(cfg.Node.NodeName, j)
 	aj.StdOut, aj.StdErr, aj.StdIn = paths.Output, paths.Error, paths.Input
 	// The request may carry --export=NAME=value secrets: only the owner and
 	// root see them.
@@ -263,6 +258,25 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 		aj.Request.Export = &exp
 	}
 	return aj
+}
+
+// stdPaths are a job's standard files, expanded as its supervisor expands
+// them.
+func stdPaths(node string, j store.Job) stepd.Paths {
+	r := &j.Request
+	dir := j.SubmitDir
+	if r.Chdir != "" {
+		dir = r.Chdir
+		if !strings.HasPrefix(dir, "/") {
+			dir = j.SubmitDir + "/" + dir
+		}
+	}
+	spec := &stepd.Spec{JobID: j.ID, Name: j.Name, User: stepd.Credential{Name: j.User}, WorkDir: dir,
+		Output: r.Output, Error: r.Error, Input: r.Input, NodeName: node}
+	if j.ArrayJobID != 0 {
+		spec.ArrayJobID, spec.ArrayTaskID, spec.ArrayTaskCount = j.ArrayJobID, j.ArrayTaskID, 1
+	}
+	return stepd.StdPaths(spec)
 }
 
 // jobRef is a job id with an optional array task ("12", "12_3").

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -432,7 +433,7 @@ func (d *Daemon) spec(j store.Job, script store.Script, limit time.Duration) (*s
 		Options:      specOptions(r),
 		NodeName:     cfg.Node.NodeName,
 		ClusterName:  cfg.ClusterName,
-		CPUs:         j.Alloc.CPUs,
+		CPUs:         pinnable(j.Alloc.CPUs),
 		CPUsOnNode:   len(j.Alloc.CPUs),
 		GPUs:         gpuIndices(j.Alloc),
 		TimeLimit:    limit,
@@ -464,6 +465,20 @@ func (d *Daemon) spec(j store.Job, script store.Script, limit time.Duration) (*s
 	spec.CheckpointDir = checkpointDir(cfg.CheckpointDir, j)
 	spec.Umask, spec.Rlimits = submitterLimits(script.Env)
 	return spec, nil
+}
+
+// pinnable is the CPUs to pin a job to: its allocation, unless the
+// configuration claims more CPUs than the machine has (a test or demo
+// node, like slurm.conf's config_overrides), where the ids past the real
+// ones cannot be pinned and the job runs unpinned.
+func pinnable(cpus []int) []int {
+	n := runtime.NumCPU()
+	for _, c := range cpus {
+		if c >= n {
+			return nil
+		}
+	}
+	return cpus
 }
 
 // credential is who a job runs as: the submitter, with their groups from
