@@ -33,6 +33,35 @@ var e2eCmds = map[string]func(*testscript.TestScript, bool, []string){
 	"fileowner": cmdFileOwner,
 	"userdir":   cmdUserDir,
 	"shareddir": cmdSharedDir,
+	"jobnote":   cmdJobNote,
+}
+
+// jobnote ID TEXT: job ID (or the id in the variable ID) has a note
+// containing TEXT.
+func cmdJobNote(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: jobnote ID TEXT")
+	}
+	id := args[0]
+	if v := ts.Getenv(id); v != "" {
+		id = strings.TrimSpace(v)
+	}
+	cfg, err := config.Load(ts.Getenv("SLURM_LITE_CONF"))
+	ts.Check(err)
+	c := localapi.NewClient(cfg.SocketPath)
+	defer c.Close()
+	var jobs []api.Job
+	ts.Check(c.Do(context.Background(), "GET", api.PathJobs+"?id="+id, nil, &jobs))
+	for _, j := range jobs {
+		for _, n := range j.Notes {
+			if strings.Contains(n, args[1]) != neg {
+				return
+			}
+		}
+	}
+	if !neg {
+		ts.Fatalf("job %s has no note containing %q", id, args[1])
+	}
 }
 
 // shareddir VAR: make a directory every user can enter (mode 0755, owned
