@@ -285,10 +285,11 @@ func cmdGoldenLike(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// runGoldenCommand runs a command line through sh in the script's work
-// directory, with the script's environment, as cmdGolden does.
+// runGoldenCommand runs a command line in the script's work directory, with
+// the script's environment, as cmdGolden does, but through bash: the
+// recordings were made in bash, and some use its $'\x1f' quoting.
 func runGoldenCommand(ts *testscript.TestScript, command string) (stdout, stderr string, exit int) {
-	cmd := exec.Command("sh", "-c", command)
+	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = ts.Getenv("WORK")
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); ts.Getenv(name) == "" {

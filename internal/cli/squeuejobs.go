@@ -44,6 +44,7 @@ func (a *squeueArgs) show(c *localapi.Client, cfg *config.Config, sio IO) int {
 	if !a.noHeader {
 		fmt.Fprint(sio.Stdout, f.Header())
 	}
+	format.ControllerOrder(jobs)
 	rows := a.selectRows(jobs, env, cfg)
 	sortSpec := a.sort
 	if sortSpec == "" {

@@ -72,10 +72,15 @@ func limit(j *api.Job) time.Duration {
 }
 
 // startTime is Slurm's start_time: the expected start of a pending job
-// (zero when the scheduler has none), the real one of the others.
+// (zero when the scheduler has none), the real one of the others, and for a
+// job that ended without starting (cancelled while pending) its end, as
+// slurmctld sets it.
 func startTime(j *api.Job) time.Time {
-	if isPending(j) {
+	switch {
+	case isPending(j):
 		return j.ExpectedStart
+	case j.Start.IsZero() && j.State.Finished():
+		return j.End
 	}
 	return j.Start
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -86,9 +87,53 @@ func timeLeft(r *Row) time.Duration {
 
 func cmpTime(a, b time.Time) int { return a.Compare(b) }
 
+// ControllerOrder puts jobs in slurmctld's list order, which is where
+// sorts leave ties. Jobs are listed in creation order, but an array's
+// slots move: when a task starts, it takes over the list slot of the
+// array's pending record (job_array_split), and the record, copied, goes to
+// the end of the list. So the first task to start sits where the array was
+// submitted, each later task where the task before it started, and the
+// array's own row (the record, or the last task, which keeps the array's
+// id) after the last task that split from it.
+func ControllerOrder(jobs []api.Job) {
+	split := map[uint32][]uint32{} // array id -> ids of tasks split off
+	for i := range jobs {
+		if j := &jobs[i]; j.ArrayJobID != 0 && j.ID != j.ArrayJobID {
+			split[j.ArrayJobID] = append(split[j.ArrayJobID], j.ID)
+		}
+	}
+	type slot struct {
+		id    uint32
+		after int // 1: just after id was made
+	}
+	slots := make(map[uint32]slot, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		slots[j.ID] = slot{j.ID, 0}
+		tasks := split[j.ArrayJobID]
+		if len(tasks) == 0 {
+			continue
+		}
+		slices.Sort(tasks)
+		k := slices.Index(tasks, j.ID)
+		switch {
+		case j.ID == j.ArrayJobID:
+			slots[j.ID] = slot{tasks[len(tasks)-1], 1}
+		case k == 0:
+			slots[j.ID] = slot{j.ArrayJobID, 0}
+		case k > 0:
+			slots[j.ID] = slot{tasks[k-1], 1}
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b api.Job) int {
+		sa, sb := slots[a.ID], slots[b.ID]
+		return cmp.Or(cmp.Compare(sa.id, sb.id), cmp.Compare(sa.after, sb.after))
+	})
+}
+
 // SortRows orders rows as squeue does before printing:
 //
-//  1. the controller's order, which is job id order;
+//  1. the controller's order (ControllerOrder), in which rows come;
 //  2. sort_jobs_by_start_time: started (or expected) jobs latest first,
 //     then the others in reverse order (Slurm's comparator says "after"
 //     for every job without a start time, which glibc's merge sort turns
@@ -98,7 +143,6 @@ func cmpTime(a, b time.Time) int { return a.Compare(b) }
 // It returns the first letter it does not know, as squeue's error
 // "Invalid sort specification: X" (after which squeue exits 1).
 func SortRows(rows []Row, spec string, now time.Time) error {
-	slices.SortStableFunc(rows, func(a, b Row) int { return cmp.Compare(a.Job.ID, b.Job.ID) })
 	sortByStart(rows, now, true)
 	for i := len(spec) - 1; i >= 0; i-- {
 		c := spec[i]
