@@ -221,8 +221,41 @@ func g6Later(jobs []api.Job, now time.Time, moment string) []api.Job {
 	return out
 }
 
+// g6Details adds what squeue did not show of the jobs scontrol printed at
+// that moment: their output files, CPUs and array throttle.
+func g6Details(jobs []api.Job) []api.Job {
+	g := "/srv/slurm/work/root/g6/"
+	for i := range jobs {
+		j := &jobs[i]
+		switch {
+		case j.ID == 26382:
+			j.StdOut, j.StdErr = g+"long-26382.out", g+"long-26382.out"
+		case j.ArrayJobID == 26383:
+			j.Request.Array = &jobscript.Array{Spec: "0-3%2", Tasks: []int{0, 1, 2, 3}, Limit: 2}
+			out := fmt.Sprintf("%sarr-26383_%d.out", g, j.ArrayTaskID)
+			j.StdOut, j.StdErr = out, out
+			if j.ID == 26384 || j.ID == 26385 {
+				j.Alloc.CPUs = []int{int(j.ID - 26383)}
+			}
+		}
+	}
+	return jobs
+}
+
+// g6Sigjob is job 26404 (sigjob) running, as the scancel --signal
+// recordings found it.
+func g6Sigjob(now time.Time) api.Job {
+	g := "/srv/slurm/work/root/g6"
+	return newJob(26404, "sigjob").user("root").dir(g).files(g+"/slurm-26404.out").command(g+"/sigjob.sh").
+		submitted(oodTime("2026-11-29T09:58:07")).running(now.Add(-3*time.Second), 3).priority(3500).build()
+}
+
 func init() {
 	scenarios["g6"] = func(now time.Time, opt map[string]string) fakeState {
-		return fakeState{jobs: g6Later(g6Jobs(now), now, opt["moment"])}
+		jobs := g6Details(g6Later(g6Jobs(now), now, opt["moment"]))
+		if opt["sigjob"] == "1" {
+			jobs = append(jobs, g6Sigjob(now))
+		}
+		return fakeState{jobs: jobs}
 	}
 }
