@@ -254,6 +254,13 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 // node that failed under a job).
 func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 	d.log.Warn("job lost", "job", j.ID, "why", why)
+	// What the dead supervisor left running must not hold the job's GPUs
+	// and CPUs: its cgroup, when it had one, names every process.
+	if id, err := stepd.ReadIdentity(d.runDir(j.ID, j.Restarts)); err == nil && id.Cgroup != "" {
+		if err := os.WriteFile(id.Cgroup+"/cgroup.kill", []byte("1"), 0); err == nil {
+			d.log.Info("killed what the lost job left running", "job", j.ID, "cgroup", id.Cgroup)
+		}
+	}
 	st := stepd.Status{JobID: j.ID, State: slurm.NodeFail, ExitCode: "0:0", Start: j.Start, End: time.Now(),
 		Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:9"}}
 	var err error
