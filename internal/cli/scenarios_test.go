@@ -161,9 +161,6 @@ func anchorJobs(now time.Time) []api.Job {
 }
 
 func init() {
-	scenarios["anchor"] = func(now time.Time, opt map[string]string) fakeState {
-		return fakeState{jobs: asUser(anchorJobs(now), opt["me"])}
-	}
 	scenarios["empty"] = func(now time.Time, opt map[string]string) fakeState {
 		return fakeState{}
 	}

@@ -395,15 +395,12 @@ func (a *squeueArgs) query() url.Values {
 	for _, s := range a.jobs {
 		q.Add("id", jobSelString(s))
 	}
-	for _, u := range a.users {
-		if u.name != "" {
+	// --me selects by uid, which the client does; -u by name, which the
+	// daemon may do too (the client filters again).
+	if !a.me {
+		for _, u := range a.users {
 			q.Add("user", u.name)
 		}
-	}
-	if len(a.users) != len(a.userNames) && !a.me {
-		// An unknown user was dropped: ask by name for nothing rather
-		// than for everyone. The client filter leaves no job anyway.
-		q.Del("user")
 	}
 	for _, p := range a.partitions {
 		q.Add("partition", p)
