@@ -120,7 +120,7 @@ var anchorDay = []acctJob{
 }
 
 // anchorRecords are the runs of the first recording's day. Times are of
-// the recording (2026-11-29), or with today=1 moved to the hour before now
+// the recording (2026-11-29), or with today=1 moved into today before now
 // so that sacct's default window (since midnight) holds them. The runs
 // that goldens show in detail get their recorded times; 43 and 38 also
 // have their earlier runs (sacct -D). late=1 adds job 47, recorded after
@@ -168,10 +168,7 @@ func anchorRecords(now time.Time, opt map[string]string) []store.Record {
 		recs = append(recs, acctJob("47 allocation root gpu CANCELLED 0:0 by=0").record(at("08:59:00"), at("08:59:00"), 0))
 	}
 	if opt["today"] == "1" {
-		shift := now.Add(-time.Hour).Sub(at("08:49:00"))
-		for i := range recs {
-			shiftRecord(&recs[i], shift)
-		}
+		fitToday(recs, now)
 	}
 	return recs
 }
@@ -181,17 +178,6 @@ func setRun(r *store.Record, start, end time.Time) {
 	r.Job.Start, r.Job.End = start, end
 	for i := range r.Steps {
 		r.Steps[i].Start, r.Steps[i].End = start, end
-	}
-}
-
-func shiftRecord(r *store.Record, d time.Duration) {
-	for _, t := range []*time.Time{&r.Job.Submit, &r.Job.Eligible, &r.Job.Start, &r.Job.End} {
-		if !t.IsZero() {
-			*t = t.Add(d)
-		}
-	}
-	for i := range r.Steps {
-		r.Steps[i].Start, r.Steps[i].End = r.Steps[i].Start.Add(d), r.Steps[i].End.Add(d)
 	}
 }
 
