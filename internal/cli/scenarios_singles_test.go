@@ -61,7 +61,7 @@ func singleJobs(now time.Time) []api.Job {
 			submitted(at("08:51:10")).running(now.Add(-2200*time.Millisecond), 0).build(),
 		newJob(38, "scav").user("bob").dir("/srv/slurm/work/bob").files("/srv/slurm/work/bob/slurm-38.out").gpus(4).
 			requeued(at("08:51:05"), at("08:53:06")).build(),
-		newJob(26396, "nf-hello_(1)").user("root").dir(g6+"/nf").files(g6+"/nf/.command.log").command(".command.run").
+		newJob(26396, "nf-hello_(1)").user("root").dir(g6 + "/nf").files(g6 + "/nf/.command.log").command(".command.run").
 			priority(3500).submitted(at("09:58:07")).pending(slurm.ReasonNone).memPerNode(200).limit(10 * time.Minute).build(),
 		newJob(26394, "wrap").user("root").dir(g6).files(g6+"/nodir/26394.log").priority(3500).
 			submitted(at("09:58:07")).ended(slurm.Failed, at("09:58:07"), at("09:58:07"), 0).build(),
@@ -73,7 +73,7 @@ func singleJobs(now time.Time) []api.Job {
 			submitted(at("09:59:00")).running(now.Add(-time.Minute), 1).build(),
 		newJob(26390, "snakejob_a_1").user("root").dir(g6).files(g6+"/.snakemake/slurm_logs/rule_a/26390.log").priority(3500).
 			submitted(at("09:58:07")).ended(slurm.Completed, at("09:58:07"), at("09:58:07"), 8).memPerNode(100).limit(5 * time.Minute).build(),
-		newJob(26382, "longrun").user("root").dir(g6).files(g6+"/long-26382.out").priority(3500).
+		newJob(26382, "longrun").user("root").dir(g6).files(g6 + "/long-26382.out").priority(3500).
 			submitted(at("09:58:02")).pending(slurm.ReasonNone).build(),
 	}
 	for i := range jobs {
@@ -107,7 +107,7 @@ func singleJobs(now time.Time) []api.Job {
 func usageJobs(now time.Time) []api.Job {
 	d := "/srv/slurm/work/root/g"
 	pend := func(id uint32, name, user string, prio uint32, r slurm.Reason) api.Job {
-		return newJob(id, name).user(user).dir(d).files(d+"/out").priority(prio).
+		return newJob(id, name).user(user).dir(d).files(d + "/out").priority(prio).
 			submitted(at("09:30:00")).pending(r).build()
 	}
 	scav := pend(10159, "r_scav", "root", 6000, slurm.ReasonPriority)
