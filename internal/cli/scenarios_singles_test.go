@@ -73,6 +73,10 @@ func singleJobs(now time.Time) []api.Job {
 			submitted(at("09:59:00")).running(now.Add(-time.Minute), 1).build(),
 		newJob(26390, "snakejob_a_1").user("root").dir(g6).files(g6+"/.snakemake/slurm_logs/rule_a/26390.log").priority(3500).
 			submitted(at("09:58:07")).ended(slurm.Completed, at("09:58:07"), at("09:58:07"), 8).memPerNode(100).limit(5 * time.Minute).build(),
+		newJob(39, "urgent").user("alice").dir("/srv/slurm/work/alice").files("/srv/slurm/work/alice/slurm-39.out").gpus(2).gpuAlloc(2).
+			submitted(at("08:51:04")).running(now.Add(-1200*time.Millisecond), 0).build(),
+		newJob(25884, "gpus2").user("root").dir(g).files(g + "/slurm-25884.out").gpus(2).priority(3500).
+			submitted(at("09:40:00")).pending(slurm.ReasonResources).build(),
 		newJob(26382, "longrun").user("root").dir(g6).files(g6 + "/long-26382.out").priority(3500).
 			submitted(at("09:58:02")).pending(slurm.ReasonNone).build(),
 	}
