@@ -1,0 +1,93 @@
+package format
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+func TestParseAcctFields(t *testing.T) {
+	tests := []struct {
+		name   string
+		spec   string
+		names  []string
+		widths []int
+		bad    string
+	}{
+		{"the default fields", SacctDefault, []string{"JobID", "JobName", "Partition", "Account", "AllocCPUS", "State", "ExitCode"}, []int{-12, 10, 10, 10, 10, 10, 8}, ""},
+		{"names match by prefix in any case", "jobid,state%20,nodelist%-256", []string{"JobID", "State", "NodeList"}, []int{-12, 20, -256}, ""},
+		{"the first field of a prefix wins", "user,j", []string{"User", "JobID"}, []int{9, -12}, ""},
+		{"blanks before a name are skipped, empty items too", " jobidraw,,", []string{"JobIDRaw"}, []int{-12}, ""},
+		{"an unknown name is refused", "jobid,bogus", nil, nil, "bogus"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cols, bad := ParseAcctFields(tt.spec)
+			var names []string
+			var widths []int
+			for _, c := range cols {
+				names, widths = append(names, c.Name()), append(widths, c.Width)
+			}
+			if tt.bad != "" {
+				names, widths = nil, nil
+			}
+			if diff := cmp.Diff(tt.names, names); diff != "" {
+				t.Errorf("names (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.widths, widths); diff != "" {
+				t.Errorf("widths (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.bad, bad); diff != "" {
+				t.Errorf("refused (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if cols, _ := ParseAcctFields("a"); len(cols) != len(acctFields) {
+		t.Errorf(`"a" is a prefix of ALL: got %d fields, want all %d`, len(cols), len(acctFields))
+	}
+}
+
+func TestAcctPrinter(t *testing.T) {
+	zero := uint32(0)
+	start := testNow.Add(-time.Minute)
+	rec := &store.Record{Latest: true, Job: store.Job{ID: 26383, ArrayJobID: 26383, ArrayTaskID: 0, Name: "arrenv",
+		State: slurm.Cancelled, CancelledBy: &zero, Start: start, End: start.Add(time.Second), Partition: "gpu", Account: "lab"}}
+	step := &store.Step{ID: "batch", Name: "batch", State: slurm.Cancelled, ExitCode: store.ExitCode{Signal: 15}, Start: start, End: start.Add(time.Second)}
+	env := &Env{Now: testNow}
+	cols, _ := ParseAcctFields("jobid,state,exitcode,elapsed,partition")
+	tests := []struct {
+		name string
+		p    AcctPrinter
+		want string
+	}{
+		{
+			"fixed widths cut text with a '+', blank for a step's job-only field",
+			AcctPrinter{Columns: cols},
+			"JobID             State ExitCode    Elapsed  Partition \n------------ ---------- -------- ---------- ---------- \n" +
+				"26383_0      CANCELLED+      0:0   00:00:01        gpu \n26383_0.bat+  CANCELLED     0:15   00:00:01            \n",
+		},
+		{
+			"-p ends every value with the delimiter",
+			AcctPrinter{Columns: cols, Parsable: true},
+			"JobID|State|ExitCode|Elapsed|Partition|\n26383_0|CANCELLED by 0|0:0|00:00:01|gpu|\n26383_0.batch|CANCELLED|0:15|00:00:01||\n",
+		},
+		{
+			"-P with a delimiter leaves the last one off",
+			AcctPrinter{Columns: cols, Parsable: true, NoEnding: true, Delimiter: "\x1f"},
+			"JobID\x1fState\x1fExitCode\x1fElapsed\x1fPartition\n26383_0\x1fCANCELLED by 0\x1f0:0\x1f00:00:01\x1fgpu\n26383_0.batch\x1fCANCELLED\x1f0:15\x1f00:00:01\x1f\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.p.Header() + tt.p.Line(&AcctRow{Rec: rec, Units: NoUnits, Env: env}) +
+				tt.p.Line(&AcctRow{Rec: rec, Step: step, Units: NoUnits, Env: env})
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
