@@ -43,8 +43,8 @@ import (
 //	allusers   1: every user's jobs (otherwise the caller's own)
 //	state      a long state name, repeated
 //	name       a job name, repeated
-//	since      RFC 3339: runs not ended before this time
-//	until      RFC 3339: runs submitted by this time
+//	since      RFC 3339 (with fractions of a second): runs not ended before it
+//	until      RFC 3339 (with fractions): runs submitted by it
 //	dups       1: the earlier runs of requeued jobs too (sacct -D)
 //
 // POST /v1/jobs/cancel (api.PathCancel) api.Cancel -> api.Results, one result

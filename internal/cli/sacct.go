@@ -393,10 +393,10 @@ func (a *sacctArgs) fetch(c *localapi.Client, cfg *config.Config) ([]store.Recor
 		q.Add("account", acct)
 	}
 	if !a.start.IsZero() {
-		q.Set("since", a.start.Format(time.RFC3339))
+		q.Set("since", a.start.Format(time.RFC3339Nano))
 	}
 	if !a.end.IsZero() {
-		q.Set("until", a.end.Format(time.RFC3339))
+		q.Set("until", a.end.Format(time.RFC3339Nano))
 	}
 	if a.dups {
 		q.Set("dups", "1")
