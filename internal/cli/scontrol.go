@@ -326,10 +326,11 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 // Slurm's words and the job; a hold or release that failed adds
 // slurm_perror's line for the last error.
 func (s *scontrolArgs) control(action, arg string, hold bool) {
-	for _, p := range []string{"jobid=", "job="} {
-		if len(arg) >= len(p) && strings.EqualFold(arg[:len(p)], p) {
-			arg = arg[len(p):]
-		}
+	arg, _ = cutFold(arg, "JobID=")
+	arg, _ = cutFold(arg, "Job=")
+	if name, ok := cutFold(arg, "Name=", "JobName="); ok && hold {
+		s.controlByName(action, name)
+		return
 	}
 	jobs, ok := splitJobList(arg)
 	if !ok {
@@ -363,6 +364,59 @@ func (s *scontrolArgs) control(action, arg string, hold bool) {
 	if hold && last.Code != 0 {
 		s.perror(last.Code, last.Error)
 	}
+}
+
+// controlByName holds or releases the jobs of a name (scontrol hold
+// Name=NAME): each job of that name, by id; one that is not pending any
+// more is refused by the daemon, as by slurmctld.
+func (s *scontrolArgs) controlByName(action, name string) {
+	if !s.connect() {
+		return
+	}
+	jobs, err := getJobs(s.client, url.Values{"name": {name}})
+	if err != nil {
+		s.exit = 1
+		loadJobsError("scontrol", err, s.sio)
+		return
+	}
+	var ids []string
+	for i := range jobs {
+		j := &jobs[i]
+		if j.Name != name || (j.State != "PENDING" && j.ArrayTaskID != store.NoTask) {
+			continue
+		}
+		ids = append(ids, cancelName(j))
+	}
+	if len(ids) == 0 {
+		return
+	}
+	res, err := post(s.client, api.PathControl, api.Control{Action: action, Jobs: ids})
+	if err != nil {
+		s.exit = daemonError("scontrol", err, s.sio)
+		return
+	}
+	last := api.Result{}
+	for _, r := range res.Results {
+		if r.Code != 0 {
+			s.exit, last = 1, r
+			if s.quiet != 1 {
+				fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", resultWords(r), r.Job)
+			}
+		}
+	}
+	if last.Code != 0 {
+		s.perror(last.Code, last.Error)
+	}
+}
+
+// cutFold removes the first of prefixes that s begins with, in any case.
+func cutFold(s string, prefixes ...string) (string, bool) {
+	for _, p := range prefixes {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			return s[len(p):], true
+		}
+	}
+	return s, false
 }
 
 func (s *scontrolArgs) perror(code int, words string) {
