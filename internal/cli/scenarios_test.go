@@ -2,6 +2,8 @@ package cli
 
 import (
 	"os"
+	"os/user"
+	"strconv"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
@@ -11,8 +13,18 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
-// The recorded cluster's users.
-var testUIDs = map[string]uint32{"root": 0, "alice": 1001, "bob": 1002}
+// The recorded cluster's users, with this machine's uids where it has them
+// (squeue -u resolves names here, as Slurm resolves them on the cluster).
+var testUIDs = func() map[string]uint32 {
+	ids := map[string]uint32{"root": 0, "alice": 1001, "bob": 1002}
+	for name := range ids {
+		if u, err := user.Lookup(name); err == nil {
+			id, _ := strconv.ParseUint(u.Uid, 10, 32)
+			ids[name] = uint32(id)
+		}
+	}
+	return ids
+}()
 
 // at is a time of the recording day (2026-11-29), in local time as the
 // commands print it.
