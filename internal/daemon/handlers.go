@@ -28,9 +28,10 @@ const (
 	codeAlreadyDone   = 2021 // ESLURM_ALREADY_DONE
 	codeAccessDenied  = localapi.CodeAccessDenied
 	codeUserIDMissing = localapi.CodeUserIDMissing
-	codeDisabled      = 2015 // ESLURM_DISABLED ("Requested operation is presently disabled")
-	codeJobNotPending = 2019 // ESLURM_JOB_NOT_PENDING
-	codeScriptTooBig  = 2003 // ESLURM_... used for an oversize script
+	codeJobPending    = 2024 // ESLURM_JOB_PENDING
+	codeDisabled      = 2037 // ESLURM_DISABLED ("Requested operation is presently disabled")
+	codeJobNotPending = 2073 // ESLURM_JOB_NOT_PENDING
+	codeScriptTooBig  = 2003 // ESLURM_JOB_SCRIPT_MISSING's neighbour: Slurm has no code for it
 )
 
 // maxScript is Slurm's max_script_size default.
@@ -432,7 +433,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		}
 	case c.Signal != 0:
 		// Slurm cannot signal a pending job either.
-		r.Code, r.Error = codeJobNotPending+1, "Job is pending execution" // ESLURM_JOB_PENDING 2020
+		r.Code, r.Error = codeJobPending, "Job is pending execution"
 	default:
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
 			cur, err := tx.Job(j.ID)
@@ -555,16 +556,24 @@ func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool,
 var errDenied = errors.New("denied")
 
 // requeueReq is scontrol requeue: a running job is stopped and goes back to
-// pending under its id; a pending one is refused as Slurm refuses it.
+// pending under its id; a finished one goes back to pending; a pending one
+// is left as it is, which Slurm 22.05 answers with success
+// (scontrol_requeue_pending.txt). A job submitted --no-requeue may not be.
 func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j store.Job) api.Result {
 	var r api.Result
 	switch {
+	case !j.Requeue:
+		r.Code, r.Error = codeDisabled, "Requested operation is presently disabled"
 	case j.State == slurm.Running:
 		d.stop(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User))
 	case j.State.Finished():
-		r.Code, r.Error = codeDisabled, "Requested operation is presently disabled"
-	default:
-		r.Code, r.Error = codeDisabled, "Requested operation is presently disabled"
+		err := d.st.Update(ctx, func(tx *store.Tx) error {
+			_, err := tx.Requeue(j.ID, time.Now())
+			return err
+		})
+		if err != nil {
+			r.Code, r.Error = codeDisabled, err.Error()
+		}
 	}
 	return r
 }
