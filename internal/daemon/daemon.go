@@ -38,6 +38,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -47,6 +48,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -134,11 +136,18 @@ func Run(ctx context.Context, opts Options) error {
 		from = "built-in defaults"
 	}
 	log.Info("starting", "config", from, "node", cfg.Node.NodeName, "cpus", cfg.Node.CPUs,
-		"memory", slurmtime.FormatSize(cfg.Node.RealMemory), "users", localapi.UserDatabase)
+		"memory_mb", int64(cfg.Node.RealMemory/slurmtime.MiB), "users", localapi.UserDatabase)
 
 	if n := runtime.NumCPU(); cfg.Node.CPUs > n {
 		log.Warn("the configuration gives this node more CPUs than the machine has: jobs are not pinned to CPUs",
 			"configured", cfg.Node.CPUs, "machine", n)
+	}
+	// Said once here, not per job: whether jobs get a cgroup (cgroup.kill,
+	// cpuset, --mem enforced, OOM kills recorded) or a subreaper.
+	if dir, err := stepd.ProbeCgroup(""); err != nil {
+		log.Warn("jobs are tracked without cgroups: --mem is not enforced and an OOM kill is not told apart", "why", err)
+	} else {
+		log.Info("jobs get a cgroup each", "under", dir, "memory_controller", hasMemoryController(dir))
 	}
 	if d.st, err = store.Open(cfg.StateSaveLocation); err != nil {
 		return err
@@ -208,6 +217,15 @@ func Run(ctx context.Context, opts Options) error {
 	_ = d.srv.Shutdown(shut)
 	log.Info("stopped")
 	return nil
+}
+
+// hasMemoryController says whether cgroups under dir can limit memory.
+func hasMemoryController(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+	if err != nil {
+		b, err = os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	}
+	return err == nil && strings.Contains(string(b), "memory")
 }
 
 // loadConfig reads the configuration and fills in the host's facts.
