@@ -178,19 +178,14 @@ func (d *Daemon) jobs(ctx context.Context, req *localapi.Request[struct{}]) ([]a
 			f.States = append(f.States, st)
 		}
 	}
-	var tasks map[uint32][]int
+	// An id selects a job, or an array and all its tasks; the command
+	// narrows A_T to the task itself.
 	for _, s := range q["id"] {
 		ref, err := parseJobRef(s)
 		if err != nil {
 			return nil, refusal(codeInvalidJobID, "Invalid job id specified")
 		}
 		f.IDs = append(f.IDs, ref.id)
-		if ref.task >= 0 {
-			if tasks == nil {
-				tasks = map[uint32][]int{}
-			}
-			tasks[ref.id] = append(tasks[ref.id], ref.task)
-		}
 	}
 	rows, err := d.st.Jobs(ctx, f)
 	if err != nil {
@@ -203,7 +198,6 @@ func (d *Daemon) jobs(ctx context.Context, req *localapi.Request[struct{}]) ([]a
 		}
 		out = append(out, d.apiJob(j, req.Caller))
 	}
-	_ = tasks // tasks select rows by id; the command narrows to A_T itself
 	return out, nil
 }
 
@@ -215,13 +209,11 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	prio := d.prio[j.ID]
 	d.mu.Unlock()
 	aj := api.Job{Job: j, Priority: prio, Limit: effectiveLimit(cfg, j)}
-	if j.State == slurm.Pending && decided {
-		if j.Reason == "" || j.Reason == slurm.ReasonNone || j.Hold == store.HoldNone {
-			aj.Reason = dec.Reason
-		}
+	switch {
+	case j.State == slurm.Pending && j.Hold == store.HoldNone && decided:
+		aj.Reason = dec.Reason
 		aj.ReasonDetail, aj.StateDesc, aj.ExpectedStart = dec.Detail, dec.StateDesc, dec.ExpectedStart
-	}
-	if j.State == slurm.Pending && j.Hold != store.HoldNone {
+	case j.State == slurm.Pending && j.Hold != store.HoldNone:
 		aj.Reason = map[store.Hold]slurm.Reason{store.HoldUser: slurm.ReasonJobHeldUser, store.HoldAdmin: slurm.ReasonJobHeldAdmin}[j.Hold]
 		aj.Priority = 0
 	}
@@ -371,6 +363,9 @@ func (d *Daemon) cancel(ctx context.Context, req *localapi.Request[api.Cancel]) 
 	c := req.Body
 	var res api.Results
 	var targets []target
+	if len(c.Jobs) == 0 && c.User == "" && c.Partition == "" && c.Name == "" && len(c.States) == 0 {
+		return res, localapi.Errorf(http.StatusBadRequest, "no job id and no filter: name the jobs to cancel")
+	}
 	if len(c.Jobs) == 0 {
 		f := store.Filter{States: []slurm.JobState{slurm.Pending, slurm.Running}}
 		if c.User != "" {

@@ -354,7 +354,6 @@ var errSkip = errors.New("skip")
 
 // launch writes the job's launch spec and starts its supervisor.
 func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) error {
-	cfg := d.config()
 	script, err := d.st.Script(ctx, j.ID)
 	if err != nil {
 		return fmt.Errorf("reading the stored script: %w", err)
@@ -380,7 +379,7 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	if err := stepd.WriteSpec(dir, spec); err != nil {
 		return err
 	}
-	p, err := stepd.Launch([]string{d.exe, "stepd"}, supervisorEnv(cfg), dir)
+	p, err := stepd.Launch([]string{d.exe, "stepd"}, supervisorEnv(), dir)
 	if err != nil {
 		return err
 	}
@@ -396,7 +395,7 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 
 // supervisorEnv is the supervisor's own environment: enough to find
 // itself, nothing of the daemon's caller.
-func supervisorEnv(_ any) []string {
+func supervisorEnv() []string {
 	return []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"}
 }
 

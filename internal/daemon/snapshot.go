@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
@@ -299,9 +298,4 @@ func gpuTypes(c *config.Config) []string {
 		types = append(types, alias)
 	}
 	return types
-}
-
-// hasPrefixFold is strings.HasPrefix ignoring case.
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
