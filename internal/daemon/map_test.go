@@ -1,0 +1,164 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+func u64(v uint64) *uint64 { return &v }
+
+func TestSchedRequest(t *testing.T) {
+	gib := int64(slurmtime.GiB)
+	tests := []struct {
+		name string
+		req  jobscript.Request
+		want sched.Request
+	}{
+		{
+			name: "a plain job asks one CPU",
+			req:  jobscript.Request{NTasks: 1},
+			want: sched.Request{CPUs: 1},
+		},
+		{
+			name: "--gres=gpu:a100:2 is two whole GPUs of that type",
+			req:  jobscript.Request{NTasks: 1, Gres: []jobscript.Gres{{Name: "gpu", Type: "a100", Count: 2}}},
+			want: sched.Request{GPUs: 2, GPUType: "a100", CPUs: 1},
+		},
+		{
+			name: "--gres=shard:6 is six ShardSize units of GPU memory on one shared GPU",
+			req:  jobscript.Request{NTasks: 1, Gres: []jobscript.Gres{{Name: "shard", Count: 6}}},
+			want: sched.Request{GPUMem: 6 * gib, CPUs: 1},
+		},
+		{
+			name: "--gpu-mem wins over shards",
+			req:  jobscript.Request{NTasks: 1, GPUMem: 20 * slurmtime.GiB, Gres: []jobscript.Gres{{Name: "shard", Count: 6}}},
+			want: sched.Request{GPUMem: 20 * gib, CPUs: 1},
+		},
+		{
+			name: "--mem-per-cpu multiplies by tasks times CPUs per task",
+			req:  jobscript.Request{NTasks: 2, CPUsPerTask: 4, MemPerCPU: u64(1024)},
+			want: sched.Request{CPUs: 8, Mem: 8 * gib},
+		},
+		{
+			name: "--mem-per-gpu multiplies by GPUs",
+			req:  jobscript.Request{NTasks: 1, GPUs: []jobscript.Gres{{Name: "gpu", Count: 2}}, MemPerGPU: u64(2048)},
+			want: sched.Request{GPUs: 2, CPUs: 1, Mem: 4 * gib},
+		},
+		{
+			name: "--cpus-per-gpu raises the CPU count",
+			req:  jobscript.Request{NTasks: 1, CPUsPerGPU: 3, GPUs: []jobscript.Gres{{Name: "gpu", Count: 2}}},
+			want: sched.Request{GPUs: 2, CPUs: 6},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := schedRequest(&tt.req, slurmtime.GiB)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("schedRequest (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExclusiveTakesTheWholeMachine(t *testing.T) {
+	n := sched.Node{CPUs: 16, Mem: 64 << 30, GPUs: make([]sched.GPU, 4)}
+	got := exclusive(sched.Request{CPUs: 1, GPUType: "a100", GPUMem: 1 << 30}, n)
+	want := sched.Request{CPUs: 16, GPUs: 4, Mem: 64 << 30}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("exclusive (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckpointDirIsStableAcrossRuns(t *testing.T) {
+	pattern := "/var/lib/slurm-lite/ckpt/%u/%j"
+	plain := store.Job{ID: 42, User: "alice", Restarts: 3}
+	if got, want := checkpointDir(pattern, plain), "/var/lib/slurm-lite/ckpt/alice/42"; got != want {
+		t.Errorf("plain job: %q, want %q", got, want)
+	}
+	// An array task gets a new id each time it is split from the pending
+	// record; its directory must not follow that id.
+	task := store.Job{ID: 57, ArrayJobID: 50, ArrayTaskID: 3, User: "bob"}
+	if got, want := checkpointDir(pattern, task), "/var/lib/slurm-lite/ckpt/bob/50_3"; got != want {
+		t.Errorf("array task: %q, want %q", got, want)
+	}
+	if got := checkpointDir("", plain); got != "" {
+		t.Errorf("no CheckpointDir: %q, want none", got)
+	}
+}
+
+func TestSubmitterLimits(t *testing.T) {
+	umask, limits := submitterLimits([]string{"PATH=/bin", "SLURM_UMASK=0027", "SLURM_RLIMIT_NOFILE=1024", "SLURM_RLIMIT_CORE=unlimited", "SLURM_RLIMIT_AS=junk"})
+	if umask == nil || *umask != 0o027 {
+		t.Errorf("umask = %v, want 0027", umask)
+	}
+	want := map[string]uint64{"NOFILE": 1024, "CORE": ^uint64(0)}
+	if diff := cmp.Diff(want, limits); diff != "" {
+		t.Errorf("limits (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseJobRef(t *testing.T) {
+	tests := []struct {
+		in   string
+		want jobRef
+		bad  bool
+	}{
+		{in: "12", want: jobRef{id: 12, task: -1}},
+		{in: "12_3", want: jobRef{id: 12, task: 3}},
+		{in: "12_[1-3]", want: jobRef{id: 12, task: -1, tasks: []int{1, 2, 3}}},
+		{in: "0", bad: true},
+		{in: "x", bad: true},
+		{in: "12_-1", bad: true},
+	}
+	for _, tt := range tests {
+		got, err := parseJobRef(tt.in)
+		if (err != nil) != tt.bad {
+			t.Errorf("parseJobRef(%q) error %v, want error %v", tt.in, err, tt.bad)
+			continue
+		}
+		if !tt.bad && !cmp.Equal(tt.want, got, cmp.AllowUnexported(jobRef{})) {
+			t.Errorf("parseJobRef(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCUDAOOMReadsOnlyARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	oom := filepath.Join(dir, "oom.err")
+	big := make([]byte, 200<<10)
+	for i := range big {
+		big[i] = 'x'
+	}
+	os.WriteFile(oom, append(big, "\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n"...), 0o644)
+	if !cudaOOM(oom) {
+		t.Error("the error at the end of a large file was not seen")
+	}
+	fine := filepath.Join(dir, "fine.err")
+	os.WriteFile(fine, []byte("all good\n"), 0o644)
+	if cudaOOM(fine) {
+		t.Error("an ordinary error file was taken for CUDA OOM")
+	}
+	// A job's user could point the file elsewhere: a symlink is not
+	// followed, and a FIFO is not waited on.
+	link := filepath.Join(dir, "link.err")
+	os.Symlink(oom, link)
+	if cudaOOM(link) {
+		t.Error("a symlink was followed")
+	}
+	fifo := filepath.Join(dir, "fifo.err")
+	if err := syscall.Mkfifo(fifo, 0o644); err == nil && cudaOOM(fifo) {
+		t.Error("a FIFO was read")
+	}
+	if cudaOOM(filepath.Join(dir, "missing")) {
+		t.Error("a missing file was taken for CUDA OOM")
+	}
+}
