@@ -8,6 +8,8 @@ package api
 import (
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/config"
+
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -21,6 +23,9 @@ const (
 	PathAccounting = "/v1/accounting"   // GET: sacct
 	PathNode       = "/v1/node"         // GET: the node and its GPUs
 	PathPing       = "/v1/ping"         // GET: is the daemon there
+	PathConfig     = "/v1/config"       // GET: the configuration in force (scontrol show config/partition, sacctmgr)
+	PathShares     = "/v1/shares"       // GET: the fair-share tree (sshare)
+	PathPriorities = "/v1/priorities"   // GET: pending jobs' priority factors (sprio)
 )
 
 // Submit is a batch job as sbatch sends it: the parsed request (script
@@ -164,4 +169,57 @@ type Process struct {
 	User   string `json:"user,omitempty"`
 	Memory uint64 `json:"memory"`
 	JobID  string `json:"job_id,omitempty"`
+}
+
+// Config is the configuration in force, with what only the running daemon
+// knows.
+type Config struct {
+	Config *config.Config `json:"config"`
+	// Path is the file it was read from; "" for built-in defaults.
+	Path string `json:"path"`
+	// Boot is when the daemon started.
+	Boot time.Time `json:"boot"`
+	// GPUs says where the GPUs come from and what they are (the node's
+	// Comment): "GPUs: simulated (4 x a100 80G)".
+	GPUs string `json:"gpus"`
+}
+
+// ShareRow is one line of sshare -l: an account, or a user's association
+// with an account (User set).
+type ShareRow struct {
+	Account      string  `json:"account"`
+	User         string  `json:"user,omitempty"`
+	Depth        int     `json:"depth"`
+	RawShares    int     `json:"raw_shares"`
+	NormShares   float64 `json:"norm_shares"`
+	RawUsage     float64 `json:"raw_usage"`
+	NormUsage    float64 `json:"norm_usage"`
+	EffectvUsage float64 `json:"effectv_usage"`
+	FairShare    float64 `json:"fair_share"`
+	// LevelFS is Fair Tree's level fair share; JSON has no infinity, so
+	// LevelFSInf says "infinite" (no usage yet) and LevelFSNone "none"
+	// (the root, or classic fair share).
+	LevelFS     float64 `json:"level_fs"`
+	LevelFSInf  bool    `json:"level_fs_inf,omitempty"`
+	LevelFSNone bool    `json:"level_fs_none,omitempty"`
+}
+
+// PriorityRow is one line of sprio -l: a pending job (or array task) and
+// each weighted factor of its priority.
+type PriorityRow struct {
+	// JobID is as sprio prints it: "12", or "12_3" for an array task.
+	JobID         string  `json:"job_id"`
+	Partition     string  `json:"partition"`
+	User          string  `json:"user"`
+	Account       string  `json:"account"`
+	Priority      uint32  `json:"priority"`
+	Site          float64 `json:"site"`
+	Age           float64 `json:"age"`
+	Assoc         float64 `json:"assoc"`
+	FairShare     float64 `json:"fair_share"`
+	JobSize       float64 `json:"job_size"`
+	PartitionPrio float64 `json:"partition_prio"`
+	QOSPrio       float64 `json:"qos_prio"`
+	QOS           string  `json:"qos"`
+	Nice          int     `json:"nice"`
 }

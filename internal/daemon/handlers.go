@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -46,6 +47,9 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "POST", Path: api.PathControl, Handler: localapi.Func(d.control)},
 		{Method: "GET", Path: api.PathAccounting, Handler: localapi.Func(d.accounting)},
 		{Method: "GET", Path: api.PathNode, Handler: localapi.Func(d.node)},
+		{Method: "GET", Path: api.PathConfig, Handler: localapi.Func(d.configInForce)},
+		{Method: "GET", Path: api.PathShares, Handler: localapi.Func(d.shares)},
+		{Method: "GET", Path: api.PathPriorities, Handler: localapi.Func(d.priorities)},
 	}
 }
 
@@ -664,4 +668,67 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 		n.State = "MIXED"
 	}
 	return n, nil
+}
+
+// configInForce is the configuration the daemon runs with.
+func (d *Daemon) configInForce(ctx context.Context, req *localapi.Request[struct{}]) (api.Config, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return api.Config{Config: d.cfg, Path: d.cfgPath, Boot: d.boot, GPUs: d.gsnap.Comment}, nil
+}
+
+// shares is sshare: the fair-share tree as the core computes it now.
+func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([]api.ShareRow, error) {
+	snap, err := d.submitSnapshot(ctx, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	snap.Usage = sched.AdvanceUsage(snap, snap.Now)
+	var out []api.ShareRow
+	for _, r := range sched.FairShareTree(snap) {
+		row := api.ShareRow{Account: r.Account, User: r.User, Depth: r.Depth, RawShares: r.RawShares,
+			NormShares: r.NormShares, RawUsage: r.RawUsage, NormUsage: r.NormUsage,
+			EffectvUsage: r.EffectvUsage, FairShare: r.FairShare, LevelFS: r.LevelFS}
+		switch {
+		case math.IsInf(r.LevelFS, 0):
+			row.LevelFS, row.LevelFSInf = 0, true
+		case math.IsNaN(r.LevelFS):
+			row.LevelFS, row.LevelFSNone = 0, true
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// priorities is sprio: each pending job's priority and weighted factors.
+func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]) ([]api.PriorityRow, error) {
+	now := time.Now()
+	cfg := d.config()
+	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	gs, usage := d.gsnap, d.usage
+	d.mu.Unlock()
+	snap := d.buildSnapshot(ctx, now, jobs, gs)
+	snap.Usage = usage
+	byID := map[uint32]sched.Job{}
+	for _, j := range snap.Jobs {
+		byID[j.ID] = j
+	}
+	var out []api.PriorityRow
+	for _, r := range sched.Priorities(snap.Snapshot) {
+		id := fmt.Sprint(r.JobID)
+		if k, ok := snap.placeholder[r.JobID]; ok {
+			id = fmt.Sprintf("%d_%d", k.array, k.task)
+		} else if sj := byID[r.JobID]; sj.ArrayJobID != 0 {
+			id = fmt.Sprintf("%d_%d", sj.ArrayJobID, sj.ArrayTaskID)
+		}
+		sj := byID[r.JobID]
+		out = append(out, api.PriorityRow{JobID: id, Partition: r.Partition, User: r.User, Account: sj.Account,
+			Priority: r.Priority, Site: r.Site, Age: r.Age, Assoc: r.Assoc, FairShare: r.FairShare,
+			JobSize: r.JobSize, PartitionPrio: r.PartitionPrio, QOSPrio: r.QOSPrio, QOS: sj.QOS, Nice: r.Nice})
+	}
+	return out, nil
 }
