@@ -115,6 +115,11 @@ func (n Node) GPUType(model string) string {
 // inherited billing weights, users from Account.Users, and each user's
 // DefaultAccount and AdminLevel on every one of its entries.
 func (p *parser) resolve(c *Config) {
+	// Checkpoints live with the rest of the state unless placed elsewhere:
+	// moving StateSaveLocation moves them too.
+	if !p.isGiven(key("CheckpointDir")) {
+		c.CheckpointDir = c.StateSaveLocation + "/ckpt/%u/%j"
+	}
 	for i := range c.Partitions {
 		if !p.isGiven(elem("Partition", i, "TRESBillingWeights")) {
 			c.Partitions[i].TRESBillingWeights = maps.Clone(c.TRESBillingWeights)

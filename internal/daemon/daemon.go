@@ -92,6 +92,8 @@ type Daemon struct {
 	// ended it: requeue it (scontrol requeue, preemption) instead of
 	// recording its end.
 	after map[uint32]string
+	// yields are the yields in progress, by job.
+	yields map[uint32]*yieldPlan
 	// gpuUse accumulates each running job's GPU samples.
 	gpuUse map[uint32]gpu.Usage
 	// releasing are ended jobs whose GPUs NVML has not shown released yet.
@@ -127,6 +129,7 @@ func Run(ctx context.Context, opts Options) error {
 		prio:      map[uint32]uint32{},
 		watched:   map[uint32]bool{},
 		after:     map[uint32]string{},
+		yields:    map[uint32]*yieldPlan{},
 		gpuUse:    map[uint32]gpu.Usage{},
 		releasing: map[uint32]gpu.Job{},
 		drained:   map[string]bool{},
@@ -155,6 +158,12 @@ func Run(ctx context.Context, opts Options) error {
 	defer d.st.Close()
 	if err := os.MkdirAll(d.jobsDir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", d.jobsDir, err)
+	}
+	// Checkpoints under the state directory must be reachable by their
+	// users: let them pass through it (the database and the job
+	// directories stay private by their own modes).
+	if rel, err := filepath.Rel(cfg.StateSaveLocation, cfg.CheckpointDir); err == nil && !strings.HasPrefix(rel, "..") && os.Geteuid() == 0 {
+		_ = os.Chmod(cfg.StateSaveLocation, 0o711)
 	}
 	if d.inv, err = openGPUs(cfg); err != nil {
 		return err

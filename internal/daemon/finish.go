@@ -53,6 +53,8 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	switch after {
 	case afterRequeue:
 		err = d.requeue(ctx, j, status, slurm.Requeued)
+	case afterYield:
+		err = d.finishYield(ctx, j, status)
 	case afterNodeFail:
 		d.lost(ctx, j, "its GPU was lost")
 		return

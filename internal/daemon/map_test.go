@@ -84,11 +84,14 @@ func TestCheckpointDirIsStableAcrossRuns(t *testing.T) {
 	if got, want := checkpointDir(pattern, plain), "/var/lib/slurm-lite/ckpt/alice/42"; got != want {
 		t.Errorf("plain job: %q, want %q", got, want)
 	}
-	// An array task gets a new id each time it is split from the pending
-	// record; its directory must not follow that id.
-	task := store.Job{ID: 57, ArrayJobID: 50, ArrayTaskID: 3, User: "bob"}
-	if got, want := checkpointDir(pattern, task), "/var/lib/slurm-lite/ckpt/bob/50_3"; got != want {
+	// An array task keeps the id it got when split, run after run; %A_%a
+	// names it by its array.
+	task := store.Job{ID: 57, ArrayJobID: 50, ArrayTaskID: 3, User: "bob", Name: "sweep"}
+	if got, want := checkpointDir(pattern, task), "/var/lib/slurm-lite/ckpt/bob/57"; got != want {
 		t.Errorf("array task: %q, want %q", got, want)
+	}
+	if got, want := checkpointDir("/ckpt/%u/%x-%A_%a", task), "/ckpt/bob/sweep-50_3"; got != want {
+		t.Errorf("array task by array: %q, want %q", got, want)
 	}
 	if got := checkpointDir("", plain); got != "" {
 		t.Errorf("no CheckpointDir: %q, want none", got)

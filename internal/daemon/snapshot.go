@@ -228,6 +228,7 @@ func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sche
 		Deps:          schedDeps(r),
 		Req:           schedRequest(r, shard),
 		Yieldable:     r.Yieldable,
+		Resumed:       j.YieldedBy != nil && j.State == "PENDING",
 		FixedPriority: j.Priority,
 	}
 	if r.Sharing == jobscript.Exclusive {

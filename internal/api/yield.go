@@ -1,0 +1,45 @@
+package api
+
+// PathYield is scontrol yield: checkpoint, stop, give the GPUs away,
+// requeue (POST Yield, answer Yielded).
+const PathYield = "/v1/jobs/yield"
+
+// Yield asks to yield a job (Job), or whatever job holds a GPU (GPU: an
+// index or a UUID), with what it should ask for when it runs again.
+type Yield struct {
+	Job string `json:"job,omitempty"`
+	GPU string `json:"gpu,omitempty"`
+	// BatchSize, GPUs and GPUMem change the job's request for its next
+	// run; nil (or "") keeps it, except that a job that declared a batch
+	// size comes back with half of it.
+	BatchSize *int   `json:"batch_size,omitempty"`
+	GPUs      *int   `json:"gpus,omitempty"`
+	GPUMem    string `json:"gpu_mem,omitempty"`
+	// Grace is the time, in seconds, between the signal and SIGKILL; nil
+	// takes the partition's GraceTime (KillWait when that is 0).
+	Grace *int `json:"grace,omitempty"`
+	// NoWait answers as soon as the job has been signalled.
+	NoWait bool `json:"no_wait,omitempty"`
+}
+
+// Yielded is what a yield did.
+type Yielded struct {
+	JobID uint32 `json:"job_id"`
+	// Pending: the job had not started; only its request changed.
+	Pending bool `json:"pending,omitempty"`
+	// Waited: the answer comes after the job stopped and its GPUs were
+	// confirmed free; otherwise only the signal was sent.
+	Waited bool `json:"waited,omitempty"`
+	// GPUs are the indices of the GPUs it gave back.
+	GPUs []int `json:"gpus,omitempty"`
+	// StopSeconds is how long it took from the signal to the last process's
+	// end; Clean that the job exited on its own within the grace time.
+	StopSeconds float64 `json:"stop_seconds,omitempty"`
+	Clean       bool    `json:"clean,omitempty"`
+	// Released: NVML (or the simulation) shows its GPU memory back.
+	Released bool `json:"released,omitempty"`
+	// What the job will ask for when it runs again.
+	BatchSize int   `json:"batch_size,omitempty"`
+	NumGPUs   int   `json:"num_gpus,omitempty"`
+	GPUMem    int64 `json:"gpu_mem,omitempty"`
+}

@@ -1,0 +1,322 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os/user"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// afterYield: the supervisor ended the job for a yield; requeue it with its
+// new request, its priority and its eligible time.
+const afterYield = "yield"
+
+// yieldPlan is what a yield in progress will do once the job has stopped.
+type yieldPlan struct {
+	by        uint32
+	byName    string
+	batchSize int
+	gpus      *int
+	gpuMem    int64
+	priority  uint32
+	eligible  time.Time
+	// done receives the supervisor's final status once the job is
+	// requeued (buffered: the loop never waits on a caller that left).
+	done chan stepd.Status
+}
+
+// yield is scontrol yield. In order (the design brief's protocol):
+//
+//  1. find the job (or whatever holds the GPU) and check the caller may:
+//     the owner, root, an operator, or a YieldGroup member for a yieldable
+//     job (--yieldable, or in a partition with PreemptMode REQUEUE);
+//  2. a pending job only changes its request;
+//  3. a running one gets its checkpoint signal (its --signal, else
+//     SIGTERM) from its supervisor, the grace time, then SIGKILL;
+//  4. when it has ended, it is requeued under the same id with the new
+//     batch size, GPU count or memory, keeping its priority and eligible
+//     time (finishYield);
+//  5. the answer waits until the inventory shows its GPU memory back.
+func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (api.Yielded, error) {
+	y := req.Body
+	caller := req.Caller
+	j, err := d.yieldTarget(ctx, y)
+	if err != nil {
+		return api.Yielded{}, err
+	}
+	if !d.mayYield(caller, j) {
+		return api.Yielded{}, refusal(codeAccessDenied, "Access/permission denied")
+	}
+	var gpuMem int64
+	if y.GPUMem != "" {
+		b, err := slurmtime.ParseSize(y.GPUMem, slurmtime.MiB)
+		if err != nil || b <= 0 {
+			return api.Yielded{}, localapi.Errorf(http.StatusBadRequest, "GpuMem=%q is not a size such as 16G", y.GPUMem)
+		}
+		gpuMem = int64(b)
+	}
+	if y.BatchSize != nil && *y.BatchSize < 1 || y.GPUs != nil && *y.GPUs < 1 {
+		return api.Yielded{}, localapi.Errorf(http.StatusBadRequest, "BatchSize and Gpus must be 1 or more")
+	}
+	batch := nextBatchSize(j, y.BatchSize)
+	if j.State == slurm.Pending {
+		err := d.st.Update(ctx, func(tx *store.Tx) error {
+			cur, err := tx.Job(j.ID)
+			if err != nil {
+				return err
+			}
+			applyYieldRequest(&cur, batch, y.GPUs, gpuMem)
+			return tx.PutJob(cur)
+		})
+		if err != nil {
+			return api.Yielded{}, err
+		}
+		d.auditYield(ctx, caller, j.ID, "pending: request changed")
+		d.wake()
+		out := api.Yielded{JobID: j.ID, Pending: true, BatchSize: batch, GPUMem: gpuMem}
+		if y.GPUs != nil {
+			out.NumGPUs = *y.GPUs
+		}
+		return out, nil
+	}
+	if j.State != slurm.Running {
+		return api.Yielded{}, refusal(codeAlreadyDone, "Job/step already completing or completed")
+	}
+
+	cfg := d.config()
+	grace := cfg.KillWait
+	for _, p := range cfg.Partitions {
+		if p.PartitionName == j.Partition && p.GraceTime > 0 {
+			grace = p.GraceTime
+		}
+	}
+	if y.Grace != nil {
+		grace = time.Duration(*y.Grace) * time.Second
+	}
+	plan := &yieldPlan{by: caller.UID, byName: caller.User, batchSize: batch, gpus: y.GPUs, gpuMem: gpuMem,
+		eligible: j.Eligible, done: make(chan stepd.Status, 1)}
+	d.mu.Lock()
+	if _, busy := d.after[j.ID]; busy {
+		d.mu.Unlock()
+		return api.Yielded{}, localapi.Errorf(http.StatusConflict, "job %d is already being stopped", j.ID)
+	}
+	plan.priority = d.prio[j.ID]
+	d.after[j.ID] = afterYield
+	d.yields[j.ID] = plan
+	d.mu.Unlock()
+
+	creq := stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyRequeue, Grace: grace, By: &plan.by}
+	if s := j.Request.Signal; s != nil && s.Signal != 0 {
+		creq.Signal = s.Signal // the signal the job checkpoints on
+	}
+	if _, err := stepd.Call(d.runDir(j.ID, j.Restarts), creq); err != nil {
+		d.mu.Lock()
+		delete(d.after, j.ID)
+		delete(d.yields, j.ID)
+		d.mu.Unlock()
+		return api.Yielded{}, fmt.Errorf("signalling job %d: %w", j.ID, err)
+	}
+	d.log.Info("yielding job", "job", j.ID, "by", caller.User, "grace", grace.String())
+	out := api.Yielded{JobID: j.ID, GPUs: gpuIndices(j.Alloc), BatchSize: batch, GPUMem: gpuMem}
+	out.NumGPUs = len(j.Alloc.GPUs)
+	if y.GPUs != nil {
+		out.NumGPUs = *y.GPUs
+	}
+	if y.NoWait {
+		return out, nil
+	}
+	select {
+	case st := <-plan.done:
+		out.Waited = true
+		out.StopSeconds = st.StopTime.Seconds()
+		out.Clean = st.ExitedAfterSignal && !st.Killed
+	case <-ctx.Done():
+		return out, ctx.Err()
+	}
+	out.Released = d.waitReleased(ctx, j.ID, 2*time.Minute)
+	return out, nil
+}
+
+// yieldTarget is the job a yield names, or the running job on a GPU.
+func (d *Daemon) yieldTarget(ctx context.Context, y api.Yield) (store.Job, error) {
+	if y.GPU == "" {
+		ts, err := d.resolve(ctx, y.Job)
+		if err != nil || len(ts) != 1 || ts[0].tasks != nil {
+			return store.Job{}, refusal(codeInvalidJobID, "Invalid job id specified")
+		}
+		return ts[0].job, nil
+	}
+	running, err := d.st.Jobs(ctx, store.Filter{States: []slurm.JobState{slurm.Running}})
+	if err != nil {
+		return store.Job{}, err
+	}
+	for _, j := range running {
+		for _, g := range j.Alloc.GPUs {
+			if y.GPU == g.UUID || y.GPU == strconv.Itoa(g.Index) {
+				return j, nil
+			}
+		}
+	}
+	return store.Job{}, localapi.Errorf(http.StatusNotFound, "no running job holds GPU %s", y.GPU)
+}
+
+// mayYield: the owner, root and operators may yield any of their jobs;
+// members of YieldGroup may yield a yieldable job of anyone's.
+func (d *Daemon) mayYield(caller localapi.Identity, j store.Job) bool {
+	if d.mayAct(caller, j) {
+		return true
+	}
+	cfg := d.config()
+	if cfg.YieldGroup == "" || !d.yieldable(j) {
+		return false
+	}
+	g, err := user.LookupGroup(cfg.YieldGroup)
+	if err != nil {
+		return false
+	}
+	gid, err := strconv.ParseUint(g.Gid, 10, 32)
+	return err == nil && slices.Contains(caller.Groups, uint32(gid))
+}
+
+// yieldable: marked --yieldable, or in a preemptible partition.
+func (d *Daemon) yieldable(j store.Job) bool {
+	if j.Request.Yieldable {
+		return true
+	}
+	for _, p := range d.config().Partitions {
+		if p.PartitionName == j.Partition && p.PreemptMode == "REQUEUE" {
+			return true
+		}
+	}
+	return false
+}
+
+// nextBatchSize is the batch size a yielded job comes back with: the one
+// given, else half of what it ran with (never below 1), else none.
+func nextBatchSize(j store.Job, given *int) int {
+	if given != nil {
+		return *given
+	}
+	cur := j.BatchSize
+	if cur == 0 {
+		cur = j.Request.BatchSize
+	}
+	if cur == 0 {
+		return 0
+	}
+	return max(cur/2, 1)
+}
+
+// applyYieldRequest writes a yield's changes into a job's request.
+func applyYieldRequest(j *store.Job, batch int, gpus *int, gpuMem int64) {
+	if batch > 0 {
+		j.BatchSize = batch
+	}
+	r := &j.Request
+	if gpus != nil {
+		setGPUCount(r, *gpus)
+	}
+	if gpuMem > 0 {
+		r.GPUMem = slurmtime.Bytes(gpuMem)
+	}
+}
+
+// setGPUCount changes how many GPUs a request asks for, wherever it asked
+// (--gpus, --gpus-per-node or --gres=gpu), keeping the type.
+func setGPUCount(r *jobscript.Request, n int) {
+	for _, set := range []*[]jobscript.Gres{&r.GPUs, &r.GPUsPerNode, &r.Gres} {
+		for i := range *set {
+			if (*set)[i].Name == "gpu" {
+				(*set)[i].Count = uint64(n)
+				return
+			}
+		}
+	}
+	r.GPUs = append(r.GPUs, jobscript.Gres{Name: "gpu", Count: uint64(n)})
+}
+
+// finishYield requeues a yielded job with its new request, its priority
+// and its eligible time, records the yield, and tells the waiting caller.
+func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) error {
+	d.mu.Lock()
+	plan := d.yields[j.ID]
+	delete(d.yields, j.ID)
+	d.mu.Unlock()
+	if plan == nil {
+		return d.requeue(ctx, j, st, slurm.Requeued)
+	}
+	if err := d.requeue(ctx, j, st, slurm.Requeued); err != nil {
+		return err
+	}
+	err := d.st.Update(ctx, func(tx *store.Tx) error {
+		cur, err := tx.Job(j.ID)
+		if err != nil {
+			return err
+		}
+		applyYieldRequest(&cur, plan.batchSize, plan.gpus, plan.gpuMem)
+		// A shrunk job resumes ahead of ordinary work of its tier: it keeps
+		// its priority and is not charged a new wait.
+		if plan.priority > 0 {
+			cur.Priority = plan.priority
+		}
+		if !plan.eligible.IsZero() {
+			cur.Eligible = plan.eligible
+		}
+		by := plan.by
+		cur.YieldedBy = &by
+		if err := tx.PutJob(cur); err != nil {
+			return err
+		}
+		detail := fmt.Sprintf("stopped in %s, %s; requeued with BatchSize=%d", st.StopTime.Round(time.Second),
+			cleanWords(st), cur.BatchSize)
+		_, err = tx.AppendEvent(store.Event{Time: time.Now(), Actor: plan.by, ActorName: plan.byName,
+			JobID: j.ID, Action: "yield", Detail: detail})
+		return err
+	})
+	plan.done <- st
+	return err
+}
+
+func cleanWords(st stepd.Status) string {
+	if st.ExitedAfterSignal && !st.Killed {
+		return "exited cleanly"
+	}
+	return "killed after the grace time"
+}
+
+// waitReleased waits until the inventory no longer waits for an ended
+// job's GPUs to come back; false when they did not within limit.
+func (d *Daemon) waitReleased(ctx context.Context, id uint32, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		d.mu.Lock()
+		_, pending := d.releasing[id]
+		d.mu.Unlock()
+		if !pending {
+			return true
+		}
+		d.wake() // the next pass samples the GPUs
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+// auditYield records a yield in the audit trail.
+func (d *Daemon) auditYield(ctx context.Context, caller localapi.Identity, id uint32, detail string) {
+	d.audit(ctx, caller, id, "yield", detail)
+}
