@@ -45,6 +45,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "GET", Path: api.PathJobs, Handler: localapi.Func(d.jobs)},
 		{Method: "POST", Path: api.PathCancel, Handler: localapi.Func(d.cancel)},
 		{Method: "POST", Path: api.PathControl, Handler: localapi.Func(d.control)},
+		{Method: "POST", Path: api.PathUpdate, Handler: localapi.Func(d.update)},
 		{Method: "GET", Path: api.PathAccounting, Handler: localapi.Func(d.accounting)},
 		{Method: "GET", Path: api.PathNode, Handler: localapi.Func(d.node)},
 		{Method: "GET", Path: api.PathConfig, Handler: localapi.Func(d.configInForce)},
