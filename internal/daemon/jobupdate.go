@@ -37,19 +37,19 @@ const (
 )
 
 var updateWords = map[int]string{
-	codeAccessDenied:   "Access/permission denied",
-	codeUserIDMissing:  "Invalid user id",
-	codeInvalidJobID:   "Invalid job id specified",
-	codeJobNotPending:  "Job is no longer pending execution",
-	codeBadPartition:   "Invalid partition name specified",
-	codeNotSupported:   "Requested operation not supported on this system",
-	codeJobHeld:        "Job is in held state, pending scheduler release",
-	codeBadTimeLimit:   "Requested time limit is invalid (missing or exceeds some limit)",
-	codePartNotAvail:   "Required partition not available (inactive or drain)",
-	codeBadGres:        "Invalid generic resource (gres) specification",
-	codeJobFinished:    "Job has already finished",
-	codePrioResetFail:  "Changes to job priority are not persistent, change nice instead",
-	codeBadTimeMin:     "Invalid time-min specification (exceeds job's time or other limits)",
+	codeAccessDenied:  "Access/permission denied",
+	codeUserIDMissing: "Invalid user id",
+	codeInvalidJobID:  "Invalid job id specified",
+	codeJobNotPending: "Job is no longer pending execution",
+	codeBadPartition:  "Invalid partition name specified",
+	codeNotSupported:  "Requested operation not supported on this system",
+	codeJobHeld:       "Job is in held state, pending scheduler release",
+	codeBadTimeLimit:  "Requested time limit is invalid (missing or exceeds some limit)",
+	codePartNotAvail:  "Required partition not available (inactive or drain)",
+	codeBadGres:       "Invalid generic resource (gres) specification",
+	codeJobFinished:   "Job has already finished",
+	codePrioResetFail: "Changes to job priority are not persistent, change nice instead",
+	codeBadTimeMin:    "Invalid time-min specification (exceeds job's time or other limits)",
 }
 
 // updater is who asks for an update, as the rules see them.
