@@ -51,6 +51,8 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "GET", Path: api.PathConfig, Handler: localapi.Func(d.configInForce)},
 		{Method: "GET", Path: api.PathShares, Handler: localapi.Func(d.shares)},
 		{Method: "GET", Path: api.PathPriorities, Handler: localapi.Func(d.priorities)},
+		{Method: "POST", Path: api.PathNodeUpdate, Handler: localapi.Func(d.updateNode)},
+		{Method: "GET", Path: api.PathNodeDrains, Handler: localapi.Func(d.drains)},
 		{Method: "POST", Path: api.PathYield, Handler: localapi.Func(d.yield)},
 	}
 }
