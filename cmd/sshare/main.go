@@ -7,4 +7,4 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 )
 
-func main() { os.Exit(cli.Pending("sshare", os.Args[1:], cli.Stdio())) }
+func main() { os.Exit(cli.Sshare(os.Args[1:], cli.Stdio())) }

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		"scancel":  func() { os.Exit(Scancel(os.Args[1:], Stdio())) },
 		"scontrol": func() { os.Exit(Scontrol(os.Args[1:], Stdio())) },
 		"sacct":    func() { os.Exit(Sacct(os.Args[1:], Stdio())) },
+		"sshare":   func() { os.Exit(Sshare(os.Args[1:], Stdio())) },
 	})
 }
 
