@@ -178,7 +178,7 @@ func change(j store.Job, ch changes, who updater, cfg *config.Config, prio uint3
 		}
 		if ch.GPUs != nil {
 			r.GPUs = ch.gpus
-			r.Gres = slices.DeleteFunc(r.Gres, func(g jobscript.Gres) bool { return g.Name == "gpu" })
+			r.Gres = slices.DeleteFunc(slices.Clone(r.Gres), func(g jobscript.Gres) bool { return g.Name == "gpu" })
 		}
 	}
 	if ch.Comment != nil {
