@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		"scontrol": func() { os.Exit(Scontrol(os.Args[1:], Stdio())) },
 		"sacct":    func() { os.Exit(Sacct(os.Args[1:], Stdio())) },
 		"sshare":   func() { os.Exit(Sshare(os.Args[1:], Stdio())) },
+		"sprio":    func() { os.Exit(Sprio(os.Args[1:], Stdio())) },
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // sshare, sprio and sacctmgr run as real processes against a fake
@@ -51,6 +52,7 @@ var shareScenarios = map[string]func(now time.Time) shareState{
 	"idle":        idleShares,
 	"anchor":      anchorShares,
 	"after-usage": afterUsageShares,
+	"queue":       queueShares,
 }
 
 // sharesConfig is the recorded cluster with its shares: account lab with
@@ -221,5 +223,35 @@ func afterUsageShares(now time.Time) shareState {
 			shareRow(2, "lab", "root", 1, 0.25, 21.6, 2.0/11, 2.0/11, 0.5, 1.375),
 		},
 		jobs: []api.Job{newJob(40, "bigrun").running(now, 0).build()},
+	}
+}
+
+// queueShares is a queue recorded on real Slurm 22.05 for sprio's options
+// (testdata/shares/sprio_queue.txtar): root's job 1 runs on every GPU, so
+// root's fair share fell to 0.25; alice's 2 and bob's 3 (in two
+// partitions) wait, with root's array 4 (0-3) and job 5 (nice 100). Each
+// has waited long enough for an age factor of 0.41005.
+func queueShares(now time.Time) shareState {
+	const age = 0.41005
+	prio := func(id, part, user string, fs float64, nice int) api.PriorityRow {
+		total := uint32(age + fs + 1000 - float64(nice))
+		return api.PriorityRow{JobID: id, Partition: part, User: user, Account: "lab", Priority: total,
+			Age: age, FairShare: fs, PartitionPrio: 1000, QOS: "normal", Nice: nice}
+	}
+	return shareState{
+		priorities: []api.PriorityRow{
+			prio("2", "gpu", "alice", 10000, 0),
+			prio("3", "gpu", "bob", 10000, 0), prio("3", "scavenger", "bob", 10000, 0),
+			prio("4_0", "gpu", "root", 2500, 0), prio("4_1", "gpu", "root", 2500, 0),
+			prio("4_2", "gpu", "root", 2500, 0), prio("4_3", "gpu", "root", 2500, 0),
+			prio("5", "gpu", "root", 2500, 100),
+		},
+		jobs: []api.Job{
+			newJob(1, "wrap").running(now.Add(-time.Minute), 0).gpus(4).build(),
+			newJob(2, "wrap").user("alice").gpus(2).pending(slurm.ReasonResources).build(),
+			newJob(3, "wrap").user("bob").gpus(1).build(),
+			newJob(4, "wrap").gpus(1).arrayRecord([]int{0, 1, 2, 3}, 0).build(),
+			newJob(5, "wrap").gpus(1).build(),
+		},
 	}
 }
