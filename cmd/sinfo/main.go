@@ -7,4 +7,4 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 )
 
-func main() { os.Exit(cli.Pending("sinfo", os.Args[1:], cli.Stdio())) }
+func main() { os.Exit(cli.Sinfo(os.Args[1:], cli.Stdio())) }

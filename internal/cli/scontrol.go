@@ -41,6 +41,7 @@ var scontrolOptions = []getopt.Option{
 // code that commands raise.
 type scontrolArgs struct {
 	details  int
+	all      bool // -a: hidden partitions too
 	oneLiner bool
 	quiet    int // 1: -Q, -1: -v
 	exit     int
@@ -64,6 +65,8 @@ func Scontrol(args []string, sio IO) int {
 			break
 		}
 		switch r.Option.Key() {
+		case "all":
+			s.all = true
 		case "details":
 			s.details++
 		case "hide":
@@ -188,6 +191,7 @@ func (s *scontrolArgs) show(argv []string) {
 		s.hostlist(val, hasVal, true)
 	case keyword(tag, "jobs", 1), keyword(tag, "jobid", 1):
 		s.showJob(val, hasVal)
+	case s.showEntity(tag, val, hasVal): // node, partition, config
 	default:
 		s.exit = 1
 		if s.quiet != 1 {

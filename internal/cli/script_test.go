@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 		"sacct":    func() { os.Exit(Sacct(os.Args[1:], Stdio())) },
 		"sshare":   func() { os.Exit(Sshare(os.Args[1:], Stdio())) },
 		"sprio":    func() { os.Exit(Sprio(os.Args[1:], Stdio())) },
+		"sinfo":    func() { os.Exit(Sinfo(os.Args[1:], Stdio())) },
 	})
 }
 
