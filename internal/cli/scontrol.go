@@ -131,6 +131,8 @@ func (s *scontrolArgs) run(argv []string) {
 		for _, job := range argv[1:] {
 			s.control(action, job, true)
 		}
+	case keyword(tag, "yield", 5):
+		s.yield(argv)
 	case keyword(tag, "update", 1):
 		s.update(tag, argv[1:])
 	case keyword(tag, "version", 4):

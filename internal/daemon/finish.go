@@ -88,7 +88,7 @@ func (d *Daemon) endLost(id uint32) {
 	}
 	d.after[id] = afterNodeFail
 	d.mu.Unlock()
-	if _, err := stepd.Call(d.runDir(id, j.Restarts), stepd.Request{Op: stepd.OpCancel}); err != nil {
+	if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel}); err != nil {
 		d.log.Error("stopping a job on a lost GPU", "job", id, "err", err)
 	}
 }
@@ -305,7 +305,7 @@ func (d *Daemon) stop(ctx context.Context, id uint32, why, detail string) {
 	if j.Request.Signal != nil && j.Request.Signal.Signal != 0 && why == stepd.WhyPreemption {
 		req.Signal = j.Request.Signal.Signal // the job's checkpoint signal
 	}
-	if _, err := stepd.Call(d.runDir(id, j.Restarts), req); err != nil {
+	if _, err := d.callSupervisor(j, req); err != nil {
 		d.log.Error("stopping job", "job", id, "err", err)
 		return
 	}
@@ -387,4 +387,29 @@ func parseExit(s string) store.ExitCode {
 	st, _ := strconv.Atoi(a)
 	sig, _ := strconv.Atoi(b)
 	return store.ExitCode{Status: st, Signal: sig}
+}
+
+// callSupervisor sends a request to a running job's supervisor. A job is
+// RUNNING on disk a moment before its supervisor listens (see start), so a
+// request in that moment waits for the socket, as long as the supervisor is
+// starting; one that is gone answers at once.
+func (d *Daemon) callSupervisor(j store.Job, req stepd.Request) (stepd.Reply, error) {
+	dir := d.runDir(j.ID, j.Restarts)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rep, err := stepd.Call(dir, req)
+		if err == nil || rep.Error != "" || time.Now().After(deadline) {
+			return rep, err
+		}
+		if _, serr := stepd.ReadStatus(dir); serr == nil {
+			return rep, err // it has ended meanwhile
+		}
+		d.mu.Lock()
+		starting := d.watched[j.ID]
+		d.mu.Unlock()
+		if !starting && !stepd.Supervised(dir) {
+			return rep, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -330,17 +330,30 @@ func (d *Daemon) start(ctx context.Context, pending store.Job, task int, s sched
 			j.Eligible = now
 		}
 		j.Alloc = storeAlloc(s.Alloc)
+		// Watched from before the commit: a cancel that reads RUNNING
+		// waits for the supervisor's socket instead of missing it.
+		d.mu.Lock()
+		d.watched[j.ID] = true
+		d.mu.Unlock()
 		return tx.PutJob(j)
 	})
 	if errors.Is(err, errSkip) {
 		return nil
 	}
 	if err != nil {
+		if j.ID != 0 {
+			d.mu.Lock()
+			delete(d.watched, j.ID)
+			d.mu.Unlock()
+		}
 		return err
 	}
 	d.log.Info("job started", "job", j.ID, "user", j.User, "gpus", gpuIndices(j.Alloc), "cpus", len(j.Alloc.CPUs))
 	if err := d.launch(ctx, j, s.TimeLimit); err != nil {
 		d.log.Error("job launch failed", "job", j.ID, "err", err)
+		d.mu.Lock()
+		delete(d.watched, j.ID)
+		d.mu.Unlock()
 		return d.recordEnd(ctx, j.ID, stepd.Status{
 			JobID: j.ID, State: slurm.Failed, ExitCode: "0:53", Reason: slurm.ReasonJobLaunchFailure,
 			Error: err.Error(), Start: now, End: time.Now(),

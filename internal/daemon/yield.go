@@ -120,7 +120,7 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	if s := j.Request.Signal; s != nil && s.Signal != 0 {
 		creq.Signal = s.Signal // the signal the job checkpoints on
 	}
-	if _, err := stepd.Call(d.runDir(j.ID, j.Restarts), creq); err != nil {
+	if _, err := d.callSupervisor(j, creq); err != nil {
 		d.mu.Lock()
 		delete(d.after, j.ID)
 		delete(d.yields, j.ID)

@@ -303,7 +303,8 @@ func (t *Tx) DropTasks(arrayID uint32, tasks []int) ([]int, error) {
 }
 
 // Requeue ends the job's current run at at and starts the next: the run as
-// it was goes to accounting as a REQUEUED record (with its steps), and the
+// it was goes to accounting as a REQUEUED record (PREEMPTED or NODE_FAIL
+// when the row says so; with its steps), and the
 // job row goes back to PENDING with Restarts one higher, a new Submit time
 // (Slurm resets it), and no start, end, exit code, allocation, GPU figures
 // or notes: those were the ended run's, and stay with its record. Eligible, holds, priority, batch size and who did what are
@@ -317,7 +318,11 @@ func (t *Tx) Requeue(id uint32, at time.Time) (Job, error) {
 		return Job{}, fmt.Errorf("requeueing job %d: the pending tasks of an array have no run to end", id)
 	}
 	run := j
-	run.State = slurm.Requeued
+	// Slurm shows a run ended by preemption or a node failure as such
+	// under sacct -D; any other requeued run as REQUEUED.
+	if run.State != slurm.Preempted && run.State != slurm.NodeFail {
+		run.State = slurm.Requeued
+	}
 	if run.End.IsZero() {
 		run.End = at
 	}
