@@ -427,11 +427,11 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		} else if c.Full {
 			target = stepd.TargetAll
 		}
-		if _, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpSignal, Signal: syscall.Signal(c.Signal), Target: target}); err != nil {
+		if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpSignal, Signal: syscall.Signal(c.Signal), Target: target}); err != nil {
 			r.Code, r.Error = codeAlreadyDone, err.Error()
 		}
 	case j.State == slurm.Running:
-		if _, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpCancel, By: &by}); err != nil {
+		if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by}); err != nil {
 			r.Code, r.Error = codeAlreadyDone, err.Error()
 		}
 	case c.Signal != 0:
