@@ -95,6 +95,7 @@ type sacctArgs struct {
 	states                                                           []slurm.JobState
 	start, end                                                       time.Time
 	units                                                            int
+	json                                                             bool
 }
 
 // acctSel is one -j item: a job (id), an array task, or a step.
@@ -132,6 +133,9 @@ func Sacct(args []string, sio IO) int {
 		return cmp.Or(x.Job.Submit.Compare(y.Job.Submit), cmp.Compare(x.Job.ArrayJobID, y.Job.ArrayJobID),
 			cmp.Compare(taskKey(&x.Job), taskKey(&y.Job)), cmp.Compare(x.Job.ID, y.Job.ID))
 	})
+	if a.json {
+		return sacctJSON(recs, a.noSteps, cfg, sio)
+	}
 	p := &format.AcctPrinter{Columns: a.cols, Parsable: a.parsable, NoEnding: a.noEnding, Delimiter: a.delimiter}
 	env := newEnv(sio, cfg)
 	var b strings.Builder
@@ -270,8 +274,11 @@ func parseSacct(args []string, sio IO) (a sacctArgs, code int, done bool) {
 			}
 		case "wckeys":
 			a.wckeys = append(a.wckeys, splitList(v)...)
-		case "json", "yaml":
-			fmt.Fprintf(sio.Stderr, "sacct: error: --%s is not supported by slurm-lite yet; use --parsable2\n", r.Option.Key())
+		case "json":
+			// As openapi/dbv0.0.38 asks: every run of requeued jobs.
+			a.json, a.dups = true, true
+		case "yaml":
+			fmt.Fprintf(sio.Stderr, "sacct: error: --%s is not supported by slurm-lite yet; use --json or --parsable2\n", r.Option.Key())
 			return a, 1, true
 		case "batch-script", "env-vars", "completion", "file":
 			fmt.Fprintf(sio.Stderr, "sacct: error: --%s is not supported by slurm-lite\n", r.Option.Name)

@@ -74,6 +74,7 @@ type squeueArgs struct {
 	partitions, names, accounts, qos, licenses   []string
 	reservation, nodes                           string
 	iterate                                      int
+	json                                         bool
 }
 
 // jobSel is one -j item: a job id, or a task of an array job (task < 0:
@@ -95,6 +96,9 @@ func Squeue(args []string, sio IO) int {
 	}
 	defer c.Close()
 	a.resolveUsers(sio, cfg)
+	if a.json {
+		return squeueJSON(c, cfg, sio)
+	}
 	for {
 		if !a.noHeader && (a.iterate > 0 || a.long) {
 			fmt.Fprintln(sio.Stdout, format.Date(sio.Now()))
@@ -209,8 +213,10 @@ func parseSqueue(args []string, sio IO) (a squeueArgs, code int, done bool) {
 		case "usage":
 			io.WriteString(sio.Stdout, squeueUsage)
 			return a, 0, true
-		case "json", "yaml":
-			fmt.Fprintf(sio.Stderr, "squeue: error: --%s is not supported by slurm-lite yet; use -o or -O\n", r.Option.Key())
+		case "json":
+			a.json = true
+		case "yaml":
+			fmt.Fprintf(sio.Stderr, "squeue: error: --%s is not supported by slurm-lite yet; use --json, -o or -O\n", r.Option.Key())
 			return a, 1, true
 		}
 	}
