@@ -77,6 +77,15 @@ func recordJSON(rec *store.Record, env *Env, userName func(uint32) string) jsonO
 	for i := range rec.Steps {
 		steps = append(steps, stepJSON(rec, &rec.Steps[i], env))
 	}
+	// A run that never started: slurmdbd keeps its end as its start, but
+	// no start at all for a requeued job cancelled before it ran again.
+	var start any = unix(j.Start)
+	if !ran {
+		start = unix(j.End)
+		if j.Restarts > 0 {
+			start = nil
+		}
+	}
 	zeroCPU := jsonObject{{"seconds", 0}, {"microseconds", 0}}
 	return jsonObject{
 		{"account", j.Account},
@@ -95,9 +104,9 @@ func recordJSON(rec *store.Record, env *Env, userName func(uint32) string) jsonO
 		{"derived_exit_code", exitJSON(store.ExitCode{})},
 		{"time", jsonObject{
 			{"elapsed", int64(row.elapsed() / time.Second)},
-			{"eligible", unix(jsonEligible(aj))},
+			{"eligible", unix(j.Eligible)},
 			{"end", unix(j.End)},
-			{"start", unix(j.Start)},
+			{"start", start},
 			{"submission", unix(j.Submit)},
 			{"suspended", 0},
 			{"system", zeroCPU},
