@@ -107,6 +107,9 @@ func cmdFakeDaemon(ts *testscript.TestScript, neg bool, args []string) {
 		{Method: "POST", Path: api.PathCancel, Handler: localapi.Func(d.cancel)},
 		{Method: "POST", Path: api.PathControl, Handler: localapi.Func(d.control)},
 	}}
+	for _, add := range fakeRouteHooks { // other commands' endpoints (nodes_fake_test.go)
+		srv.Routes = append(srv.Routes, add(d)...)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

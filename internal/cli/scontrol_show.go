@@ -178,7 +178,8 @@ const (
 	stateWordBad nodeStateWord = iota
 	stateWordDrain
 	stateWordResume
-	stateWordDown // DOWN and FAIL: need a reason, as DRAIN
+	stateWordUndrain // RESUME that is no error on an undrained node
+	stateWordDown    // DOWN and FAIL: need a reason, as DRAIN
 	stateWordOther
 )
 
@@ -197,8 +198,10 @@ func parseNodeStateWord(val string) nodeStateWord {
 		return stateWordDown
 	case is("FUTURE", 3):
 		return stateWordOther
-	case is("RESUME", 3), is("UNDRAIN", 3):
+	case is("RESUME", 3):
 		return stateWordResume
+	case is("UNDRAIN", 3):
+		return stateWordUndrain
 	case is("POWER_DOWN_ASAP", 12), is("POWER_DOWN_FORCE", 12), is("POWER_DOWN", 7), is("POWER_UP", 7):
 		return stateWordOther
 	}
@@ -233,7 +236,10 @@ func (s *scontrolArgs) updateNode(args []string) {
 		tag, val, ok := strings.Cut(arg, "=")
 		if !ok {
 			s.exit = 1
+			// scontrol_update_node returns -1 without an errno, which
+			// _update_it then reports.
 			fmt.Fprintf(s.sio.Stderr, "scontrol: error: Invalid input: %s  Request aborted\n", arg)
+			fmt.Fprintln(s.sio.Stderr, "slurm_update error: No error")
 			return
 		}
 		switch {
@@ -279,7 +285,7 @@ func (s *scontrolArgs) updateNode(args []string) {
 	switch word {
 	case stateWordDrain:
 		u.State = api.NodeDrain
-	case stateWordResume:
+	case stateWordResume, stateWordUndrain:
 		u.State = api.NodeResume
 	case stateWordDown, stateWordOther:
 		// slurm-lite drains and resumes; DOWN, FAIL, IDLE, POWER_* have
@@ -294,7 +300,12 @@ func (s *scontrolArgs) updateNode(args []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	var out api.Drains
-	if err := s.client.Do(ctx, "POST", api.PathNodeUpdate, u, &out); err != nil {
+	err := s.client.Do(ctx, "POST", api.PathNodeUpdate, u, &out)
+	var le *localapi.Error
+	if word == stateWordUndrain && errors.As(err, &le) && le.Code == 2028 {
+		err = nil // nothing to undrain: Slurm clears a flag that is not set
+	}
+	if err != nil {
 		s.exit = callError("scontrol", "slurm_update", err, s.sio)
 	}
 }

@@ -83,10 +83,8 @@ func Sinfo(args []string, sio IO) int {
 		}
 	}
 	if a.reservations {
-		if !a.noHeader {
-			fmt.Fprintf(sio.Stdout, "%-9s  %8s  %19s  %19s  %11s  %s\n",
-				"RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST")
-		}
+		// slurm-lite has no reservations (_reservation_report).
+		fmt.Fprintln(sio.Stdout, "No reservations in the system")
 		return 0
 	}
 	c, _, code := dial("sinfo", sio)
@@ -288,6 +286,7 @@ func splitParts(s string) []string {
 func (a *sinfoArgs) render(f format.SinfoFormat, cl *cluster, now time.Time) string {
 	cfg := cl.conf.Config
 	v := cl.view(now)
+	v.Sinfo = true
 	q := format.SinfoQuery{NodeFlag: a.nodeFlag, ListReasons: a.listReasons, NodeShown: a.shows(v)}
 	groups := callerGroups()
 	for i := range cfg.Partitions {
@@ -477,9 +476,9 @@ func (f *stateFilter) matches(v *format.NodeView) bool {
 		case stAllocated:
 			match = v.AllocCPU > 0
 		case stIdle:
-			match = v.AllocCPU == 0
+			match = v.BaseState() == "IDLE"
 		case stMixed:
-			match = v.AllocCPU > 0 && v.AllocCPU < v.CPUs
+			match = v.BaseState() == "MIXED"
 		default:
 			match = false
 		}

@@ -20,8 +20,11 @@ import (
 //	GpuMemUsed    MEM_USED    memory held by every process, jobs' and others'
 //	GpuMemFree    MEM_FREE
 //	GpuUtil       UTIL        utilization ("37%"), N/A when NVML cannot say
-//	GpuState      STATE       idle, allocated, taken (held outside the scheduler),
-//	                          drained, draining (drained, a job still on it), lost
+//	GpuState      STATE       idle; allocated (jobs hold it); mixed (no job, but
+//	                          processes of nobody's hold some memory: still
+//	                          offered); taken (those leave too little: not
+//	                          offered); drained; draining (drained, a job still
+//	                          on it); lost
 //	GpuJobs       JOBS        ids of the jobs holding it
 //	GpuForeign    FOREIGN     processes of no job: PID:USER:MEMORY,...
 //	GpuForeignMem FOREIGN_MEM memory those hold
@@ -58,8 +61,11 @@ func GPUState(g *api.GPU) string {
 	case "taken":
 		return "taken"
 	}
-	if len(g.Jobs) > 0 {
+	switch {
+	case len(g.Jobs) > 0:
 		return "allocated"
+	case g.Foreign > 0:
+		return "mixed" // still offered, beside someone's process
 	}
 	return "idle"
 }

@@ -64,6 +64,12 @@ type NodeView struct {
 	// Billing weights the node's TRES for CfgTRES and tres_weighted: the
 	// default partition's (empty: CPUs, Slurm's default).
 	Billing config.TRESWeights
+	// Sinfo is sinfo's view of the base state: slurmctld keeps a node with
+	// jobs ALLOCATED, and scontrol and the JSON dump show it MIXED while
+	// some CPUs are idle, as sinfo does too unless the node is drained
+	// (sinfo -t mix does not match a draining node, -O statecomplete says
+	// allocated+drain).
+	Sinfo bool
 }
 
 // GPUDrain is one GPU's drain as the commands show it.
@@ -132,11 +138,16 @@ func (v *NodeView) base() nodeBase {
 	switch {
 	case v.CPUs > 0 && v.AllocCPU >= v.CPUs:
 		return baseAllocated
+	case v.AllocCPU > 0 && v.Sinfo && v.Drained:
+		return baseAllocated
 	case v.AllocCPU > 0:
 		return baseMixed
 	}
 	return baseIdle
 }
+
+// BaseState is the node's base state: "IDLE", "MIXED" or "ALLOCATED".
+func (v *NodeView) BaseState() string { return v.baseString() }
 
 // StateLong is node_state_string: "IDLE", "MIXED", "ALLOCATED",
 // "DRAINED", "DRAINING".

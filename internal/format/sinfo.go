@@ -693,7 +693,9 @@ var sinfoFields = []*sinfoField{
 			return withPart(e, func(p *config.Partition) string { return p.PartitionName })
 		}},
 	{letter: 'r', names: []string{"root"}, header: "ROOT", part: partRoot,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return withPart(e, func(*config.Partition) string { return "no" }) }},
+		value: func(e *SinfoEntry, _ *SinfoEnv) string {
+			return withPart(e, func(*config.Partition) string { return "no" })
+		}},
 	{letter: 'R', names: []string{"partitionname"}, header: "PARTITION", part: partName, partition: true,
 		value: func(e *SinfoEntry, env *SinfoEnv) string {
 			return withPart(e, func(p *config.Partition) string { return p.PartitionName })
@@ -703,7 +705,9 @@ var sinfoFields = []*sinfoField{
 			return withPart(e, func(*config.Partition) string { return "1-infinite" })
 		}},
 	{letter: 'S', names: []string{"allocnodes"}, header: "ALLOCNODES",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return withPart(e, func(*config.Partition) string { return "all" }) }},
+		value: func(e *SinfoEntry, _ *SinfoEnv) string {
+			return withPart(e, func(*config.Partition) string { return "all" })
+		}},
 	{letter: 't', names: []string{"statecompact"}, header: "STATE",
 		value: func(e *SinfoEntry, _ *SinfoEnv) string { return nodeState(e, (*NodeView).StateCompact) }},
 	{letter: 'T', names: []string{"statelong"}, header: "STATE",
@@ -715,19 +719,27 @@ var sinfoFields = []*sinfoField{
 	{letter: 'U', names: []string{"userlong"}, header: "USER",
 		value: func(e *SinfoEntry, _ *SinfoEnv) string { return reasonUser(e, true) }},
 	{letter: 'v', names: []string{"version"}, header: "VERSION",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return withNode(e, "N/A", func(*NodeView) string { return NodeVersion }) }},
+		value: func(e *SinfoEntry, _ *SinfoEnv) string {
+			return withNode(e, "N/A", func(*NodeView) string { return NodeVersion })
+		}},
 	{letter: 'V', names: []string{"cluster"}, header: "CLUSTER",
 		value: func(e *SinfoEntry, _ *SinfoEnv) string { return "N/A" }},
 	{letter: 'w', names: []string{"weight"}, header: "WEIGHT",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return withNode(e, "0", func(*NodeView) string { return "1" }) }},
+		value: func(e *SinfoEntry, _ *SinfoEnv) string {
+			return withNode(e, "0", func(*NodeView) string { return "1" })
+		}},
 	{letter: 'X', names: []string{"sockets"}, header: "SOCKETS",
-		value: func(e *SinfoEntry, env *SinfoEnv) string { return num(withNodeInt(e, func(*NodeView) int { return 1 }), env) }},
+		value: func(e *SinfoEntry, env *SinfoEnv) string {
+			return num(withNodeInt(e, func(*NodeView) int { return 1 }), env)
+		}},
 	{letter: 'Y', names: []string{"cores"}, header: "CORES",
 		value: func(e *SinfoEntry, env *SinfoEnv) string {
 			return num(withNodeInt(e, func(v *NodeView) int { return v.CPUs }), env)
 		}},
 	{letter: 'Z', names: []string{"threads"}, header: "THREADS",
-		value: func(e *SinfoEntry, env *SinfoEnv) string { return num(withNodeInt(e, func(*NodeView) int { return 1 }), env) }},
+		value: func(e *SinfoEntry, env *SinfoEnv) string {
+			return num(withNodeInt(e, func(*NodeView) int { return 1 }), env)
+		}},
 	{letter: 'z', names: []string{"socketcorethread"}, header: "S:C:T",
 		value: func(e *SinfoEntry, env *SinfoEnv) string {
 			one := withNodeInt(e, func(*NodeView) int { return 1 })
@@ -744,7 +756,9 @@ var sinfoFields = []*sinfoField{
 	{names: []string{"extra"}, header: "EXTRA",
 		value: func(e *SinfoEntry, _ *SinfoEnv) string { return Null }},
 	{names: []string{"port"}, header: "PORT",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return withNode(e, "0", func(*NodeView) string { return "6818" }) }},
+		value: func(e *SinfoEntry, _ *SinfoEnv) string {
+			return withNode(e, "0", func(*NodeView) string { return "6818" })
+		}},
 }
 
 func withNodeInt(e *SinfoEntry, fn func(v *NodeView) int) int {
