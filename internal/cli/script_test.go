@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 		"sacct":    func() { os.Exit(Sacct(os.Args[1:], Stdio())) },
 		"sshare":   func() { os.Exit(Sshare(os.Args[1:], Stdio())) },
 		"sprio":    func() { os.Exit(Sprio(os.Args[1:], Stdio())) },
+		"sacctmgr": func() { os.Exit(Sacctmgr(os.Args[1:], Stdio())) },
 		"sinfo":    func() { os.Exit(Sinfo(os.Args[1:], Stdio())) },
+		"srun":     func() { os.Exit(Srun(os.Args[1:], Stdio())) },
 	})
 }
 

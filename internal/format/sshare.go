@@ -263,8 +263,9 @@ func (t *printTree) name(name, parent string) string {
 }
 
 // ShareTRES are the TRES sshare's TRES columns list, in Slurm's id order:
-// the built-in ones, then the GRES slurm-lite counts.
-var ShareTRES = []string{"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages", "gres/gpu", "gres/shard"}
+// AccountingStorageTRES as scontrol show config prints it (the built-in
+// ones and gres/gpu).
+var ShareTRES = []string{"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages", "gres/gpu"}
 
 // TRESList is slurmdb_make_tres_string_from_arrays: every TRES with its
 // count, 0 when none.
