@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -119,14 +120,16 @@ func apiDrain(dr store.Drain) *api.Drain {
 
 // updateNode is POST api.PathNodeUpdate: scontrol update NodeName=...
 // State=DRAIN|RESUME Reason=..., for the node or for GPUs of it. Only
-// root and operators may (Slurm 22.05 answers others "Invalid user id").
+// root, operators and the daemon's own user (a personal daemon's owner,
+// whom every job runs as) may; Slurm 22.05 answers others "Invalid user
+// id".
 // It answers once a GPU sample shows the change, so that the next sinfo
 // sees it.
 func (d *Daemon) updateNode(ctx context.Context, req *localapi.Request[api.NodeUpdate]) (api.Drains, error) {
 	u := req.Body
 	caller := req.Caller
 	cfg := d.config()
-	if caller.UID != 0 && !cfg.IsOperator(caller.User) {
+	if caller.UID != 0 && caller.UID != uint32(os.Geteuid()) && !cfg.IsOperator(caller.User) {
 		return api.Drains{}, refusal(codeUserIDMissing, "Invalid user id")
 	}
 	names, err := slurmtime.ExpandHostlist(u.Node)
