@@ -202,7 +202,10 @@ func parseSacct(args []string, sio IO) (a sacctArgs, code int, done bool) {
 		case "helpformat":
 			printAcctFields(sio)
 			return a, 0, true
-		case "help", "usage":
+		case "help":
+			io.WriteString(sio.Stdout, sacctHelp)
+			return a, 0, true
+		case "usage":
 			io.WriteString(sio.Stdout, sacctUsage)
 			return a, 0, true
 		case "version":

@@ -183,8 +183,11 @@ func readJob(prog string, args []string, sio IO) (*jobscript.Request, int) {
 		return nil, printJobError(prog, err, sio.Stderr)
 	}
 	switch cl.Action {
-	case jobscript.Help, jobscript.Usage:
-		fmt.Fprintf(sio.Stdout, "Usage: %s [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n", prog)
+	case jobscript.Help:
+		io.WriteString(sio.Stdout, sbatchHelp)
+		return nil, 0
+	case jobscript.Usage:
+		io.WriteString(sio.Stdout, sbatchUsage)
 		return nil, 0
 	case jobscript.Version:
 		fmt.Fprintln(sio.Stdout, slurmVersion)

@@ -78,7 +78,7 @@ func Scontrol(args []string, sio IO) int {
 		case "verbose":
 			s.quiet = -1
 		case "help":
-			io.WriteString(sio.Stdout, scontrolUsage)
+			io.WriteString(sio.Stdout, scontrolHelp)
 			return 0
 		case "version":
 			fmt.Fprintln(sio.Stdout, slurmVersion)
@@ -225,7 +225,7 @@ func (s *scontrolArgs) hostlist(list string, ok, sorted bool) {
 	if !ok {
 		s.exit = 1
 		fmt.Fprintf(s.sio.Stderr, "invalid encode argument\n")
-		io.WriteString(s.sio.Stdout, scontrolUsage)
+		io.WriteString(s.sio.Stdout, scontrolHelp)
 		return
 	}
 	if strings.HasPrefix(list, "/") {
@@ -478,26 +478,3 @@ func splitJobList(s string) ([]string, bool) {
 	}
 	return out, len(out) > 0
 }
-
-const scontrolUsage = `scontrol [<OPTION>] [<COMMAND>]
-    Valid <OPTION> values are:
-     -a or --all: equivalent to "all" command
-     -d or --details: equivalent to "details" command
-     -h or --help: equivalent to "help" command
-     -o or --oneliner: equivalent to "oneliner" command
-     -Q or --quiet: equivalent to "quiet" command
-     -v or --verbose: equivalent to "verbose" command
-     -V or --version: equivalent to "version" command
-
-  <keyword> may be omitted from the execute line and scontrol will execute
-  in interactive mode. It will process commands as entered until explicitly
-  terminated.
-
-    Valid <COMMAND> values in slurm-lite are:
-     hold <job_list>          prevent specified job from starting
-     release <job_list>       permit specified job to start
-     requeue <job_id>         re-queue a batch job
-     show <ENTITY> [<ID>]     display state of identified entity, default
-                              is all records (job, hostnames, hostlist)
-     version                  display tool version number
-`
