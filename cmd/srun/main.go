@@ -7,4 +7,4 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 )
 
-func main() { os.Exit(cli.Pending("srun", os.Args[1:], cli.Stdio())) }
+func main() { os.Exit(cli.Srun(os.Args[1:], cli.Stdio())) }

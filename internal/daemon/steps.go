@@ -1,0 +1,561 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// Job steps: srun inside a job asks for a step (POST /v1/steps), runs its
+// tasks itself, and says when they ended (POST /v1/steps/end). The daemon
+// numbers the steps of each run of a job 0, 1, 2, ..., keeps them in
+// accounting, and shares the job's CPUs and GPUs between the steps that run
+// at once, as slurmctld's step manager does:
+//
+//   - a step that is not exact (srun without --exact, -c or --mem) holds all
+//     of the job's CPUs, so it waits until no other step holds any;
+//   - an exact step holds the CPUs it asks for (tasks × CPUs per task);
+//   - a step with --gpus=N holds N of the job's GPUs; one without sees all
+//     of them and holds none (Slurm gives it all the job's GRES);
+//   - an --overlap step holds nothing and waits for nothing.
+//
+// A step that does not fit now is refused with "Requested nodes are busy";
+// srun says so and asks again with Wait, which holds the request until a
+// step ends. A step asking for more than the job has is refused with
+// Slurm's words for CPUs, memory or GRES.
+//
+// The table of running steps lives in memory; each step is also in the
+// store from its start (RUNNING), so that numbering survives a restart of
+// the daemon. An srun that dies without saying so (SIGKILL, the OOM
+// killer) is noticed through a pidfd on the pid its socket was opened by,
+// and its step ends CANCELLED.
+
+// Slurm's error numbers for steps (slurm/slurm_errno.h).
+const (
+	codeTooManyCPUs = 2005 // ESLURM_TOO_MANY_REQUESTED_CPUS
+	codeNodesBusy   = 2016 // ESLURM_NODES_BUSY
+	codeTaskMemory  = 2044 // ESLURM_INVALID_TASK_MEMORY
+	codeInvalidGres = 2072 // ESLURM_INVALID_GRES
+)
+
+var stepWords = map[int]string{
+	codeTooManyCPUs:  "More processors requested than permitted",
+	codeNodesBusy:    "Requested nodes are busy",
+	codeTaskMemory:   "Memory required by task is not available",
+	codeInvalidGres:  "Invalid generic resource (gres) specification",
+	codeInvalidJobID: "Invalid job id specified",
+	codeAlreadyDone:  "Job/step already completing or completed",
+	codeJobPending:   "Job is pending execution",
+	codeAccessDenied: "Access/permission denied",
+}
+
+// defaultStepWait bounds one held step request, as srun's step_wait
+// (SlurmctldTimeout, at least 60 s) bounds each of its tries.
+const defaultStepWait = 60 * time.Second
+
+// extras is what steps and interactive allocations keep per daemon. It
+// lives beside Daemon, whose fields are daemon.go's, keyed by the daemon.
+type extras struct {
+	mu sync.Mutex
+	// steps are each job's running steps.
+	steps map[uint32]*jobSteps
+	// changed is closed (and replaced) whenever a step ends, waking the
+	// requests that wait for room.
+	changed chan struct{}
+	// allocs are the running interactive jobs (alloc.go).
+	allocs map[uint32]*allocation
+}
+
+var (
+	extrasMu sync.Mutex
+	extrasBy = map[*Daemon]*extras{}
+)
+
+func (d *Daemon) extras() *extras {
+	extrasMu.Lock()
+	defer extrasMu.Unlock()
+	x := extrasBy[d]
+	if x == nil {
+		x = &extras{steps: map[uint32]*jobSteps{}, changed: make(chan struct{}), allocs: map[uint32]*allocation{}}
+		extrasBy[d] = x
+	}
+	return x
+}
+
+// jobSteps are the steps of one run of a job.
+type jobSteps struct {
+	run int
+	// next is the next step id.
+	next   int
+	active map[int]*activeStep
+}
+
+// activeStep is a running step: what it holds, and what its final record
+// repeats.
+type activeStep struct {
+	id      int
+	name    string
+	ntasks  int
+	start   time.Time
+	cpus    []int // held CPUs (none for --overlap)
+	gpus    []int // held GPUs (only with --gpus=N)
+	overlap bool
+	pid     int // the srun that runs it
+}
+
+// wake tells waiting step requests that room may have been made. The
+// caller holds x.mu.
+func (x *extras) wake() {
+	close(x.changed)
+	x.changed = make(chan struct{})
+}
+
+// jobRes is what a job holds, as steps see it.
+type jobRes struct {
+	cpus  []int
+	gpus  []int
+	memMB uint64 // 0: not tracked
+}
+
+// placed is where a step goes.
+type placed struct {
+	ntasks int
+	// cpus and gpus are what the step may use; heldCPUs and heldGPUs what
+	// it keeps from other steps.
+	cpus, gpus         []int
+	heldCPUs, heldGPUs []int
+}
+
+// placeStep fits a step into a job beside the steps that hold parts of it
+// (held, each a step's held CPUs and GPUs). It is slurmctld's step
+// allocation on one node: code is 0 and p the step when it fits now,
+// codeNodesBusy when it would fit once other steps end, and otherwise the
+// Slurm error that refuses it, with notes srun prints before it.
+func placeStep(job jobRes, held []activeStep, ask api.StepRequest) (p placed, code int, notes []string) {
+	cpt := max(ask.CPUsPerTask, 1)
+	p.ntasks = ask.NTasks
+	if p.ntasks <= 0 {
+		// -c without -n: as many tasks as the job's CPUs hold.
+		p.ntasks = max(len(job.cpus)/cpt, 1)
+	}
+	need := p.ntasks * cpt
+	if ask.Overcommit {
+		need = min(need, max(len(job.cpus), cpt))
+	}
+	switch {
+	case need > len(job.cpus):
+		return placed{}, codeTooManyCPUs, nil
+	case job.memMB > 0 && ask.MemMB > job.memMB:
+		return placed{}, codeTaskMemory, nil
+	case ask.GPUs > len(job.gpus):
+		return placed{}, codeInvalidGres, []string{fmt.Sprintf("Step requested gres=gpu:%d is more than the job's gres=gpu:%d", ask.GPUs, len(job.gpus))}
+	}
+	exact := ask.Exact
+	if ask.Overlap {
+		p.cpus = slices.Clone(job.cpus)
+		if exact {
+			p.cpus = p.cpus[:need]
+		}
+		p.gpus = slices.Clone(job.gpus)
+		if ask.GPUs >= 0 {
+			p.gpus = p.gpus[:ask.GPUs]
+		}
+		return p, 0, nil
+	}
+	var busyCPU, busyGPU []int
+	for _, h := range held {
+		busyCPU = append(busyCPU, h.cpus...)
+		busyGPU = append(busyGPU, h.gpus...)
+	}
+	freeCPU := without(job.cpus, busyCPU)
+	freeGPU := without(job.gpus, busyGPU)
+	switch {
+	case exact && len(freeCPU) < need, !exact && len(freeCPU) < len(job.cpus):
+		return placed{}, codeNodesBusy, nil
+	case exact:
+		p.cpus = freeCPU[:need]
+	default:
+		p.cpus = freeCPU
+	}
+	p.heldCPUs = p.cpus
+	switch {
+	case ask.GPUs < 0:
+		p.gpus = slices.Clone(job.gpus)
+	case len(freeGPU) < ask.GPUs:
+		return placed{}, codeNodesBusy, nil
+	default:
+		p.gpus = freeGPU[:ask.GPUs]
+		p.heldGPUs = p.gpus
+	}
+	return p, 0, nil
+}
+
+// without is all minus the members of taken, in all's order.
+func without(all, taken []int) []int {
+	out := []int{}
+	for _, v := range all {
+		if !slices.Contains(taken, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// stepRefusal is a step refused with Slurm's code and words; notes come
+// first, each on its own line, as srun prints them.
+func stepRefusal(code int, notes ...string) *localapi.Error {
+	msg := stepWords[code]
+	for i := len(notes) - 1; i >= 0; i-- {
+		msg = notes[i] + "\n" + msg
+	}
+	return &localapi.Error{Status: http.StatusBadRequest, Code: code, Message: msg}
+}
+
+// stepJob reads the job a step request names and checks it as srun's
+// allocation lookup and slurmctld's step creation do, in their order:
+// known, running, the caller's (or root's).
+func (d *Daemon) stepJob(ctx context.Context, caller localapi.Identity, id uint32) (store.Job, error) {
+	j, err := d.st.Job(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound) || err == nil && j.ArrayRecord():
+		return j, stepRefusal(codeInvalidJobID)
+	case err != nil:
+		return j, err
+	case j.State == slurm.Pending:
+		return j, stepRefusal(codeJobPending)
+	case j.State != slurm.Running:
+		return j, stepRefusal(codeAlreadyDone)
+	case caller.UID != 0 && caller.UID != j.UID:
+		return j, stepRefusal(codeAccessDenied)
+	}
+	return j, nil
+}
+
+// createStep is POST /v1/steps.
+func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepRequest]) (api.Step, error) {
+	ask := req.Body
+	wait := defaultStepWait
+	if ask.WaitSeconds > 0 {
+		wait = time.Duration(ask.WaitSeconds) * time.Second
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		j, err := d.stepJob(ctx, req.Caller, ask.JobID)
+		if err != nil {
+			return api.Step{}, err
+		}
+		st, changed, err := d.tryStep(ctx, j, req.Caller, ask)
+		var le *localapi.Error
+		if !ask.Wait || !errors.As(err, &le) || le.Code != codeNodesBusy || !time.Now().Before(deadline) {
+			if err == nil && ask.Join {
+				st.Env, err = d.joinJob(ctx, j, req.Caller.PID, ask.Env)
+				if err != nil {
+					d.endStepAs(ctx, j.ID, st.Run, st.StepID, slurm.Failed, store.ExitCode{Status: 1})
+				}
+			}
+			return st, err
+		}
+		// Held until a step ends; the job's own end shows on the next
+		// look, so look at least every second.
+		select {
+		case <-changed:
+		case <-time.After(min(time.Second, time.Until(deadline))):
+		case <-ctx.Done():
+			return api.Step{}, ctx.Err()
+		}
+	}
+}
+
+// tryStep places and records a step now, or says why not; changed is the
+// channel that closes when a step ends.
+func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Identity, ask api.StepRequest) (api.Step, <-chan struct{}, error) {
+	x := d.extras()
+	next, err := d.nextStepID(ctx, j)
+	if err != nil {
+		return api.Step{}, nil, err
+	}
+	x.mu.Lock()
+	js := x.steps[j.ID]
+	if js == nil || js.run != j.Restarts {
+		if next < 0 {
+			// The table moved on between the two looks: look again.
+			x.mu.Unlock()
+			return d.tryStep(ctx, j, caller, ask)
+		}
+		js = &jobSteps{run: j.Restarts, next: next, active: map[int]*activeStep{}}
+		x.steps[j.ID] = js
+	}
+	var held []activeStep
+	for _, s := range js.active {
+		held = append(held, *s)
+	}
+	res := jobRes{cpus: j.Alloc.CPUs, gpus: gpuIndices(j.Alloc), memMB: uint64(j.Alloc.Mem >> 20)}
+	if len(res.cpus) == 0 {
+		// A job placed without CPU ids (none configured) still has its
+		// count.
+		for i := range max(j.Request.NTasks, 1) * max(j.Request.CPUsPerTask, 1) {
+			res.cpus = append(res.cpus, i)
+		}
+	}
+	p, code, notes := placeStep(res, held, ask)
+	changed := x.changed
+	if code != 0 {
+		x.mu.Unlock()
+		return api.Step{}, changed, stepRefusal(code, notes...)
+	}
+	s := &activeStep{id: js.next, name: ask.Name, ntasks: p.ntasks, start: time.Now(),
+		cpus: p.heldCPUs, gpus: p.heldGPUs, overlap: ask.Overlap, pid: caller.PID}
+	js.next++
+	js.active[s.id] = s
+	x.mu.Unlock()
+
+	err = d.st.Update(ctx, func(tx *store.Tx) error {
+		return tx.PutStep(store.Step{JobID: j.ID, Run: j.Restarts, ID: strconv.Itoa(s.id), Name: s.name,
+			State: slurm.Running, Start: s.start, NTasks: s.ntasks})
+	})
+	if err != nil {
+		x.mu.Lock()
+		delete(js.active, s.id)
+		x.wake()
+		x.mu.Unlock()
+		return api.Step{}, changed, fmt.Errorf("recording step %d.%d: %w", j.ID, s.id, err)
+	}
+	d.log.Info("step started", "job", j.ID, "step", s.id, "tasks", s.ntasks, "cpus", len(p.cpus), "gpus", p.gpus)
+	if caller.PID > 0 {
+		go d.watchStep(j.ID, j.Restarts, s.id, caller.PID)
+	}
+	return api.Step{JobID: j.ID, StepID: s.id, Run: j.Restarts, NTasks: p.ntasks, CPUs: p.cpus, GPUs: p.gpus,
+		JobGPUs: res.gpus, Node: d.config().Node.NodeName, KillWait: d.config().KillWait}, changed, nil
+}
+
+// nextStepID is the id the job's next step gets in its current run: one
+// more than the highest in the table or, the first time, in the store.
+func (d *Daemon) nextStepID(ctx context.Context, j store.Job) (int, error) {
+	x := d.extras()
+	x.mu.Lock()
+	js := x.steps[j.ID]
+	known := js != nil && js.run == j.Restarts
+	x.mu.Unlock()
+	if known {
+		return -1, nil // the table's own count is used
+	}
+	recs, err := d.st.Records(ctx, store.Filter{IDs: []uint32{j.ID}})
+	if err != nil {
+		return 0, err
+	}
+	next := 0
+	for _, r := range recs {
+		if r.Job.ID != j.ID || r.Job.Restarts != j.Restarts {
+			continue
+		}
+		for _, s := range r.Steps {
+			if n, err := strconv.Atoi(s.ID); err == nil && s.Run == j.Restarts {
+				next = max(next, n+1)
+			}
+		}
+	}
+	return next, nil
+}
+
+// endStep is POST /v1/steps/end.
+func (d *Daemon) endStep(ctx context.Context, req *localapi.Request[api.StepEnd]) (map[string]string, error) {
+	e := req.Body
+	j, err := d.st.Job(ctx, e.JobID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, stepRefusal(codeInvalidJobID)
+	} else if err != nil {
+		return nil, err
+	}
+	if req.Caller.UID != 0 && req.Caller.UID != j.UID {
+		return nil, stepRefusal(codeAccessDenied)
+	}
+	state := e.State
+	if j.State == slurm.Running && state != slurm.Cancelled {
+		// Tasks that ended while the job was being ended were ended by
+		// it, as Slurm records them.
+		if end := d.jobEnding(ctx, j); end.Ending {
+			state = slurm.Cancelled
+		}
+	}
+	if err := d.endStepAs(ctx, e.JobID, e.Run, e.StepID, state, e.ExitCode); err != nil {
+		return nil, err
+	}
+	return map[string]string{"status": "ok"}, nil
+}
+
+// endStepAs takes a step out of the table and records its end; a step the
+// table does not know (the daemon restarted meanwhile) is completed from
+// its stored record.
+func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state slurm.JobState, exit store.ExitCode) error {
+	x := d.extras()
+	x.mu.Lock()
+	var s *activeStep
+	if js := x.steps[jobID]; js != nil && js.run == run {
+		s = js.active[id]
+		delete(js.active, id)
+		x.wake()
+	}
+	x.mu.Unlock()
+	rec := store.Step{JobID: jobID, Run: run, ID: strconv.Itoa(id), State: state, End: time.Now(), ExitCode: exit}
+	if s != nil {
+		rec.Name, rec.NTasks, rec.Start = s.name, s.ntasks, s.start
+	} else {
+		old, ok, err := d.storedStep(ctx, jobID, run, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return refusal(codeInvalidJobID, fmt.Sprintf("no step %d.%d", jobID, id))
+		}
+		if old.State.Finished() {
+			return nil
+		}
+		rec.Name, rec.NTasks, rec.Start = old.Name, old.NTasks, old.Start
+	}
+	err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.PutStep(rec) })
+	if err == nil {
+		d.log.Info("step ended", "job", jobID, "step", id, "state", string(state), "exit", exit.String())
+	}
+	return err
+}
+
+// storedStep reads one step of a run from accounting.
+func (d *Daemon) storedStep(ctx context.Context, jobID uint32, run, id int) (store.Step, bool, error) {
+	recs, err := d.st.Records(ctx, store.Filter{IDs: []uint32{jobID}, EarlierRuns: true})
+	if err != nil {
+		return store.Step{}, false, err
+	}
+	for _, r := range recs {
+		for _, s := range r.Steps {
+			if s.JobID == jobID && s.Run == run && s.ID == strconv.Itoa(id) {
+				return s, true, nil
+			}
+		}
+	}
+	return store.Step{}, false, nil
+}
+
+// watchStep ends a step whose srun died without saying so. A pidfd names
+// the process itself; the loop also stops once the step has ended.
+func (d *Daemon) watchStep(jobID uint32, run, id, pid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return // gone already, or an old kernel: the job's end cleans up
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for d.stepActive(jobID, run, id) {
+		n, err := unix.Poll(fds, 1000)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return
+		}
+		if n > 0 {
+			break
+		}
+	}
+	if !d.stepActive(jobID, run, id) {
+		return
+	}
+	d.log.Warn("srun ended without ending its step", "job", jobID, "step", id, "pid", pid)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.endStepAs(ctx, jobID, run, id, slurm.Cancelled, store.ExitCode{Signal: 9}); err != nil {
+		d.log.Error("ending the step of a dead srun", "job", jobID, "step", id, "err", err)
+	}
+}
+
+func (d *Daemon) stepActive(jobID uint32, run, id int) bool {
+	x := d.extras()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	js := x.steps[jobID]
+	return js != nil && js.run == run && js.active[id] != nil
+}
+
+// stepsJob is GET /v1/steps?job=N: whether the job is being ended.
+func (d *Daemon) stepsJob(ctx context.Context, req *localapi.Request[struct{}]) (api.JobEnding, error) {
+	n, err := strconv.ParseUint(req.Query.Get("job"), 10, 32)
+	if err != nil || n == 0 {
+		return api.JobEnding{}, localapi.Errorf(http.StatusBadRequest, "job=%q is not a job id", req.Query.Get("job"))
+	}
+	j, err := d.st.Job(ctx, uint32(n))
+	if errors.Is(err, store.ErrNotFound) {
+		return api.JobEnding{}, stepRefusal(codeInvalidJobID)
+	} else if err != nil {
+		return api.JobEnding{}, err
+	}
+	if req.Caller.UID != 0 && req.Caller.UID != j.UID {
+		return api.JobEnding{}, stepRefusal(codeAccessDenied)
+	}
+	return d.jobEnding(ctx, j), nil
+}
+
+// jobEnding asks whoever runs the job (its supervisor, or the daemon for
+// an interactive job) whether it is ending it.
+func (d *Daemon) jobEnding(ctx context.Context, j store.Job) api.JobEnding {
+	kw := d.config().KillWait
+	if j.State != slurm.Running {
+		return api.JobEnding{Ending: true, At: j.End, KillWait: kw}
+	}
+	if a := d.alloc(j.ID); a != nil {
+		return a.ending(kw)
+	}
+	rep, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpStatus})
+	if err != nil || rep.Status == nil {
+		return api.JobEnding{KillWait: kw}
+	}
+	if e := rep.Status.Ending; e != nil {
+		return api.JobEnding{Ending: true, Why: e.Why, At: e.At, KillWait: kw}
+	}
+	if rep.Status.State.Finished() {
+		return api.JobEnding{Ending: true, KillWait: kw}
+	}
+	return api.JobEnding{KillWait: kw}
+}
+
+// joinJob makes an srun from outside a job part of it (srun --jobid): the
+// caller moves into the job's cgroup where it has one, and gets the job's
+// environment over its own.
+func (d *Daemon) joinJob(ctx context.Context, j store.Job, pid int, base []string) ([]string, error) {
+	if pid > 0 {
+		cg := ""
+		if a := d.alloc(j.ID); a != nil {
+			cg = a.cgroup
+		} else if id, err := stepd.ReadIdentity(d.runDir(j.ID, j.Restarts)); err == nil {
+			cg = id.Cgroup
+		}
+		if cg != "" {
+			if err := joinCgroup(cg, pid); err != nil {
+				d.log.Warn("srun --jobid not moved into the job's cgroup", "job", j.ID, "pid", pid, "err", err)
+			}
+		}
+	}
+	return d.jobEnv(ctx, j, base)
+}
+
+// jobEnv is the environment a job's processes get, over base (the
+// caller's environment), as its supervisor would give its batch script.
+func (d *Daemon) jobEnv(ctx context.Context, j store.Job, base []string) ([]string, error) {
+	script, err := d.st.Script(ctx, j.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	spec, err := d.spec(j, script, effectiveLimit(d.config(), j))
+	if err != nil {
+		return nil, err
+	}
+	return stepd.JobEnv(spec, base), nil
+}
