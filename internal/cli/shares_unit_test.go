@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/format"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+func TestShareLines(t *testing.T) {
+	rows := []api.ShareRow{
+		{Account: "root"},
+		{Account: "root", User: "root", Depth: 1},
+		{Account: "lab", Depth: 1},
+		{Account: "lab", User: "alice", Depth: 2},
+		{Account: "sub", Depth: 2},
+		{Account: "sub", User: "bob", Depth: 3},
+		{Account: "other", Depth: 1},
+	}
+	type line struct {
+		Account, User, Parent string
+		ID                    int
+	}
+	lines := func(ls []format.ShareLine) []line {
+		var out []line
+		for _, l := range ls {
+			out = append(out, line{l.Account, l.User, l.Parent, l.ID})
+		}
+		return out
+	}
+	tests := []struct {
+		name            string
+		users, accounts []string
+		want            []line
+	}{
+		{"every row, each account with its parent found from the depths", nil, nil, []line{
+			{"root", "", "", 1}, {"root", "root", "", 2}, {"lab", "", "root", 3}, {"lab", "alice", "", 4},
+			{"sub", "", "lab", 5}, {"sub", "bob", "", 6}, {"other", "", "root", 7}}},
+		{"users named keep their rows and every account's", []string{"BOB"}, nil, []line{
+			{"root", "", "", 1}, {"lab", "", "root", 3}, {"sub", "", "lab", 5}, {"sub", "bob", "", 6},
+			{"other", "", "root", 7}}},
+		{"accounts named keep their rows only", nil, []string{"sub"}, []line{
+			{"sub", "", "lab", 5}, {"sub", "bob", "", 6}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, lines(shareLines(rows, tt.users, tt.accounts))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPrioRows(t *testing.T) {
+	prios := []api.PriorityRow{
+		{JobID: "5", Partition: "gpu"},
+		{JobID: "9_0", Partition: "gpu"}, {JobID: "9_1", Partition: "gpu"}, {JobID: "9_1", Partition: "scavenger"},
+		{JobID: "9_3", Partition: "gpu"},
+	}
+	pending := []api.Job{
+		{Job: store.Job{ID: 9, ArrayJobID: 9, ArrayTaskID: store.NoTask, ArrayPending: []int{0, 1}}},
+		{Job: store.Job{ID: 12, ArrayJobID: 9, ArrayTaskID: 3}},
+	}
+	type row struct {
+		ID   uint32
+		Part string
+	}
+	var got []row
+	for _, r := range prioRows(prios, pending) {
+		got = append(got, row{r.ID, r.Partition})
+	}
+	// The pending record's tasks are one row per partition under the
+	// array's id; task 3, requeued under an id of its own, shows that id.
+	want := []row{{5, "gpu"}, {9, "gpu"}, {9, "scavenger"}, {12, "gpu"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestParseMgrWord(t *testing.T) {
+	tests := []struct {
+		arg  string
+		want mgrWord
+	}{
+		{"withassoc", mgrWord{arg: "withassoc", n: 9, value: "withassoc"}},
+		{"user=alice", mgrWord{arg: "user=alice", n: 4, hasEq: true, value: "alice"}},
+		{"qos+=high", mgrWord{arg: "qos+=high", n: 3, hasEq: true, value: "high", option: '+'}},
+		{"user=", mgrWord{arg: "user=", n: 4, hasEq: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arg, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, parseMgrWord(tt.arg), cmp.AllowUnexported(mgrWord{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMgrKeywords(t *testing.T) {
+	tests := []struct {
+		name     string
+		word, kw string
+		min      int
+		want     bool
+	}{
+		{"a prefix as long as the minimum", "lis", "list", 3, true},
+		{"a shorter prefix is not", "li", "list", 3, false},
+		{"case does not matter", "ASSOC", "associations", 3, true},
+		{"more than the keyword is not it", "lists", "list", 3, false},
+		{"a whole keyword shorter than the minimum", "\\q", "\\q", 2, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := is(tt.word, tt.kw, tt.min); got != tt.want {
+				t.Errorf("is(%q, %q, %d) = %v, want %v", tt.word, tt.kw, tt.min, got, tt.want)
+			}
+		})
+	}
+	w := parseMgrWord("A=lab")
+	if w.is("Accounts", 2) {
+		t.Errorf(`"A=lab" matched Accounts: the "=" counts as a character, as in xstrncasecmp`)
+	}
+}
+
+func TestSplitMgrLine(t *testing.T) {
+	// As _get_command: quotes inside a word protect blanks, but a quote
+	// that starts a word is not looked at, so the next one opens a quote
+	// that runs to the end of the line.
+	got := splitMgrLine(`  show assoc  format="account, user" where 'a b'  `)
+	want := []string{"show", "assoc", `format="account, user"`, "where", "'a", "b'  "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestMgrData(t *testing.T) {
+	cfg, err := config.Parse("test.toml", []byte(`
+ClusterName = "c"
+[[QOS]]
+Name = "high"
+[[Account]]
+Name  = "lab"
+Users = ["bob", "alice"]
+[[Account]]
+Name   = "sub"
+Parent = "lab"
+[[User]]
+Name = "carol"
+Account = "sub"
+Shares = 3
+QOS = ["high"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newMgrData(cfg)
+	type assoc struct {
+		Account, User, Parent string
+		ID, LFT, RGT, PID     int
+	}
+	var got []assoc
+	for _, a := range d.assocs {
+		got = append(got, assoc{a.Account, a.User, a.Parent, a.ID, a.LFT, a.RGT, a.ParentID})
+	}
+	// lft order: each account before what is under it, sub-accounts before
+	// users, root's own association last; ids in creation order (the root
+	// account and root's association, the accounts, then the users as the
+	// configuration lists them: [[User]] entries first).
+	want := []assoc{
+		{"root", "", "", 1, 1, 14, 0},
+		{"lab", "", "root", 3, 2, 11, 1},
+		{"sub", "", "lab", 4, 3, 6, 3},
+		{"sub", "carol", "", 5, 4, 5, 4},
+		{"lab", "bob", "", 6, 7, 8, 3},
+		{"lab", "alice", "", 7, 9, 10, 3},
+		{"root", "root", "", 2, 12, 13, 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("associations (-want +got):\n%s", diff)
+	}
+	var users []string
+	for _, u := range d.users {
+		users = append(users, u.Name+":"+u.DefaultAccount+":"+u.Admin)
+	}
+	wantUsers := []string{"alice:lab:None", "bob:lab:None", "carol:sub:None", "root:root:Administrator"}
+	if diff := cmp.Diff(wantUsers, users); diff != "" {
+		t.Errorf("users (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"high"}, d.users[2].Assocs[0].QOS); diff != "" {
+		t.Errorf("carol's QOS (-want +got):\n%s", diff)
+	}
+	var accts []string
+	for _, a := range d.accounts {
+		accts = append(accts, a.Name+":"+a.Description+":"+a.Organization)
+	}
+	wantAccts := []string{"lab:lab:lab", "root:default root account:root", "sub:sub:lab"}
+	if diff := cmp.Diff(wantAccts, accts); diff != "" {
+		t.Errorf("accounts (-want +got):\n%s", diff)
+	}
+	// show assoc: users first at each level, then by name.
+	var order []string
+	for _, a := range hierarchical(d.assocs) {
+		order = append(order, a.Account+"/"+a.User)
+	}
+	wantOrder := []string{"root/", "root/root", "lab/", "lab/alice", "lab/bob", "sub/", "sub/carol"}
+	if diff := cmp.Diff(wantOrder, order); diff != "" {
+		t.Errorf("hierarchical order (-want +got):\n%s", diff)
+	}
+}
