@@ -9,6 +9,10 @@
 //	          ParseFormat (-o) / ParseLongFormat (-O) -> Format.Header, Format.Line
 //	scontrol  ShowJob(job, task, detail, oneLiner, env)
 //	sacct     ParseAcctFields (-o) -> AcctPrinter{Columns}.Header, .Line(AcctRow)
+//	sinfo     NewNodeView(node, drains, cfg, host) -> ParseSinfoFormat (-o) /
+//	          ParseSinfoLongFormat (-O) -> BuildSinfo -> SortSinfo -> Header, Line;
+//	          SinfoJSON for --json
+//	scontrol  ShowNode(view), ShowPartition(p, node), ShowConfig(view)
 //
 // What slurm-lite does not keep, but Slurm prints, comes from what it does
 // keep: a job's memory and TRES from its request and allocation (billing
