@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 )
 
@@ -99,6 +100,28 @@ func TestParseNodeStateWord(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			if got := parseNodeStateWord(tt.in); got != tt.want {
 				t.Errorf("parseNodeStateWord(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestVisible(t *testing.T) {
+	tests := []struct {
+		name   string
+		p      config.Partition
+		groups []string
+		want   bool
+	}{
+		{"an open partition", config.Partition{}, []string{"lab"}, true},
+		{"a hidden partition", config.Partition{Hidden: true}, nil, false},
+		{"AllowGroups with one of the caller's groups", config.Partition{AllowGroups: []string{"ops", "lab"}}, []string{"lab"}, true},
+		{"AllowGroups without the caller's", config.Partition{AllowGroups: []string{"ops"}}, []string{"lab"}, false},
+		{"AllowGroups for root, who sees every partition", config.Partition{AllowGroups: []string{"ops"}}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := visible(&tt.p, tt.groups); got != tt.want {
+				t.Errorf("visible = %v, want %v", got, tt.want)
 			}
 		})
 	}
