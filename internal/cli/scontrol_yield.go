@@ -16,7 +16,7 @@ import (
 const yieldTimeout = 30 * time.Minute
 
 // yield is `scontrol yield JOBID|Gpu=INDEX [BatchSize=N] [Gpus=N]
-// [GpuMem=SIZE] [Grace=SECS] [--no-wait]`: checkpoint, stop, give the GPUs
+// [GpuMem=SIZE] [Grace=SECS] [NoWait]`: checkpoint, stop, give the GPUs
 // away, requeue; it prints what happened.
 func (s *scontrolArgs) yield(argv []string) {
 	var y api.Yield
@@ -52,12 +52,12 @@ func (s *scontrolArgs) yield(argv []string) {
 			}
 			y.GPUMem = val
 		default:
-			s.fail("Invalid yield argument: %s (use JOBID or Gpu=INDEX, then BatchSize=N Gpus=N GpuMem=SIZE Grace=SECS --no-wait)", arg)
+			s.fail("Invalid yield argument: %s (use JOBID or Gpu=INDEX, then BatchSize=N Gpus=N GpuMem=SIZE Grace=SECS NoWait)", arg)
 			return
 		}
 	}
 	if y.Job == "" && y.GPU == "" {
-		s.fail("yield needs a job id or Gpu=INDEX: scontrol yield JOBID [BatchSize=N] [Gpus=N] [GpuMem=SIZE] [Grace=SECS] [--no-wait]")
+		s.fail("yield needs a job id or Gpu=INDEX: scontrol yield JOBID [BatchSize=N] [Gpus=N] [GpuMem=SIZE] [Grace=SECS] [NoWait]")
 		return
 	}
 	if !s.connect() {
