@@ -43,6 +43,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
@@ -100,6 +101,9 @@ type Daemon struct {
 	releasing map[uint32]gpu.Job
 	// drained are the GPUs (by UUID) whose drain is in the store.
 	drained map[string]bool
+	// idle follows IdleGPUTimeout; lastSweep is the last checkpoint sweep.
+	idle      idleTracker
+	lastSweep time.Time
 }
 
 // Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;
@@ -133,6 +137,7 @@ func Run(ctx context.Context, opts Options) error {
 		gpuUse:    map[uint32]gpu.Usage{},
 		releasing: map[uint32]gpu.Job{},
 		drained:   map[string]bool{},
+		idle:      idleTracker{since: map[uint32]time.Time{}, warned: map[uint32]bool{}},
 	}
 	from := path
 	if from == "" {
@@ -170,10 +175,18 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer d.inv.Close()
 	log.Info("gpus", "mode", string(d.inv.Mode()), "comment", d.inv.Comment())
+	// The inventory learns its GPUs from a first sample; only then can
+	// the stored drains be applied to them (by UUID).
+	d.gsnap = d.inv.Sample(time.Now(), nil)
 	if drains, err := d.st.Drains(ctx); err == nil {
 		for _, dr := range drains {
-			_ = d.inv.Drain(dr.UUID, dr.Reason)
 			d.drained[dr.UUID] = true
+			if dr.UUID == api.NodeDrainUUID {
+				continue
+			}
+			if err := d.inv.Drain(dr.UUID, dr.Reason); err != nil {
+				log.Warn("a drained GPU is not on the bus", "gpu", dr.UUID, "reason", dr.Reason, "err", err)
+			}
 		}
 	}
 	if us, err := d.st.Usage(ctx); err == nil {

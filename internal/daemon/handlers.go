@@ -57,6 +57,9 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "POST", Path: api.PathSteps, Handler: localapi.Func(d.createStep)},
 		{Method: "GET", Path: api.PathSteps, Handler: localapi.Func(d.stepsJob)},
 		{Method: "POST", Path: api.PathStepsEnd, Handler: localapi.Func(d.endStep)},
+		{Method: "POST", Path: api.PathAlloc, Handler: localapi.Func(d.submitAlloc)},
+		{Method: "GET", Path: api.PathAlloc, Handler: localapi.Func(d.waitAlloc)},
+		{Method: "POST", Path: api.PathAllocEnd, Handler: localapi.Func(d.endAlloc)},
 	}
 }
 

@@ -84,6 +84,8 @@ func (d *Daemon) pass(ctx context.Context) {
 		return
 	}
 	gs := d.sample(now, jobs)
+	d.checkIdle(ctx, now, jobs, gs)
+	d.sweepCheckpoints(ctx, now)
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 
 	d.mu.Lock()
@@ -247,7 +249,7 @@ func (d *Daemon) saveDrains(gs gpu.Snapshot) {
 // buildSnapshot maps jobs, configuration and GPUs onto the core's types.
 func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.Job, gs gpu.Snapshot) snapshot {
 	cfg := d.config()
-	node := schedNode(cfg, gs, false)
+	node := schedNode(cfg, gs, d.nodeDrained())
 	snap := snapshot{
 		Snapshot: sched.Snapshot{
 			Now:        now,
@@ -349,6 +351,9 @@ func (d *Daemon) start(ctx context.Context, pending store.Job, task int, s sched
 		return err
 	}
 	d.log.Info("job started", "job", j.ID, "user", j.User, "gpus", gpuIndices(j.Alloc), "cpus", len(j.Alloc.CPUs))
+	if d.startInteractive(j, s.TimeLimit) {
+		return nil // srun or salloc runs it (alloc.go)
+	}
 	if err := d.launch(ctx, j, s.TimeLimit); err != nil {
 		d.log.Error("job launch failed", "job", j.ID, "err", err)
 		d.mu.Lock()

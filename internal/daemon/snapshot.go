@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"slices"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
@@ -93,8 +94,18 @@ func schedAccounts(c *config.Config) []sched.Account {
 			Name: u.Name, Shares: u.Shares, Default: u.DefaultAccount == u.Account,
 		})
 	}
-	var out []sched.Account
+	// Slurm creates root's own association in the root account with the
+	// cluster (1 share); a [[User]] Name="root" Account="root" sets its
+	// shares. It sits beside the top accounts in the tree.
+	rootUsers := users[config.RootAccount]
+	if !slices.ContainsFunc(rootUsers, func(u sched.UserShare) bool { return u.Name == "root" }) {
+		rootUsers = append(rootUsers, sched.UserShare{Name: "root", Shares: 1})
+	}
+	out := []sched.Account{{Name: config.RootAccount, Users: rootUsers}}
 	for _, a := range c.AccountTree() {
+		if a.Name == config.RootAccount {
+			continue
+		}
 		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Users: users[a.Name]})
 	}
 	return out

@@ -75,8 +75,10 @@ type extras struct {
 	// changed is closed (and replaced) whenever a step ends, waking the
 	// requests that wait for room.
 	changed chan struct{}
-	// allocs are the running interactive jobs (alloc.go).
-	allocs map[uint32]*allocation
+	// allocs are the running interactive jobs (alloc.go); callers the
+	// pids that submitted interactive jobs, while they live.
+	allocs  map[uint32]*allocation
+	callers map[uint32]int
 }
 
 var (
@@ -89,7 +91,8 @@ func (d *Daemon) extras() *extras {
 	defer extrasMu.Unlock()
 	x := extrasBy[d]
 	if x == nil {
-		x = &extras{steps: map[uint32]*jobSteps{}, changed: make(chan struct{}), allocs: map[uint32]*allocation{}}
+		x = &extras{steps: map[uint32]*jobSteps{}, changed: make(chan struct{}),
+			allocs: map[uint32]*allocation{}, callers: map[uint32]int{}}
 		extrasBy[d] = x
 	}
 	return x
@@ -511,7 +514,7 @@ func (d *Daemon) jobEnding(ctx context.Context, j store.Job) api.JobEnding {
 		return api.JobEnding{Ending: true, At: j.End, KillWait: kw}
 	}
 	if a := d.alloc(j.ID); a != nil {
-		return a.ending(kw)
+		return a.endingInfo(kw)
 	}
 	rep, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpStatus})
 	if err != nil || rep.Status == nil {
