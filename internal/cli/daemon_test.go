@@ -147,6 +147,7 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 	defer c.Close()
 	deadline := time.Now().Add(limit)
 	last := "unknown"
+	var lastJob api.Job
 	for time.Now().Before(deadline) {
 		var jobs []api.Job
 		if err := c.Do(context.Background(), "GET", api.PathJobs+"?id="+id, nil, &jobs); err == nil {
@@ -154,7 +155,7 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 				if fmt.Sprint(j.ID) != id {
 					continue
 				}
-				last = string(j.State)
+				last, lastJob = string(j.State), j
 				if last == args[1] {
 					if exit != "" && j.ExitCode.String() != exit {
 						ts.Fatalf("job %s ended %s with exit code %s, not %s", id, last, j.ExitCode, exit)
@@ -165,7 +166,8 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	ts.Fatalf("job %s is %s, not %s, after %v", id, last, args[1], limit)
+	ts.Fatalf("job %s is %s, not %s, after %v (exit %s, reason %s, restarts %d, notes %q)", id, last, args[1], limit,
+		lastJob.ExitCode, lastJob.Reason, lastJob.Restarts, lastJob.Notes)
 }
 
 // asuser [-dir DIR] USER CMD [ARGS...]: run a command as another user
