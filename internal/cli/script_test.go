@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 		"sacctmgr": func() { os.Exit(Sacctmgr(os.Args[1:], Stdio())) },
 		"sinfo":    func() { os.Exit(Sinfo(os.Args[1:], Stdio())) },
 		"srun":     func() { os.Exit(Srun(os.Args[1:], Stdio())) },
+		"salloc":   func() { os.Exit(Salloc(os.Args[1:], Stdio())) },
 	})
 }
 

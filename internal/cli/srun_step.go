@@ -242,7 +242,8 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 		forced, quiet = true, true
 		tr.signalTasks(syscall.SIGKILL)
 	}
-	for left > 0 {
+	asking := 0 // questions to the daemon about the job's end not answered yet
+	for left > 0 || asking > 0 {
 		select {
 		case e := <-tr.exits:
 			batch := []taskExit{e}
@@ -259,6 +260,17 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 			}
 			left -= len(batch)
 			all = append(all, batch...)
+			if !quiet && killedTask(batch) {
+				// Killed by the job's end, whose signal srun may not have
+				// read yet? Then their deaths are the step's abort.
+				if e := jobEnding(c, tr.info.jobID); e.Ending {
+					quiet = true
+					if !aborted {
+						aborted = true
+						tr.printAbort(e)
+					}
+				}
+			}
 			for _, g := range groupExits(batch) {
 				if line := exitLine(tr.info.node, g, quiet); line != "" {
 					fmt.Fprintln(tr.sio.Stderr, line)
@@ -291,6 +303,7 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 				if s == syscall.SIGQUIT {
 					fmt.Fprintln(tr.sio.Stderr, "srun: Quit")
 				}
+				asking++
 				go func() { endings <- jobEnding(c, tr.info.jobID) }()
 			case syscall.SIGCONT:
 				fmt.Fprintln(tr.sio.Stderr, "srun: got SIGCONT")
@@ -300,8 +313,11 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 				}
 			}
 		case e := <-endings:
+			asking--
 			if !e.Ending {
-				terminate()
+				if left > 0 {
+					terminate()
+				}
 				continue
 			}
 			quiet = true
@@ -309,6 +325,21 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 				aborted = true
 				tr.printAbort(e)
 			}
+		}
+	}
+	// A SIGTERM read too late to matter to the tasks still says whether
+	// the job's end took the step.
+	for drained := false; !drained && !aborted; {
+		select {
+		case s := <-sigs:
+			if s == syscall.SIGTERM || s == syscall.SIGHUP || s == syscall.SIGQUIT {
+				if e := jobEnding(c, tr.info.jobID); e.Ending {
+					aborted = true
+					tr.printAbort(e)
+				}
+			}
+		default:
+			drained = true
 		}
 	}
 	tr.finish()
@@ -321,6 +352,20 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 		}
 	}
 	return rc, stepState(rc)
+}
+
+// killedTask says whether a task of exits was killed by a signal that
+// ends jobs (SIGTERM, SIGKILL, SIGINT, SIGHUP).
+func killedTask(exits []taskExit) bool {
+	for _, e := range exits {
+		if e.ws.Signaled() {
+			switch e.ws.Signal() {
+			case syscall.SIGTERM, syscall.SIGKILL, syscall.SIGINT, syscall.SIGHUP:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // printAbort says that the job's end took the step with it, as slurmstepd

@@ -305,7 +305,13 @@ func (tr *taskRun) start(base []string) error {
 	if o.errOut != "" {
 		errSpec = parseIO(o.errOut, n)
 	}
-	stdin, err := tr.inputs(parseIO(o.input, n), ff, dir)
+	inSpec := parseIO(o.input, n)
+	pty := o.pty && ownIsTTY(tr.sio)
+	if pty {
+		// The terminal is task 0's (srun --pty gives task 0 a terminal).
+		inSpec = ioSpec{kind: ioOne}
+	}
+	stdin, err := tr.inputs(inSpec, ff, dir)
 	if err != nil {
 		fmt.Fprintf(tr.sio.Stderr, "srun: error: Could not open stdin file: %s\n", strerror2(err))
 		return errTasksNotStarted
@@ -316,8 +322,9 @@ func (tr *taskRun) start(base []string) error {
 		cmd := &exec.Cmd{Path: self, Args: append([]string{"srun"}, o.command...), Dir: dir, Stdin: stdin[i],
 			Env: append(taskEnv(base, o.export, tr.info, i), srunTaskMarker+"=1")}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if o.pty && ownIsTTY(tr.sio) {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: int(stdFile(tr.sio.Stdin).Fd())}
+		if pty && i == 0 {
+			// The terminal is the task's standard input, its fd 0.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0}
 		}
 		out, err := tr.output(outSpec, i, ownOut, files, ff, dir)
 		if err == nil {

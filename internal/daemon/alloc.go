@@ -193,7 +193,13 @@ func allocCgroup(j store.Job, cpus int) (string, error) {
 	}
 	dir := filepath.Join(parent, fmt.Sprintf("job_%d", j.ID))
 	if err := os.Mkdir(dir, 0o755); errors.Is(err, os.ErrExist) {
+		// Left by an earlier job of that id (or another daemon's job on
+		// the same parent): reusable once empty, else a name of its own.
 		if os.Remove(dir) == nil {
+			err = os.Mkdir(dir, 0o755)
+		} else {
+			dir = fmt.Sprintf("%s_%d", dir, os.Getpid())
+			_ = os.Remove(dir)
 			err = os.Mkdir(dir, 0o755)
 		}
 		if err != nil {
@@ -443,9 +449,11 @@ func (d *Daemon) watchCaller(id uint32, pid int) {
 			break
 		}
 		if a := d.alloc(id); a != nil {
-			a.noteGroups()
 			if a.isDone() {
 				return
+			}
+			if a.tracksGroups() {
+				a.noteGroups()
 			}
 		}
 	}
@@ -478,6 +486,9 @@ func (d *Daemon) watchCaller(id uint32, pid int) {
 		a.mu.Unlock()
 		if !recorded {
 			d.log.Warn("the caller of an interactive job ended without a word: job ended", "job", id, "pid", pid)
+			if ending == nil {
+				ending = &stepd.Ending{} // ended by no one: CANCELLED
+			}
 			err = d.recordAllocEnd(ctx, id, ending, store.ExitCode{Signal: int(syscall.SIGKILL)})
 		}
 		a.cleanup()
@@ -485,6 +496,14 @@ func (d *Daemon) watchCaller(id uint32, pid int) {
 	if err != nil {
 		d.log.Error("ending an interactive job whose caller is gone", "job", id, "err", err)
 	}
+}
+
+// tracksGroups says that the job has no cgroup: its processes are
+// followed by process group.
+func (a *allocation) tracksGroups() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cgroup == ""
 }
 
 func (a *allocation) isDone() bool {
@@ -519,10 +538,11 @@ func (a *allocation) pids() []int {
 	a.mu.Lock()
 	cg, leader := a.cgroup, a.leader
 	a.mu.Unlock()
-	var out []int
 	if cg != "" {
-		out = cgroupMembers(cg)
-	} else if leader > 0 {
+		return cgroupMembers(cg)
+	}
+	var out []int
+	if leader > 0 {
 		out = append([]int{leader}, descendantsOf(leader)...)
 	}
 	a.noteGroups()
@@ -595,11 +615,13 @@ func (a *allocation) killAll() {
 		_ = os.WriteFile(filepath.Join(cg, "cgroup.kill"), []byte("1"), 0)
 	}
 	a.signal(syscall.SIGKILL)
-	a.mu.Lock()
-	for g := range a.groups {
-		_ = syscall.Kill(-g, syscall.SIGKILL)
+	if cg == "" {
+		a.mu.Lock()
+		for g := range a.groups {
+			_ = syscall.Kill(-g, syscall.SIGKILL)
+		}
+		a.mu.Unlock()
 	}
-	a.mu.Unlock()
 }
 
 // cleanup kills what the job left and forgets it: timers, socket, cgroup.
