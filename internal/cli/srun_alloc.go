@@ -68,6 +68,9 @@ func allocRequest(prog string, settings []jobscript.Setting, command []string, n
 	for _, w := range req.Warnings {
 		fmt.Fprintf(sio.Stderr, "%s: %s\n", prog, w)
 	}
+	// The job runs the command itself, not a script: scontrol shows it as
+	// the job's Command.
+	req.Wrap, req.HasWrap, req.ScriptPath = "", false, strings.Join(command, " ")
 	return req, 0
 }
 

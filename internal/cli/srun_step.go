@@ -43,9 +43,8 @@ func stepRequest(o *srunOpts, join bool, env []string) api.StepRequest {
 	return req
 }
 
-// runStep runs srun's command as a step of job o.jobID: join is srun
-// --jobid from outside the job; interactive says the job is an allocation
-// srun or salloc made (signals are then sent on to the tasks).
+// runStep runs srun's command as a step of job o.jobID; join is srun
+// --jobid from outside the job.
 func runStep(o *srunOpts, sio IO, join bool) int {
 	return runStepIn(o, sio, join, nil)
 }
@@ -82,7 +81,7 @@ func runStepIn(o *srunOpts, sio IO, join bool, a *allocRun) int {
 	if o.cpusPerTask > 0 {
 		info.cpusPerTask = o.cpusPerTask
 	}
-	tr := &taskRun{o: o, sio: sio, st: *st, info: info, forward: a != nil || join && interactiveEnv(base)}
+	tr := &taskRun{o: o, sio: sio, st: *st, info: info, forward: interactiveEnv(base)}
 	rc, state := tr.run(c, base, sigs)
 	end := api.StepEnd{JobID: st.JobID, StepID: st.StepID, Run: st.Run, State: state, ExitCode: exitCodeOf(rc)}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
@@ -94,7 +93,8 @@ func runStepIn(o *srunOpts, sio IO, join bool, a *allocRun) int {
 }
 
 // interactiveEnv says whether a job's environment is an interactive job's
-// (a batch job's has ENVIRONMENT=BATCH).
+// (a batch job's has ENVIRONMENT=BATCH): there the daemon signals a job's
+// tasks without srun, and srun sends on the signals it gets.
 func interactiveEnv(env []string) bool {
 	for _, kv := range env {
 		if kv == "ENVIRONMENT=BATCH" {

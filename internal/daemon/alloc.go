@@ -291,13 +291,9 @@ func (d *Daemon) allocAnswer(ctx context.Context, j store.Job, a *allocation, pi
 	}
 	out.Alloc = j.Alloc
 	out.Adopted = a.adopt(pid)
-	env, err := d.jobEnv(ctx, j, nil)
-	if err != nil {
-		return out, err
-	}
-	// ENVIRONMENT=BATCH is a batch script's; srun tells jobs apart by it.
-	out.Env = slices.DeleteFunc(env, func(kv string) bool { return kv == "ENVIRONMENT=BATCH" })
-	return out, nil
+	var err error
+	out.Env, err = d.jobEnv(ctx, j, nil)
+	return out, err
 }
 
 // adopt makes pid one of the job's processes and says how it is tracked.

@@ -409,6 +409,11 @@ func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state
 	if js := x.steps[jobID]; js != nil && js.run == run {
 		s = js.active[id]
 		delete(js.active, id)
+		if len(js.active) == 0 {
+			// Nothing held: the next step's id comes from the store, and
+			// ended jobs leave nothing behind here.
+			delete(x.steps, jobID)
+		}
 		x.wake()
 	}
 	x.mu.Unlock()
@@ -550,7 +555,8 @@ func (d *Daemon) joinJob(ctx context.Context, j store.Job, pid int, base []strin
 }
 
 // jobEnv is the environment a job's processes get, over base (the
-// caller's environment), as its supervisor would give its batch script.
+// caller's environment; nil: the submitter's), as its supervisor would give
+// its batch script.
 func (d *Daemon) jobEnv(ctx context.Context, j store.Job, base []string) ([]string, error) {
 	script, err := d.st.Script(ctx, j.ID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -560,5 +566,13 @@ func (d *Daemon) jobEnv(ctx context.Context, j store.Job, base []string) ([]stri
 	if err != nil {
 		return nil, err
 	}
-	return stepd.JobEnv(spec, base), nil
+	if base == nil {
+		base = script.Env
+	}
+	env := stepd.JobEnv(spec, base)
+	if interactive(j) {
+		// ENVIRONMENT=BATCH is a batch script's; srun tells jobs apart by it.
+		env = slices.DeleteFunc(env, func(kv string) bool { return kv == "ENVIRONMENT=BATCH" })
+	}
+	return env, nil
 }
