@@ -334,6 +334,11 @@ func (d *Daemon) reattach(ctx context.Context) error {
 			continue
 		}
 		if id, err := stepd.ReadIdentity(dir); err == nil && stepd.Alive(id) {
+			// An interactive job (srun, salloc) is the daemon's own to
+			// serve again: its control socket, its time limit.
+			if d.readoptInteractive(j, id) {
+				continue
+			}
 			d.log.Info("reattached", "job", j.ID, "supervisor", id.PID)
 			d.watch(j.ID, id.PID, dir)
 			continue

@@ -198,7 +198,7 @@ func attachSteps(ctx context.Context, q querier, recs []Record) error {
 			args[i] = id
 		}
 		rows, err := q.QueryContext(ctx, "SELECT "+stepCols+" FROM steps WHERE job_id IN ("+
-			placeholders(len(chunk))+") ORDER BY job_id, run, rowid", args...)
+			placeholders(len(chunk))+") ORDER BY job_id, run, "+stepOrder, args...)
 		if err != nil {
 			return fmt.Errorf("reading steps: %w", err)
 		}
@@ -220,6 +220,11 @@ func attachSteps(ctx context.Context, q querier, recs []Record) error {
 	}
 	return nil
 }
+
+// stepOrder is sacct's order of a run's steps: batch, extern, then the
+// numbered steps by number (not by when they were last written: the batch
+// step is written when the job ends).
+const stepOrder = `CASE step_id WHEN 'batch' THEN -2 WHEN 'extern' THEN -1 ELSE CAST(step_id AS INTEGER) END, rowid`
 
 // Script returns the script and environment job id was submitted with (an
 // array task's are its array's), or an error wrapping ErrNotFound. The
