@@ -305,6 +305,34 @@ var acctFields = []*acctField{
 	{"WCKey", 10, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(strings.TrimPrefix(r.Rec.Job.Request.WCKey, "*")) }},
 	{"WCKeyID", 10, kindNum, blank},
 	{"WorkDir", 20, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(r.Rec.Job.SubmitDir) }},
+
+	// slurm-lite's own fields, after Slurm's so that -o's first-prefix
+	// matching of Slurm's names is unchanged: the GPUs a job held (their
+	// indices), its peak GPU memory over them and their mean utilization
+	// as the GPU inventory sampled them, and the daemon's notes on the run.
+	{"AllocGPUs", 9, kindNum, func(r *AcctRow) acctVal {
+		return r.jobOnly(strconv.Itoa(len(r.Rec.Job.Alloc.GPUs)))
+	}},
+	{"GPUIndex", 10, kindStr, func(r *AcctRow) acctVal {
+		var idx []string
+		for _, g := range r.Rec.Job.Alloc.GPUs {
+			idx = append(idx, strconv.Itoa(g.Index))
+		}
+		return r.jobOnly(strings.Join(idx, ","))
+	}},
+	{"GPUMemPeak", 10, kindStr, func(r *AcctRow) acctVal {
+		if r.Step != nil || len(r.Rec.Job.Alloc.GPUs) == 0 {
+			return unset
+		}
+		return val(strconv.FormatInt(r.Rec.Job.PeakGPUMem>>20, 10) + "M")
+	}},
+	{"GPUUtilAve", 10, kindStr, func(r *AcctRow) acctVal {
+		if r.Step != nil || len(r.Rec.Job.Alloc.GPUs) == 0 {
+			return unset
+		}
+		return val(strconv.FormatFloat(r.Rec.Job.MeanGPUUtil, 'f', 1, 64) + "%")
+	}},
+	{"Notes", 30, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(strings.Join(r.Rec.Job.Notes, "; ")) }},
 }
 
 // AcctFieldNames lists sacct's fields, for --helpformat.
