@@ -159,6 +159,7 @@ func (p *parser) checkTop(c *Config) {
 		p.errorf(key("MaxJobCount"), "MaxJobCount %d is below 1; no job could be submitted", c.MaxJobCount)
 	}
 	p.notNegative(key("CheckpointKeepDays"), "CheckpointKeepDays", c.CheckpointKeepDays)
+	p.enum(key("GPUViolationPolicy"), "GPUViolationPolicy", &c.GPUViolationPolicy, ViolationWarn, ViolationYield, ViolationKill)
 	if c.GPUSampleInterval < time.Second {
 		p.errorf(key("GPUSampleInterval"), "GPUSampleInterval %d is below 1 second; use 1 or more", c.GPUSampleInterval/time.Second)
 	}

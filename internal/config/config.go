@@ -46,6 +46,10 @@ type Config struct {
 	AllowUnlistedUsers bool `toml:"AllowUnlistedUsers"`
 	// GPUSampleInterval is the time between NVML samples.
 	GPUSampleInterval time.Duration `toml:"GPUSampleInterval" conf:"seconds"`
+	// GPUViolationPolicy is what happens to a job that breaks its word on a
+	// GPU (more memory than it asked for on a shared GPU, or processes on a
+	// GPU it was not given): ViolationWarn, ViolationYield or ViolationKill.
+	GPUViolationPolicy string `toml:"GPUViolationPolicy"`
 	// SchedulerType is SchedBackfill or SchedBuiltin.
 	SchedulerType string `toml:"SchedulerType"`
 	// PriorityType is PriorityMultifactor or PriorityBasic.
@@ -290,6 +294,7 @@ func Default() *Config {
 		CheckpointDir:      "/var/lib/slurm-lite/ckpt/%u/%j",
 		CheckpointKeepDays: 7,
 		GPUSampleInterval:  5 * time.Second,
+		GPUViolationPolicy: ViolationWarn,
 		SchedulerType:      SchedBackfill,
 		// Slurm defaults to priority/basic (FIFO) and preempt/none; fair
 		// share and filler partitions are what this project is for, and
@@ -373,3 +378,14 @@ func (c *Config) QOSByName(name string) *QOS {
 	}
 	return nil
 }
+
+// Values of GPUViolationPolicy.
+const (
+	// ViolationWarn notes the violation in the job's record and the log.
+	ViolationWarn = "warn"
+	// ViolationYield also yields the job (checkpoint, stop, requeue), so
+	// that the jobs sharing its GPU are not the ones to die of out-of-memory.
+	ViolationYield = "yield"
+	// ViolationKill also cancels the job.
+	ViolationKill = "kill"
+)

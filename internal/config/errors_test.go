@@ -151,6 +151,11 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:2: Partition 1: PartitionName "a,b" is not a valid name; use letters, digits, "-", "_" or "."`,
 		},
 		{
+			"an unknown GPUViolationPolicy",
+			lines(`GPUViolationPolicy = "shout"`),
+			`slurm-lite.toml:1: GPUViolationPolicy "shout" is not one of "warn", "yield", "kill"`,
+		},
+		{
 			"an unknown PreemptMode",
 			lines(`[[Partition]]`, `PartitionName = "gpu"`, `PreemptMode = "KILL"`),
 			`slurm-lite.toml:3: Partition "gpu": PreemptMode "KILL" is not one of "OFF", "REQUEUE", "CANCEL"`,

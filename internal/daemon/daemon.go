@@ -104,6 +104,8 @@ type Daemon struct {
 	// idle follows IdleGPUTimeout; lastSweep is the last checkpoint sweep.
 	idle      idleTracker
 	lastSweep time.Time
+	// violated are the (job/kind) GPU violations already acted on.
+	violated map[string]bool
 }
 
 // Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;
@@ -138,6 +140,7 @@ func Run(ctx context.Context, opts Options) error {
 		releasing: map[uint32]gpu.Job{},
 		drained:   map[string]bool{},
 		idle:      idleTracker{since: map[uint32]time.Time{}, warned: map[uint32]bool{}},
+		violated:  map[string]bool{},
 	}
 	from := path
 	if from == "" {

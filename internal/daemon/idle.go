@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
@@ -142,6 +143,42 @@ func (d *Daemon) sweepCheckpoints(ctx context.Context, now time.Time) {
 		}
 		if err := os.RemoveAll(dir); err == nil {
 			d.log.Info("removed an old checkpoint directory", "job", j.ID, "dir", dir)
+		}
+	}
+}
+
+// handleViolations applies GPUViolationPolicy to the jobs that broke their
+// word on a GPU this sample: each (job, kind) is noted once; "yield" then
+// yields the job, "kill" cancels it, so that the jobs sharing its GPU are
+// not the ones to die of out-of-memory.
+func (d *Daemon) handleViolations(vs []gpu.Violation) {
+	ctx := context.Background()
+	policy := d.config().GPUViolationPolicy
+	for _, v := range vs {
+		d.log.Warn("job broke its word on a GPU", "job", v.JobID, "gpu", v.Index, "kind", string(v.Kind), "detail", v.Text, "policy", policy)
+		n, err := strconv.Atoi(v.JobID)
+		if err != nil {
+			continue
+		}
+		id := uint32(n)
+		key := v.JobID + "/" + string(v.Kind)
+		d.mu.Lock()
+		seen := d.violated[key]
+		d.violated[key] = true
+		d.mu.Unlock()
+		if seen {
+			continue
+		}
+		d.addNote(ctx, id, fmt.Sprintf("GPU %d: %s (GPUViolationPolicy=%s)", v.Index, v.Text, policy))
+		switch policy {
+		case config.ViolationYield:
+			d.stop(ctx, id, stepd.WhyRequeue, "broke its word on a GPU: "+v.Text)
+		case config.ViolationKill:
+			if j, err := d.st.Job(ctx, id); err == nil && j.State == slurm.Running {
+				if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel}); err != nil {
+					d.log.Error("cancelling a job that broke its word", "job", id, "err", err)
+				}
+			}
 		}
 	}
 }

@@ -188,9 +188,7 @@ func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 		}
 	}
 	d.mu.Unlock()
-	for _, v := range gs.Violations {
-		d.log.Warn("job broke its word on a GPU", "job", v.JobID, "gpu", v.Index, "kind", string(v.Kind), "detail", v.Text)
-	}
+	d.handleViolations(gs.Violations)
 	for _, x := range gs.Xids {
 		d.log.Warn("xid", "gpu", x.UUID, "xid", x.Xid, "application", x.Application, "detail", x.Text)
 	}
