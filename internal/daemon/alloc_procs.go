@@ -36,18 +36,15 @@ func allocCgroup(j store.Job, cpus int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(parent, fmt.Sprintf("job_%d", j.ID))
+	// The name carries this daemon's pid and the job's run: never another
+	// daemon's cgroup, even an empty one (see stepd's track.go for the race
+	// that reusing one opens).
+	dir := filepath.Join(parent, fmt.Sprintf("job_%d_%d_r%d", j.ID, os.Getpid(), j.Restarts))
 	if err := os.Mkdir(dir, 0o755); errors.Is(err, os.ErrExist) {
-		// Left by an earlier job of that id (or another daemon's job on
-		// the same parent): reusable once empty, else a name of its own.
-		if os.Remove(dir) == nil {
-			err = os.Mkdir(dir, 0o755)
-		} else {
-			dir = fmt.Sprintf("%s_%d", dir, os.Getpid())
-			_ = os.Remove(dir)
-			err = os.Mkdir(dir, 0o755)
+		if err := os.Remove(dir); err != nil {
+			return "", fmt.Errorf("cgroup %s is left over and not empty: %w", dir, err)
 		}
-		if err != nil {
+		if err := os.Mkdir(dir, 0o755); err != nil {
 			return "", err
 		}
 	} else if err != nil {

@@ -127,16 +127,20 @@ func (t *tracker) makeCgroup(s *Spec) error {
 	for _, c := range []string{"+memory", "+cpuset"} {
 		_ = os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte(c), 0)
 	}
-	dir := filepath.Join(parent, fmt.Sprintf("job_%d", s.JobID))
+	// The name carries this supervisor's pid: job ids repeat across
+	// daemons (and runs), and reusing another's cgroup, even an empty one,
+	// races: 1. daemon B makes job_1 for its job 1, empty for a moment;
+	// 2. A's supervisor finds job_1, removes it as a leftover and makes its
+	// own; 3. B moves its job into what is now A's cgroup; 4. B's job ends,
+	// B kills the cgroup, and A's job dies with it.
+	dir := filepath.Join(parent, fmt.Sprintf("job_%d_%d", s.JobID, t.self))
 	if err := os.Mkdir(dir, 0o755); errors.Is(err, os.ErrExist) {
-		// Left by an earlier run of this job: reusable once empty.
-		if os.Remove(dir) == nil {
-			err = os.Mkdir(dir, 0o755)
-		} else {
-			dir = fmt.Sprintf("%s_%d", dir, t.self)
-			err = os.Mkdir(dir, 0o755)
+		// Left by a dead supervisor that had this pid: ours to reuse
+		// once empty.
+		if err := os.Remove(dir); err != nil {
+			return fmt.Errorf("cgroup %s is left over and not empty: %w", dir, err)
 		}
-		if err != nil {
+		if err := os.Mkdir(dir, 0o755); err != nil {
 			return fmt.Errorf("cgroup %s not writable: %w", dir, err)
 		}
 	} else if err != nil {

@@ -182,7 +182,7 @@ func TestCgroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Tracking != TrackCgroup || rec.Cgroup == "" || !strings.HasSuffix(strings.TrimSpace(j.out()), fmt.Sprintf("/job_%d", j.spec.JobID)) {
+	if st.Tracking != TrackCgroup || rec.Cgroup == "" || !strings.HasSuffix(strings.TrimSpace(j.out()), fmt.Sprintf("/job_%d_%d", j.spec.JobID, rec.PID)) {
 		t.Fatalf("tracking %s, cgroup %q, the job saw %q", st.Tracking, rec.Cgroup, j.out())
 	}
 	if _, err := os.Stat(rec.Cgroup); !os.IsNotExist(err) {
