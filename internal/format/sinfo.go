@@ -119,39 +119,18 @@ func ParseSinfoFormat(spec string) (SinfoFormat, []string) {
 		}
 		spec = b.String()
 	}
-	if i := strings.IndexByte(spec, '%'); i != 0 {
-		if i < 0 {
-			i = len(spec)
-		}
-		f = append(f, sinfoColumn{suffix: spec[:i]})
-		spec = spec[i:]
+	prefix, toks := splitShortSpec(spec)
+	if !strings.HasPrefix(spec, "%") { // the text before the first %: a column even when empty
+		f = append(f, sinfoColumn{suffix: prefix})
 	}
-	for _, tok := range strings.Split(spec, "%") {
-		if tok == "" {
-			continue
-		}
-		c := sinfoColumn{}
-		i := 0
-		if tok[0] == '.' {
-			c.right = true
-			i++
-		}
-		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
-			c.width = c.width*10 + int(tok[i]-'0')
-			i++
-		}
-		var letter byte
-		if i < len(tok) {
-			letter = tok[i]
-			i++
-		}
-		c.suffix = tok[i:]
-		if c.f = sinfoByLetter(letter); c.f == nil {
+	for _, t := range toks {
+		c := sinfoColumn{width: t.width, right: t.right, suffix: t.suffix}
+		if c.f = sinfoByLetter(t.letter); c.f == nil {
 			if all {
 				continue
 			}
-			c.suffix = "%" + tok
-			warnings = append(warnings, "Invalid node format specification: "+string(letter))
+			c.suffix = "%" + t.raw
+			warnings = append(warnings, "Invalid node format specification: "+string(t.letter))
 		}
 		f = append(f, c)
 	}

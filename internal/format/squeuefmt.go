@@ -48,40 +48,18 @@ func ParseFormat(spec string) (Format, []string) {
 		}
 		spec = b.String()
 	}
-	if i := strings.IndexByte(spec, '%'); i != 0 {
-		if i < 0 {
-			i = len(spec)
-		}
-		f = append(f, column{suffix: spec[:i]})
-		spec = spec[i:]
+	prefix, toks := splitShortSpec(spec)
+	if !strings.HasPrefix(spec, "%") { // the text before the first %: a column even when empty
+		f = append(f, column{suffix: prefix})
 	}
-	// strtok: runs of '%' separate tokens, and empty tokens vanish.
-	for _, tok := range strings.Split(spec, "%") {
-		if tok == "" {
-			continue
-		}
-		c := column{}
-		i := 0
-		if tok[0] == '.' {
-			c.right = true
-			i++
-		}
-		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
-			c.width = c.width*10 + int(tok[i]-'0')
-			i++
-		}
-		var letter byte
-		if i < len(tok) {
-			letter = tok[i]
-			i++
-		}
-		c.suffix = tok[i:]
-		if c.f = byLetter(letter); c.f == nil {
+	for _, t := range toks {
+		c := column{width: t.width, right: t.right, suffix: t.suffix}
+		if c.f = byLetter(t.letter); c.f == nil {
 			if all {
 				continue
 			}
-			c.suffix = "%" + tok
-			warnings = append(warnings, "Invalid job format specification: "+string(letter))
+			c.suffix = "%" + t.raw
+			warnings = append(warnings, "Invalid job format specification: "+string(t.letter))
 		}
 		f = append(f, c)
 	}
