@@ -170,10 +170,6 @@ func submitEnv(sio IO) []string {
 	return env
 }
 
-// notRunning is the error every client gives when the daemon's socket is
-// missing: what is wrong, and the command that fixes it.
-func notRunning(socket string) error { return localapi.NotRunning(socket) }
-
 // readJob runs sbatch's two passes over args: the command line, the script
 // (a file, standard input or --wrap), the SBATCH_* variables. It returns the
 // request, or nil and the exit code after printing what sbatch prints.
@@ -266,19 +262,4 @@ func printJobError(prog string, err error, w io.Writer) int {
 		fmt.Fprintf(w, "%s: error: %s\n", prog, e.Hint)
 	}
 	return e.Exit
-}
-
-// Pending is the body of the commands whose client side lands with the
-// daemon (squeue, scancel, scontrol, sinfo, sacct, sshare, srun): every one of
-// them needs the daemon, so each says that it cannot reach one, in the words
-// the client library will use, and fails as Slurm's commands fail when the
-// controller is down.
-func Pending(prog string, args []string, sio IO) int {
-	cfg, _, err := config.Find("")
-	if err != nil {
-		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
-		return 1
-	}
-	fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, notRunning(cfg.SocketPath))
-	return 1
 }
