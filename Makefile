@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test vet unit fuzz bench demo install clean gpu-check
+.PHONY: all build test vet unit fuzz bench bench-go bench-vs-slurm test-slurm demo install clean gpu-check
 
 all: build
 
@@ -28,9 +28,23 @@ unit:
 fuzz:
 	@scripts/fuzz-brief $(FUZZTIME)
 
-## bench: the benchmarks, with figures (ns/op, B/op, allocs/op)
-bench:
+## bench: the whole-system figures as a table (scripts/bench), measured on
+## real processes; bench-go: every Go benchmark (ns/op, B/op, allocs/op)
+bench: build
+	@scripts/bench
+
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+## bench-vs-slurm: the command-level figures beside real Slurm 22.05's
+## (Debian's packages on loopback, set up and torn down by the script)
+bench-vs-slurm: build
+	@scripts/bench --vs-slurm
+
+## test-slurm: the exported configuration and every example under real
+## Slurm 22.05 (installs Debian's packages; loopback only)
+test-slurm: build
+	@scripts/test-slurm
 
 ## demo: build, start with defaults in a temporary directory, run the examples
 demo: build

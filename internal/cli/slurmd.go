@@ -26,6 +26,15 @@ type slurmdArgs struct {
 		Brief bool     `help:"One line per job instead of the whole request."`
 		Args  []string `arg:"" optional:"" passthrough:"" help:"sbatch's arguments: options, then the script and its arguments."`
 	} `cmd:"" help:"Read a job as sbatch would and print the request it makes, as JSON; submit nothing."`
+
+	// simulate and export are dispatched before kong parses (they have
+	// their own options); these entries put them in --help.
+	Simulate struct {
+		Args []string `arg:"" optional:"" passthrough:""`
+	} `cmd:"" help:"Replay a workload trace through the scheduling core and compare policies (simulate --help)."`
+	Export struct {
+		Args []string `arg:"" optional:"" passthrough:""`
+	} `cmd:"" help:"Write slurm.conf, gres.conf and sacctmgr.sh for real Slurm from this configuration (export --help)."`
 }
 
 // Daemon is what slurmd-lite runs besides its own subcommands: the daemon
@@ -37,6 +46,10 @@ type Daemon struct {
 	Run func(path string) int
 	// Stepd is `slurmd-lite stepd ...`, the per-job supervisor.
 	Stepd func(args []string) int
+	// Simulate is `slurmd-lite simulate ...`, the trace-driven simulator.
+	Simulate func(args []string) int
+	// Export is `slurmd-lite export ...`, the configuration for real Slurm.
+	Export func(args []string) int
 }
 
 // SlurmdLite is the slurmd-lite command.
@@ -44,6 +57,14 @@ func SlurmdLite(args []string, sio IO, dm Daemon) int {
 	// The supervisor's arguments are its own, and it must start fast.
 	if len(args) > 0 && args[0] == "stepd" && dm.Stepd != nil {
 		return dm.Stepd(args[1:])
+	}
+	// The simulator and the exporter parse their own options (each has its
+	// own --help), so they are dispatched before kong reads the line.
+	if len(args) > 0 && args[0] == "simulate" && dm.Simulate != nil {
+		return dm.Simulate(args[1:])
+	}
+	if len(args) > 0 && args[0] == "export" && dm.Export != nil {
+		return dm.Export(args[1:])
 	}
 	var a slurmdArgs
 	exit := -1
