@@ -88,6 +88,38 @@ func procUser(p api.Process) string {
 	return p.User
 }
 
+// foreignProcs lists a GPU's processes of no job as PID:USER:MEMORY,...;
+// "" when there are none.
+func foreignProcs(g *api.GPU) string {
+	var parts []string
+	for _, p := range g.Processes {
+		if p.JobID == "" {
+			parts = append(parts, fmt.Sprintf("%d:%s:%s", p.PID, procUser(p), gpuSize(p.Memory)))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// ForeignUse is what scontrol show node prints in Extra= about processes
+// the scheduler did not start, one GPU:PID:USER:MEMORY per process:
+// "ForeignGPU=0:4242:carol:70G,1:77:?:2G"; "" when there are none. Slurm's
+// Extra is free text; Gres and the other fields, which tools parse, stay
+// exactly Slurm's.
+func ForeignUse(gpus []api.GPU) string {
+	var parts []string
+	for _, g := range gpus {
+		for _, p := range g.Processes {
+			if p.JobID == "" {
+				parts = append(parts, fmt.Sprintf("%d:%d:%s:%s", g.Index, p.PID, procUser(p), gpuSize(p.Memory)))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "ForeignGPU=" + strings.Join(parts, ",")
+}
+
 func gpuDrain(g *api.GPU, e *SinfoEntry) (GPUDrain, bool) {
 	if e.Node == nil {
 		return GPUDrain{}, false
@@ -129,16 +161,10 @@ var gpuFields = []*sinfoField{
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return joinIDs(g.Jobs) })},
 	{names: []string{"gpuforeign"}, header: "FOREIGN", gpu: true,
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string {
-			var parts []string
-			for _, p := range g.Processes {
-				if p.JobID == "" {
-					parts = append(parts, fmt.Sprintf("%d:%s:%s", p.PID, procUser(p), gpuSize(p.Memory)))
-				}
+			if s := foreignProcs(g); s != "" {
+				return s
 			}
-			if len(parts) == 0 {
-				return "N/A"
-			}
-			return strings.Join(parts, ",")
+			return "N/A"
 		})},
 	{names: []string{"gpuforeignmem"}, header: "FOREIGN_MEM", gpu: true,
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return gpuSize(g.Foreign) })},

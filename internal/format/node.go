@@ -418,6 +418,9 @@ func ShowNode(v *NodeView, detail, oneLiner bool) string {
 	if v.Comment != "" {
 		w("%sComment=%s", end, v.Comment)
 	}
+	if extra := ForeignUse(v.GPUs); extra != "" {
+		w("%sExtra=%s", end, extra)
+	}
 	if oneLiner {
 		b.WriteString("\n")
 	} else {

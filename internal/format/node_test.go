@@ -168,3 +168,29 @@ func TestIndexRanges(t *testing.T) {
 		})
 	}
 }
+
+func TestShowNodeForeignGPUUse(t *testing.T) {
+	gib := uint64(1 << 30)
+	n := testNode(0, nil)
+	n.GPUs = []api.GPU{
+		{Index: 0, UUID: "GPU-0", Type: "a100", MemoryTotal: 80 * gib, Processes: []api.Process{
+			{PID: 4242, User: "carol", Memory: 70 * gib},
+			{PID: 5000, User: "alice", Memory: 2 * gib, JobID: "7"},
+		}},
+		{Index: 1, UUID: "GPU-1", Type: "a100", MemoryTotal: 80 * gib, Processes: []api.Process{
+			{PID: 77, Memory: 512 << 20},
+		}},
+	}
+	v := NodeView{Node: n, Partitions: []string{"gpu"}, Host: Host{Load: -1, FreeMem: -1}}
+	got := ShowNode(&v, false, false)
+	want := "\n   Extra=ForeignGPU=0:4242:carol:70G,1:77:?:512M\n\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("record:\n%s\nwant it to end %q", got, want)
+	}
+	n.GPUs[0].Processes = n.GPUs[0].Processes[1:]
+	n.GPUs[1].Processes = nil
+	v.Node = n
+	if got := ShowNode(&v, false, false); strings.Contains(got, "Extra=") {
+		t.Errorf("no foreign process, yet:\n%s", got)
+	}
+}

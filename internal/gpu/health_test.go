@@ -471,7 +471,7 @@ func TestEventProblemsAreWarnings(t *testing.T) {
 		{
 			name: "an Xid on a GPU that cannot be named drains nothing",
 			setup: func(m *machine) {
-				m.events = append(m.events, nvml.EventData{EventType: nvml.EventTypeXidCriticalError, EventData: 79})
+				m.QueueEvent(nvml.EventData{EventType: nvml.EventTypeXidCriticalError, EventData: 79})
 			},
 			want: []string{"nvml: Xid 79 on a GPU that cannot be named"},
 		},
