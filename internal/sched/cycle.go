@@ -105,7 +105,7 @@ func (p *pass) cycle() Plan {
 			res = p.search(sh, from)
 		}
 		if res.ok && res.start == p.now && !(fifo && blocked) {
-			plan.Starts = append(plan.Starts, p.start(pj, sh, res.node, blocked))
+			plan.Starts = append(plan.Starts, p.start(pj, sh, res, blocked))
 			continue
 		}
 		tested++ // only jobs that do not start count: the limit bounds reservation work
@@ -230,20 +230,13 @@ func (b *bound) below(sh *shape) bool {
 
 // start places a job that fits now: the GPUs chosen on the window's minima,
 // the lowest free CPU ids, held until its limit ends.
-func (p *pass) start(pj *pjob, sh *shape, n int, backfilled bool) Start {
-	slots := p.choose(sh, n, p.aggs[n])
-	node := &p.snap.Nodes[n]
-	alloc := Alloc{Node: node.Name, CPUs: p.pickCPUs(n, sh.key.cpus), Mem: sh.key.mem}
-	for _, s := range slots {
-		g := p.slots[s].gpu
-		ga := GPUAlloc{UUID: g.UUID, Index: g.Index}
-		if sh.shared {
-			ga.Mem = sh.key.gpuMem
-		}
-		alloc.GPUs = append(alloc.GPUs, ga)
+func (p *pass) start(pj *pjob, sh *shape, res searchResult, backfilled bool) Start {
+	var alloc Alloc
+	if sh.gang > 0 {
+		alloc = p.holdGang(sh, res, true)
+	} else {
+		alloc = p.allocOn(sh, res.node, p.aggs[res.node], p.now, ceilTo(satAdd(p.now, pj.limit), p.res))
 	}
-	p.deltas = p.holdDeltas(sh, n, slots, p.deltas)
-	p.add(n, p.now, ceilTo(satAdd(p.now, pj.limit), p.res), p.deltas)
 	p.countStart(pj, 1)
 	limit := Unlimited
 	if pj.limit < forever {
@@ -258,12 +251,35 @@ func (p *pass) start(pj *pjob, sh *shape, n int, backfilled bool) Start {
 // up rather than down keeps lower jobs clear of the reserved job's whole
 // time limit).
 func (p *pass) reserve(sh *shape, res searchResult) {
+	if sh.gang > 0 {
+		p.holdGang(sh, res, false)
+		return
+	}
 	if p.aggFor != sh || p.aggVersion != p.version || p.aggStart != res.start || p.aggNode != res.node {
 		res = p.earliest(sh, res.start) // the window's minima were not kept
 	}
 	slots := p.choose(sh, res.node, p.aggs[res.node])
 	p.deltas = p.holdDeltas(sh, res.node, slots, p.deltas)
 	p.add(res.node, floorTo(res.start, p.res), ceilTo(satAdd(res.start, sh.key.length), p.res), p.deltas)
+}
+
+// allocOn places a job of one node on node n, choosing its GPUs on agg
+// (the minima over its window), and holds them over [from, to).
+func (p *pass) allocOn(sh *shape, n int, agg []int64, from, to int64) Alloc {
+	slots := p.choose(sh, n, agg)
+	node := &p.snap.Nodes[n]
+	alloc := Alloc{Node: node.Name, CPUs: p.pickCPUs(n, sh.key.cpus), Mem: sh.key.mem}
+	for _, s := range slots {
+		g := p.slots[s].gpu
+		ga := GPUAlloc{UUID: g.UUID, Index: g.Index}
+		if sh.shared {
+			ga.Mem = sh.key.gpuMem
+		}
+		alloc.GPUs = append(alloc.GPUs, ga)
+	}
+	p.deltas = p.holdDeltas(sh, n, slots, p.deltas)
+	p.add(n, from, to, p.deltas)
+	return alloc
 }
 
 // nodesTaken reports whether every node of the partition was claimed by a

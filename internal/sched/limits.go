@@ -84,6 +84,9 @@ func (p *pass) resourceDetail(sh *shape) string {
 	if len(sh.nodes) == 0 {
 		return "no node of the partition takes work"
 	}
+	if sh.gang > 0 {
+		return p.gangDetail(sh)
+	}
 	usable, cpus, mem := 0, 0, int64(0)
 	for i, n := range sh.nodes {
 		count := 0

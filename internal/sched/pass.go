@@ -88,12 +88,15 @@ type pjob struct {
 
 // runInfo is a job holding resources, as preemption and shrink see it.
 type runInfo struct {
-	job         *Job
-	pj          pjob
-	node        int
-	end         int64
-	rel         release // what stopping it now gives back, until its end
-	wholeGPUs   int
+	job       *Job
+	pj        pjob
+	node      int
+	end       int64
+	rel       release // what stopping it now gives back, until its end
+	wholeGPUs int
+	// more holds, for a job spanning several nodes, what it holds on each
+	// further node; such a job is neither preempted nor shrunk.
+	more        []nodeHold
 	preemptable bool
 	gone        bool // chosen for preemption or shrink in this pass
 }
@@ -241,9 +244,14 @@ func (p *pass) buildTimeline() {
 		default:
 			r.end = max(satAdd(j.Start.Unix(), r.pj.limit), p.now+1)
 		}
+		for k := range j.Alloc.More {
+			if n, ok := p.nodeIdx[j.Alloc.More[k].Node]; ok {
+				r.more = append(r.more, nodeHold{n, p.holding(&j.Alloc.More[k], 1, n, rows[n])})
+			}
+		}
 		if n, ok := p.nodeIdx[j.Alloc.Node]; ok {
 			r.node = n
-			r.rel.deltas = p.holding(j, n, rows[n])
+			r.rel.deltas = p.holding(&j.Alloc, j.Req.CPUs, n, rows[n])
 			for _, g := range j.Alloc.GPUs {
 				if s, ok := p.slotUUID[g.UUID]; ok && p.slots[s].node == n && g.Mem == 0 {
 					r.wholeGPUs++
@@ -273,29 +281,39 @@ func (p *pass) buildTimeline() {
 		return cmp.Or(cmp.Compare(p.running[a].end, p.running[b].end), cmp.Compare(a, b))
 	})
 	for _, i := range order {
-		if r := &p.running[i]; r.node >= 0 {
+		r := &p.running[i]
+		if r.node >= 0 {
 			p.add(r.node, r.end, forever, r.rel.deltas)
+		}
+		for _, m := range r.more {
+			p.add(m.node, r.end, forever, m.deltas)
 		}
 	}
 }
 
-// holding takes what running job j holds on node n out of the node's
-// first row, marks its CPU ids used, and returns the deltas that give it
-// back.
-func (p *pass) holding(j *Job, n int, row []int64) []colDelta {
-	cpus := int64(len(j.Alloc.CPUs))
+// nodeHold is what a running job holds on one further node.
+type nodeHold struct {
+	node   int
+	deltas []colDelta
+}
+
+// holding takes what a running job's allocation a holds on node n out of
+// the node's first row, marks its CPU ids used, and returns the deltas that
+// give it back; reqCPUs counts when a names no CPU ids.
+func (p *pass) holding(a *Alloc, reqCPUs, n int, row []int64) []colDelta {
+	cpus := int64(len(a.CPUs))
 	if cpus == 0 {
-		cpus = int64(max(1, j.Req.CPUs))
+		cpus = int64(max(1, reqCPUs))
 	}
-	for _, id := range j.Alloc.CPUs {
+	for _, id := range a.CPUs {
 		if id >= 0 && id < len(p.cpuUsed[n]) {
 			p.cpuUsed[n][id] = true
 		}
 	}
 	row[p.cpuCol(n)] -= cpus
-	row[p.hmemCol(n)] -= j.Alloc.Mem
-	rel := []colDelta{{p.cpuCol(n), cpus}, {p.hmemCol(n), j.Alloc.Mem}}
-	for _, g := range j.Alloc.GPUs {
+	row[p.hmemCol(n)] -= a.Mem
+	rel := []colDelta{{p.cpuCol(n), cpus}, {p.hmemCol(n), a.Mem}}
+	for _, g := range a.GPUs {
 		s, ok := p.slotUUID[g.UUID]
 		if !ok || p.slots[s].node != n {
 			continue // the card is gone: it holds nothing we could plan with

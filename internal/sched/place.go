@@ -57,6 +57,11 @@ type shape struct {
 	key    shapeKey
 	need   int  // GPUs
 	shared bool // GPUs are shared by memory
+	// gang is the number of whole nodes a job larger than any node takes,
+	// 0 for a job of one node; per is then the shape it needs on each of
+	// them, whose eligible nodes it shares.
+	gang int
+	per  *shape
 	*eligible
 }
 
@@ -77,16 +82,22 @@ type eligibleKey struct {
 
 func (p *pass) shapeOf(pj *pjob) *shape {
 	r := &pj.job.Req
-	k := shapeKey{part: pj.part, gpus: r.GPUs, gpuType: r.GPUType, gpuMem: r.GPUMem,
-		cpus: max(1, r.CPUs), mem: r.Mem, length: pj.limit}
+	return p.shapeFor(shapeKey{part: pj.part, gpus: r.GPUs, gpuType: r.GPUType, gpuMem: r.GPUMem,
+		cpus: max(1, r.CPUs), mem: r.Mem, length: pj.limit})
+}
+
+func (p *pass) shapeFor(k shapeKey) *shape {
 	if sh, ok := p.shapes[k]; ok {
 		return sh
 	}
-	sh := &shape{key: k, need: r.GPUs, shared: r.GPUMem > 0}
+	sh := &shape{key: k, need: k.gpus, shared: k.gpuMem > 0}
 	if sh.shared {
-		sh.need = max(1, r.GPUs)
+		sh.need = max(1, k.gpus)
 	}
-	sh.eligible = p.eligibleFor(eligibleKey{pj.part, sh.need, sh.shared, r.GPUType})
+	sh.eligible = p.eligibleFor(eligibleKey{k.part, sh.need, sh.shared, k.gpuType})
+	if !sh.shared && sh.need > 0 {
+		p.gangShape(sh)
+	}
 	p.shapes[k] = sh
 	return sh
 }
@@ -163,6 +174,8 @@ type searchResult struct {
 	start   int64
 	node    int
 	ok      bool
+	// nodes are a gang's nodes, node being the first.
+	nodes []int
 }
 
 // earliest finds the earliest time at or after from when the job fits for
@@ -170,6 +183,9 @@ type searchResult struct {
 // a start earlier than the best so far, ties going to the node listed
 // first. The winner's window minima stay in p.aggs[node].
 func (p *pass) earliest(sh *shape, from int64) searchResult {
+	if sh.gang > 0 {
+		return p.earliestGang(sh, from)
+	}
 	best := searchResult{version: p.version, node: -1}
 	for i, n := range sh.nodes {
 		limit := forever

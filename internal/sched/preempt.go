@@ -17,6 +17,9 @@ import (
 // to pj from now on, held as a reservation until the daemon has yielded
 // them and starts pj.
 func (p *pass) tryPreempt(pj *pjob, sh *shape) ([]Preempt, int, bool) {
+	if sh.gang > 0 {
+		return p.tryPreemptGang(pj, sh)
+	}
 	end := satAdd(p.now, sh.key.length)
 	var best []int
 	bestEntry := -1
@@ -25,7 +28,7 @@ func (p *pass) tryPreempt(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 		var cands []int
 		for k := range p.running {
 			r := &p.running[k]
-			if !r.gone && r.preemptable && r.pj.tier < pj.tier && r.node == n && r.job.State == slurm.Running {
+			if !r.gone && r.preemptable && r.pj.tier < pj.tier && r.node == n && r.job.State == slurm.Running && len(r.more) == 0 {
 				cands = append(cands, k)
 			}
 		}
@@ -221,7 +224,7 @@ func (p *pass) tryShrink(pj *pjob, sh *shape) (Shrink, int, bool) {
 	var cands []int
 	for k := range p.running {
 		r := &p.running[k]
-		if r.gone || r.node < 0 || r.job.State != slurm.Running || r.wholeGPUs < 2 || r.job.Req.GPUMem > 0 {
+		if r.gone || r.node < 0 || r.job.State != slurm.Running || r.wholeGPUs < 2 || r.job.Req.GPUMem > 0 || len(r.more) > 0 {
 			continue
 		}
 		if !r.job.Yieldable && !r.preemptable {

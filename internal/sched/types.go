@@ -20,7 +20,8 @@ type Snapshot struct {
 	Now    time.Time
 	Config Config
 	// Nodes are the machines jobs run on: the daemon has one, the simulator
-	// may have several. A job runs on one node.
+	// may have several. A job of up to one node's GPUs runs on one node; a
+	// larger one takes whole nodes (see Alloc.More).
 	Nodes      []Node
 	Partitions []Partition
 	QOS        []QOS
@@ -240,6 +241,9 @@ type Alloc struct {
 	GPUs []GPUAlloc
 	CPUs []int
 	Mem  int64
+	// More are the further nodes of a job larger than one node, each taken
+	// whole; empty on the daemon's one machine.
+	More []Alloc
 }
 
 // GPUAlloc is one GPU of an allocation.
