@@ -307,7 +307,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 				continue
 			}
 		}
-		b.WriteString(format.ShowJob(j, showTask, s.details > 0, s.oneLiner, s.env))
+		b.WriteString(format.ShowJob(j, showTask, s.details, s.oneLiner, s.env))
 		printed++
 	}
 	io.WriteString(s.sio.Stdout, b.String())

@@ -61,6 +61,9 @@ type Options struct {
 	Exe string
 	// Log receives the daemon's log lines; nil is stderr.
 	Log io.Writer
+	// OpenNVML opens the inventory for GPUs = "nvml"; nil is the real
+	// driver (gpu.FromDriver). Tests give a go-nvml mock machine.
+	OpenNVML func(gpu.Options) *gpu.Inventory
 }
 
 // Daemon is one running slurmd-lite.
@@ -173,7 +176,7 @@ func Run(ctx context.Context, opts Options) error {
 	if rel, err := filepath.Rel(cfg.StateSaveLocation, cfg.CheckpointDir); err == nil && !strings.HasPrefix(rel, "..") && os.Geteuid() == 0 {
 		_ = os.Chmod(cfg.StateSaveLocation, 0o711)
 	}
-	if d.inv, err = openGPUs(cfg); err != nil {
+	if d.inv, err = openGPUs(cfg, opts.OpenNVML); err != nil {
 		return err
 	}
 	defer d.inv.Close()
@@ -287,8 +290,9 @@ func (d *Daemon) reload() {
 	d.wake()
 }
 
-// openGPUs opens the inventory the configuration names.
-func openGPUs(cfg *config.Config) (*gpu.Inventory, error) {
+// openGPUs opens the inventory the configuration names; nvml opens the
+// driver's (nil: the real one).
+func openGPUs(cfg *config.Config, nvml func(gpu.Options) *gpu.Inventory) (*gpu.Inventory, error) {
 	opts := gpu.Options{Types: gpuTypes(cfg)}
 	switch cfg.Node.GPUs {
 	case config.GPUsNone:
@@ -300,6 +304,9 @@ func openGPUs(cfg *config.Config) (*gpu.Inventory, error) {
 		}
 		return gpu.Simulated(sims, opts)
 	default:
+		if nvml != nil {
+			return nvml(opts), nil
+		}
 		return gpu.FromDriver(opts), nil
 	}
 }

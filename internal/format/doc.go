@@ -7,7 +7,7 @@
 //
 //	squeue    ControllerOrder(jobs) -> NewRow per job -> SortRows
 //	          ParseFormat (-o) / ParseLongFormat (-O) -> Format.Header, Format.Line
-//	scontrol  ShowJob(job, task, detail, oneLiner, env)
+//	scontrol  ShowJob(job, task, details, oneLiner, env)
 //	sacct     ParseAcctFields (-o) -> AcctPrinter{Columns}.Header, .Line(AcctRow)
 //	sinfo     NewNodeView(node, drains, cfg, host) -> ParseSinfoFormat (-o) /
 //	          ParseSinfoLongFormat (-O) -> BuildSinfo -> SortSinfo -> Header, Line;

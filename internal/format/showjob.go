@@ -7,16 +7,22 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // ShowJob prints a job as scontrol show job does (slurm_sprint_job_info in
 // src/api/job_info.c): its fields on indented lines, or on one line with
-// oneLiner (-o); detail (-d) adds the derived exit code and the
-// allocation's CPUs, memory and GPUs. task, when not store.NoTask, shows a
-// pending record as that one task (scontrol show job A_T).
-func ShowJob(j *api.Job, task int, detail, oneLiner bool, env *Env) string {
+// oneLiner (-o). details counts -d: one adds the derived exit code and the
+// allocation's CPUs, memory and GPU indices, as Slurm does; two (-dd) add
+// what only slurm-lite knows, each on a line of its own so that every line
+// Slurm prints stays as Slurm prints it: ReasonDetail= (why a pending job
+// waits, with numbers) and GPU_UUIDs= (the GPUs a job holds, by identity).
+// task, when not store.NoTask, shows a pending record as that one task
+// (scontrol show job A_T).
+func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string {
+	detail, detail2 := details > 0, details > 1
 	end := "\n   "
 	if oneLiner {
 		end = " "
@@ -58,6 +64,10 @@ func ShowJob(j *api.Job, task int, detail, oneLiner bool, env *Env) string {
 	nl()
 	w("JobState=%s Reason=%s Dependency=%s", j.State, strings.Join(strings.Fields(reason(j)), "_"), printable(dependency(j)))
 	nl()
+	if detail2 && j.State == slurm.Pending && j.ReasonDetail != "" {
+		w("ReasonDetail=%s", printable(j.ReasonDetail))
+		nl()
+	}
 	w("Requeue=%s Restarts=%d BatchFlag=1 Reboot=0 ExitCode=%s", boolDigit(j.Requeue), j.Restarts, exitCode(j.ExitCode))
 	nl()
 	if detail {
@@ -117,6 +127,10 @@ func ShowJob(j *api.Job, task int, detail, oneLiner bool, env *Env) string {
 		nl()
 		w("  Nodes=%s CPU_IDs=%s Mem=%d GRES=%s", j.Alloc.Node, BitFmt(j.Alloc.CPUs), j.Alloc.Mem>>20, gresDetail(j, env))
 		nl()
+		if detail2 && len(j.Alloc.GPUs) > 0 {
+			w("  GPU_UUIDs=%s", gpuUUIDs(j))
+			nl()
+		}
 	}
 	mib, perCPU := memory(j)
 	per := "Node"
@@ -220,6 +234,16 @@ func gresDetail(j *api.Job, env *Env) string {
 		idx = append(idx, a.Index)
 	}
 	return g + "(IDX:" + BitFmt(idx) + ")"
+}
+
+// gpuUUIDs is -dd's GPU_UUIDs=: "0:GPU-5d4f…,1:GPU-9a21…", index then
+// UUID, in the order of the allocation's indices (IDX: above).
+func gpuUUIDs(j *api.Job) string {
+	parts := make([]string, len(j.Alloc.GPUs))
+	for i, g := range j.Alloc.GPUs {
+		parts[i] = strconv.Itoa(g.Index) + ":" + g.UUID
+	}
+	return strings.Join(parts, ",")
 }
 
 func cpusPerTres(j *api.Job) string {

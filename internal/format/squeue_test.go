@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -209,7 +210,7 @@ func TestControllerOrder(t *testing.T) {
 
 func TestShowJobOneLiner(t *testing.T) {
 	j := job(7, func(j *api.Job) { j.WorkDir, j.StdOut, j.StdErr, j.StdIn = "/w", "/w/o", "/w/o", "/dev/null" })
-	got := ShowJob(j, store.NoTask, false, true, &Env{Now: testNow})
+	got := ShowJob(j, store.NoTask, 0, true, &Env{Now: testNow})
 	for _, want := range []string{"JobId=7 JobName=j UserId=root(0) GroupId=nobody(0) ", " Command=(null) WorkDir=/w StdErr=/w/o StdIn=/dev/null StdOut=/w/o Power= \n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("ShowJob one-liner lacks %q:\n%s", want, got)
@@ -217,5 +218,41 @@ func TestShowJobOneLiner(t *testing.T) {
 	}
 	if strings.Count(got, "\n") != 1 {
 		t.Errorf("ShowJob one-liner is not one line:\n%q", got)
+	}
+}
+
+func TestShowJobDetailLevels(t *testing.T) {
+	pending := job(8, func(j *api.Job) {
+		j.Reason = slurm.ReasonResources
+		j.ReasonDetail = "needs 24.0 GiB of GPU memory, the best GPU has 18.2 GiB free"
+	})
+	running := job(9, runningFor(time.Minute), func(j *api.Job) {
+		j.Request.GPUs = []jobscript.Gres{{Name: "gpu", Count: 2}}
+		j.Alloc.GPUs = []store.GPUAlloc{{UUID: "GPU-aaaa", Index: 0}, {UUID: "GPU-bbbb", Index: 1}}
+		j.Alloc.CPUs = []int{0}
+	})
+	tests := []struct {
+		name    string
+		j       *api.Job
+		details int
+		want    string // a line that -dd adds; "" for none
+	}{
+		{"a pending job's reason in numbers with -dd", pending, 2, "   ReasonDetail=needs 24.0 GiB of GPU memory, the best GPU has 18.2 GiB free\n"},
+		{"a running job's GPU UUIDs with -dd", running, 2, "     GPU_UUIDs=0:GPU-aaaa,1:GPU-bbbb\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := &Env{Now: testNow}
+			dd := ShowJob(tt.j, store.NoTask, tt.details, false, env)
+			if !strings.Contains(dd, tt.want) {
+				t.Errorf("-dd lacks %q:\n%s", tt.want, dd)
+			}
+			// Without the second -d, the record is Slurm's: the added
+			// line is the only difference.
+			d := ShowJob(tt.j, store.NoTask, 1, false, env)
+			if diff := cmp.Diff(strings.Replace(dd, tt.want[3:]+"   ", "", 1), d); diff != "" {
+				t.Errorf("-d differs from -dd by more than the line (-dd without it +d):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1,0 +1,346 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/gpu/gputest"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+)
+
+// TestMain lets the test binary be the job supervisor too: the daemon
+// starts supervisors as `<its binary> stepd ...`, and in these tests its
+// binary is the test binary.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "stepd" {
+		os.Exit(stepd.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// nvmlDaemon is a real daemon (store, socket, supervisors, real job
+// processes) whose GPUs are a go-nvml mock DGX A100 that the test drives:
+// what NVML reports is what the test says, and the daemon acts on it.
+type nvmlDaemon struct {
+	t    *testing.T
+	dir  string
+	m    *gputest.Machine
+	c    *localapi.Client
+	logs *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startNVMLDaemon(t *testing.T, policy string) *nvmlDaemon {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a daemon and real jobs")
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "conf.toml")
+	err := os.WriteFile(conf, []byte(fmt.Sprintf(`SocketPath        = %q
+StateSaveLocation = %q
+KillWait          = 1
+GPUSampleInterval = 1
+GPUViolationPolicy = %q
+
+[Node]
+NodeName   = "gpu01"
+CPUs       = 8
+RealMemory = "8G"
+GPUs       = "nvml"
+`, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), policy)), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd := &nvmlDaemon{t: t, dir: dir, m: gputest.DGXA100(), logs: &syncBuffer{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs,
+			OpenNVML: func(o gpu.Options) *gpu.Inventory {
+				o.ReleaseTimeout = 5 * time.Second
+				return gpu.FromNVML(nd.m.Lib(), o)
+			}})
+	}()
+	t.Cleanup(func() {
+		// Jobs outlive a daemon by design: cancel them first.
+		var jobs []api.Job
+		if nd.c != nil && nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs) == nil {
+			for _, j := range jobs {
+				if !j.State.Finished() {
+					_ = nd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(j.ID))}}, nil)
+				}
+			}
+			nd.waitFor(func() bool {
+				_ = nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs)
+				for _, j := range jobs {
+					if !j.State.Finished() {
+						return false
+					}
+				}
+				return true
+			}, "every job ended at cleanup")
+		}
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("daemon: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", nd.logs.String())
+		}
+	})
+	sock := filepath.Join(dir, "d.sock")
+	nd.waitFor(func() bool {
+		c, err := localapi.Dial(sock)
+		if err != nil {
+			return false
+		}
+		nd.c = c
+		return true
+	}, "the daemon's socket")
+	return nd
+}
+
+// waitFor polls cond for up to 20 s.
+func (nd *nvmlDaemon) waitFor(cond func() bool, what string) {
+	nd.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	nd.t.Fatalf("timed out waiting for %s", what)
+}
+
+// submit submits a batch script with sbatch's options and returns its id.
+func (nd *nvmlDaemon) submit(script string, opts ...string) uint32 {
+	nd.t.Helper()
+	cl, err := jobscript.ParseCommandLine(append(opts, "job.sh"))
+	if err != nil {
+		nd.t.Fatal(err)
+	}
+	req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\n" + script + "\n"), Command: cl, Now: time.Now()})
+	if err != nil {
+		nd.t.Fatal(err)
+	}
+	var out api.Submitted
+	if err := nd.c.Do(context.Background(), "POST", api.PathJobs,
+		api.Submit{Request: *req, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: nd.dir}, &out); err != nil {
+		nd.t.Fatalf("submitting: %v", err)
+	}
+	return out.JobID
+}
+
+func (nd *nvmlDaemon) job(id uint32) api.Job {
+	nd.t.Helper()
+	var jobs []api.Job
+	if err := nd.c.Do(context.Background(), "GET", fmt.Sprintf("%s?id=%d", api.PathJobs, id), nil, &jobs); err != nil || len(jobs) == 0 {
+		nd.t.Fatalf("job %d: %v (%d rows)", id, err, len(jobs))
+	}
+	return jobs[0]
+}
+
+func (nd *nvmlDaemon) node() api.Node {
+	nd.t.Helper()
+	var n api.Node
+	if err := nd.c.Do(context.Background(), "GET", api.PathNode, nil, &n); err != nil {
+		nd.t.Fatal(err)
+	}
+	return n
+}
+
+func (nd *nvmlDaemon) waitState(id uint32, want slurm.JobState) api.Job {
+	nd.t.Helper()
+	var j api.Job
+	nd.waitFor(func() bool { j = nd.job(id); return j.State == want }, fmt.Sprintf("job %d %s", id, want))
+	return j
+}
+
+// devOf is the mock device index of the GPU with this UUID.
+func (nd *nvmlDaemon) devOf(uuid string) int {
+	for i := range nd.m.Server.Devices {
+		if nd.m.UUID(i) == uuid {
+			return i
+		}
+	}
+	nd.t.Fatalf("no mock GPU %s", uuid)
+	return -1
+}
+
+// readPID waits for a job to write its shell's pid into file.
+func (nd *nvmlDaemon) readPID(file string) int {
+	nd.t.Helper()
+	var pid int
+	nd.waitFor(func() bool {
+		b, err := os.ReadFile(filepath.Join(nd.dir, file))
+		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	}, file)
+	return pid
+}
+
+const gib = uint64(1) << 30
+
+func TestNVMLViolationPolicyKill(t *testing.T) {
+	nd := startNVMLDaemon(t, "kill")
+	id := nd.submit("echo $$ > pid.txt; exec sleep 60", "--gpus=1")
+	j := nd.waitState(id, slurm.Running)
+	if len(j.Alloc.GPUs) != 1 {
+		t.Fatalf("job holds %v, want one GPU", j.Alloc.GPUs)
+	}
+	pid := nd.readPID("pid.txt")
+	// The job's process shows up on a GPU it was not given: the policy
+	// cancels it and its record says why.
+	other := (nd.devOf(j.Alloc.GPUs[0].UUID) + 3) % len(nd.m.Server.Devices)
+	nd.m.RunLive(other, gputest.Proc(pid, 2*gib))
+	j = nd.waitState(id, slurm.Cancelled)
+	if !strings.Contains(strings.Join(j.Notes, "\n"), "GPUViolationPolicy=kill") {
+		t.Errorf("job's notes %q do not name the policy", j.Notes)
+	}
+}
+
+func TestNVMLViolationPolicyWarnLeavesTheJobRunning(t *testing.T) {
+	nd := startNVMLDaemon(t, "warn")
+	id := nd.submit("echo $$ > pid.txt; exec sleep 60", "--gpus=1")
+	j := nd.waitState(id, slurm.Running)
+	pid := nd.readPID("pid.txt")
+	other := (nd.devOf(j.Alloc.GPUs[0].UUID) + 1) % len(nd.m.Server.Devices)
+	nd.m.RunLive(other, gputest.Proc(pid, gib))
+	nd.waitFor(func() bool { return len(nd.job(id).Notes) > 0 }, "a note on the job")
+	// Three more samples: still running, and noted once.
+	time.Sleep(3 * time.Second)
+	j = nd.job(id)
+	if j.State != slurm.Running || len(j.Notes) != 1 || !strings.Contains(j.Notes[0], "GPUViolationPolicy=warn") {
+		t.Errorf("job %s with notes %q; want RUNNING with one warn note", j.State, j.Notes)
+	}
+}
+
+func TestNVMLLostGPUEndsItsJobAsNodeFailAndRequeuesIt(t *testing.T) {
+	nd := startNVMLDaemon(t, "warn")
+	id := nd.submit("exec sleep 60", "--gpus=1", "--requeue")
+	j := nd.waitState(id, slurm.Running)
+	lost := j.Alloc.GPUs[0].UUID
+	nd.m.Lose(nd.devOf(lost))
+	// Requeued: it runs again, on another GPU, as its second run.
+	nd.waitFor(func() bool {
+		j = nd.job(id)
+		return j.State == slurm.Running && j.Restarts == 1
+	}, "the job running again after NODE_FAIL")
+	if j.Alloc.GPUs[0].UUID == lost {
+		t.Errorf("job restarted on the lost GPU %s", lost)
+	}
+	var state string
+	for _, g := range nd.node().GPUs {
+		if g.UUID == lost {
+			state = g.State
+		}
+	}
+	if state != "lost" && state != "drained" {
+		t.Errorf("lost GPU's state is %q, want lost or drained", state)
+	}
+}
+
+func TestNVMLSurvivorIsKilledBeforeTheGPUIsOfferedAgain(t *testing.T) {
+	nd := startNVMLDaemon(t, "warn")
+	id := nd.submit("while [ ! -e go ]; do sleep 0.05; done", "--gpus=8")
+	j := nd.waitState(id, slurm.Running)
+	// A process of the job that escaped its process tree (a daemonized
+	// data loader): only its SLURM_JOB_ID ties it to the job.
+	survivor := exec.Command("sleep", "120")
+	survivor.Env = []string{"SLURM_JOB_ID=" + strconv.Itoa(int(id))}
+	survivor.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := survivor.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- survivor.Wait() }()
+	t.Cleanup(func() { _ = survivor.Process.Kill() })
+	dev := nd.devOf(j.Alloc.GPUs[0].UUID)
+	nd.m.RunLive(dev, gputest.Proc(survivor.Process.Pid, 10*gib))
+	// A second job needs the whole machine: it may start only once the
+	// survivor is gone.
+	next := nd.submit("exit 0", "--gpus=8")
+	if err := os.WriteFile(filepath.Join(nd.dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nd.waitState(id, slurm.Completed)
+	select {
+	case err := <-exited:
+		if err == nil {
+			t.Errorf("the survivor exited on its own; want it killed")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the survivor of job %d still runs", id)
+	}
+	nd.waitState(next, slurm.Completed)
+}
+
+func TestNVMLForeignProcessTakesAGPU(t *testing.T) {
+	nd := startNVMLDaemon(t, "warn")
+	// Someone outside the scheduler holds 39 of GPU 0's 40 GiB.
+	foreign := exec.Command("sleep", "120")
+	if err := foreign.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go foreign.Wait()
+	t.Cleanup(func() { _ = foreign.Process.Kill() })
+	nd.m.RunLive(0, gputest.Proc(foreign.Process.Pid, 39*gib))
+	var g api.GPU
+	nd.waitFor(func() bool {
+		for _, x := range nd.node().GPUs {
+			if x.UUID == nd.m.UUID(0) {
+				g = x
+			}
+		}
+		return g.State == "taken"
+	}, "GPU 0 taken by a foreign process")
+	if len(g.Processes) != 1 || g.Processes[0].PID != foreign.Process.Pid || g.Processes[0].JobID != "" || g.Processes[0].User == "" {
+		t.Errorf("GPU 0's processes %+v; want the foreign pid %d with its user and no job", g.Processes, foreign.Process.Pid)
+	}
+	// A job asking for every GPU waits; one asking for seven runs beside.
+	all := nd.submit("exit 0", "--gpus=8")
+	seven := nd.submit("exit 0", "--gpus=7")
+	nd.waitState(seven, slurm.Completed)
+	if j := nd.job(all); j.State != slurm.Pending {
+		t.Errorf("the 8-GPU job is %s, want PENDING while GPU 0 is taken", j.State)
+	}
+}
