@@ -64,6 +64,13 @@ func (s *syncBuffer) String() string {
 
 func startNVMLDaemon(t *testing.T, policy string) *nvmlDaemon {
 	t.Helper()
+	return startNVMLDaemonWith(t, policy, nil)
+}
+
+// startNVMLDaemonWith lets prepare break the machine before the daemon
+// first opens it.
+func startNVMLDaemonWith(t *testing.T, policy string, prepare func(*gputest.Machine)) *nvmlDaemon {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a daemon and real jobs")
 	}
@@ -89,6 +96,9 @@ GPUs       = "nvml"
 		t.Fatal(err)
 	}
 	nd := &nvmlDaemon{t: t, dir: dir, m: gputest.DGXA100(), logs: &syncBuffer{}}
+	if prepare != nil {
+		prepare(nd.m)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -342,5 +352,50 @@ func TestNVMLForeignProcessTakesAGPU(t *testing.T) {
 	nd.waitState(seven, slurm.Completed)
 	if j := nd.job(all); j.State != slurm.Pending {
 		t.Errorf("the 8-GPU job is %s, want PENDING while GPU 0 is taken", j.State)
+	}
+}
+
+func TestNVMLXidDrainsOnlyForHardwareFaults(t *testing.T) {
+	nd := startNVMLDaemon(t, "warn")
+	gpuState := func(i int) (string, string) {
+		for _, g := range nd.node().GPUs {
+			if g.UUID == nd.m.UUID(i) {
+				return g.State, g.Reason
+			}
+		}
+		return "", ""
+	}
+	// Xid 13 (a CUDA program's illegal address) is the application's
+	// fault: it never drains the card.
+	nd.m.Xid(2, 13)
+	// Xid 48 (a double-bit ECC error) is the card's: drained, with why.
+	nd.m.Xid(5, 48)
+	nd.waitFor(func() bool { s, _ := gpuState(5); return s == "drained" }, "GPU 5 drained after Xid 48")
+	if _, why := gpuState(5); !strings.Contains(why, "48") {
+		t.Errorf("GPU 5's reason %q does not name the Xid", why)
+	}
+	if s, why := gpuState(2); s != "up" && s != "" {
+		t.Errorf("GPU 2 is %s (%s) after an application's Xid 13; want it still offered", s, why)
+	}
+	// Jobs go to the seven others.
+	id := nd.submit("exit 0", "--gpus=7")
+	j := nd.waitState(id, slurm.Completed)
+	for _, g := range j.Alloc.GPUs {
+		if g.UUID == nd.m.UUID(5) {
+			t.Errorf("a job was given the drained GPU 5")
+		}
+	}
+}
+
+func TestNVMLDriverMismatchDrainsTheNode(t *testing.T) {
+	nd := startNVMLDaemonWith(t, "warn", func(m *gputest.Machine) { m.DriverMismatch() })
+	n := nd.node()
+	if n.State != "DRAIN" || n.Reason != "driver mismatch, reboot needed" {
+		t.Errorf("node %s (%q); want DRAIN with the reason driver mismatch, reboot needed", n.State, n.Reason)
+	}
+	id := nd.submit("exit 0")
+	time.Sleep(1500 * time.Millisecond)
+	if j := nd.job(id); j.State != slurm.Pending {
+		t.Errorf("a job on a node drained for a driver mismatch is %s, want PENDING", j.State)
 	}
 }

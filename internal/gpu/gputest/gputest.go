@@ -189,3 +189,9 @@ func PCIInfo(busID string) nvml.PciInfo {
 	fmt.Sscanf(busID, "%x:%x:%x", &p.Domain, &p.Bus, &p.Device)
 	return p
 }
+
+// DriverMismatch makes nvmlInit fail as it does after a driver upgrade
+// without a reboot (the kernel module and the library differ).
+func (m *Machine) DriverMismatch() {
+	m.Server.InitFunc = func() nvml.Return { return nvml.ERROR_LIB_RM_VERSION_MISMATCH }
+}
