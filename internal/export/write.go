@@ -1,0 +1,87 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// writeFiles writes files into dir (made if missing) and returns their
+// paths. Each goes to a temporary file beside its target first; only when
+// every one is written and synced are they renamed into place, so a failure
+// leaves no half-written configuration (and no temporary file) behind.
+// Existing targets are an error unless force.
+func writeFiles(dir string, files []File, force bool) ([]string, error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("output directory %q is a file: choose a directory with --dir", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("making output directory: %w", err)
+	}
+	if !force {
+		var exist []string
+		for _, f := range files {
+			if _, err := os.Lstat(filepath.Join(dir, f.Name)); err == nil {
+				exist = append(exist, f.Name)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("checking output file: %w", err)
+			}
+		}
+		if len(exist) > 0 {
+			return nil, fmt.Errorf("%s already in %q: move them away, choose another --dir, or pass --force to replace them",
+				strings.Join(exist, ", "), dir)
+		}
+	}
+	var temps []string
+	cleanup := func() {
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}
+	for _, f := range files {
+		t, err := writeTemp(dir, f)
+		if t != "" {
+			temps = append(temps, t)
+		}
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+	}
+	var paths []string
+	for i, f := range files {
+		p := filepath.Join(dir, f.Name)
+		if err := os.Rename(temps[i], p); err != nil {
+			cleanup()
+			return paths, fmt.Errorf("writing %s: %w", p, err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// writeTemp writes f to a new temporary file in dir and returns its path
+// (also on error, for the caller to remove).
+func writeTemp(dir string, f File) (string, error) {
+	t, err := os.CreateTemp(dir, "."+f.Name+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %w", f.Name, err)
+	}
+	_, err = t.Write(f.Data)
+	if err == nil {
+		err = t.Chmod(f.Mode)
+	}
+	if err == nil {
+		err = t.Sync()
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return t.Name(), fmt.Errorf("writing %s: %w", filepath.Join(dir, f.Name), err)
+	}
+	return t.Name(), nil
+}
