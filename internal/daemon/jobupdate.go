@@ -216,9 +216,10 @@ func change(j store.Job, ch changes, who updater, cfg *config.Config, prio uint3
 	return j, 0
 }
 
-// changeLimit is the time limit step of change. A running job's limit is
-// enforced by its supervisor, which was given the limit at launch and has no
-// way to take a longer one: raising it is refused until it has.
+// changeLimit is the time limit step of change. As in Slurm, only an
+// operator may raise a limit; anyone may lower their own job's. A running
+// job's new limit goes to its supervisor (setLimit), which counts it from
+// the job's start.
 func changeLimit(j store.Job, limit time.Duration, who updater, cfg *config.Config) (store.Job, int) {
 	if limit <= 0 {
 		return j, codeBadTimeLimit
@@ -228,9 +229,6 @@ func changeLimit(j store.Job, limit time.Duration, who updater, cfg *config.Conf
 	case limit == old:
 		return j, 0
 	case who.operator || limit < old:
-		if j.State != slurm.Pending && limit > old {
-			return j, codeNotSupported
-		}
 		if tm := j.Request.TimeMin.Duration(); tm != 0 && limit < tm {
 			return j, codeBadTimeMin
 		}
@@ -308,15 +306,15 @@ func (d *Daemon) update(ctx context.Context, req *localapi.Request[api.Update]) 
 	for _, s := range ch.Jobs {
 		var r api.UpdateResult
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
-			u.lowered = u.lowered[:0]
+			u.limited = u.limited[:0]
 			r = u.one(tx, s)
 			return nil
 		})
 		if err != nil {
 			return res, fmt.Errorf("updating job %s: %w", s, err)
 		}
-		for _, j := range u.lowered {
-			d.armLimit(j)
+		for _, j := range u.limited {
+			d.setLimit(j)
 		}
 		res.Results = append(res.Results, r)
 	}
@@ -333,8 +331,8 @@ type jobUpdate struct {
 	ch     changes
 	snap   *sched.Snapshot
 	prio   map[uint32]uint32
-	// lowered are running jobs whose limit came down, to be enforced.
-	lowered []store.Job
+	// limited are running jobs whose limit changed, for their supervisors.
+	limited []store.Job
 }
 
 // one resolves a job string as slurmctld's update_job_str does and changes
@@ -461,7 +459,7 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 		return outcome{codeInvalidJobID, err.Error()}
 	}
 	if cur.State == slurm.Running && cur.TimeLimit != j.TimeLimit {
-		u.lowered = append(u.lowered, cur)
+		u.limited = append(u.limited, cur)
 	}
 	detail := describe(u.ch.Update)
 	u.d.log.Info("job updated", "job", j.ID, "by", u.caller.User, "change", detail)
@@ -579,14 +577,19 @@ func describe(u api.Update) string {
 	return strings.Join(parts, " ")
 }
 
-// armLimit enforces a running job's lowered time limit. Its supervisor
-// still holds the limit it started with, so the daemon ends the job itself
-// when the new one is reached: TIMEOUT, as at any time limit. The timer
-// lives in this process only: a daemon restarted before it fires leaves the
-// job to its first limit (the supervisor would need a way to take a new
-// one, which it has not yet).
-func (d *Daemon) armLimit(j store.Job) {
+// setLimit gives a running job's new time limit to its supervisor, which
+// enforces it from then on, across restarts of the daemon. A supervisor
+// that cannot take it (started by a build without OpLimit) keeps its first
+// limit; a lower one is then enforced by a timer of this process, which a
+// restart of the daemon loses.
+func (d *Daemon) setLimit(j store.Job) {
 	limit := effectiveLimit(d.config(), j)
+	_, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpLimit, Limit: limit})
+	if err == nil {
+		d.log.Info("running job's time limit changed", "job", j.ID, "limit", slurmtime.FormatDuration(limit))
+		return
+	}
+	d.log.Warn("the job's supervisor did not take its new time limit", "job", j.ID, "err", err)
 	if limit == slurmtime.Infinite {
 		return
 	}

@@ -109,11 +109,11 @@ func TestChange(t *testing.T) {
 			want:   func(j *store.Job) { j.TimeLimit = 2 * time.Hour },
 		},
 		{
-			name:     "a running job's limit is not raised, even by root: its supervisor cannot take it",
-			job:      alicesJob(slurm.Running),
-			update:   api.Update{TimeLimit: ptr(time.Hour)},
-			who:      root,
-			wantCode: codeNotSupported,
+			name:   "root raises a running job's limit (its supervisor takes the new one)",
+			job:    alicesJob(slurm.Running),
+			update: api.Update{TimeLimit: ptr(time.Hour)},
+			who:    root,
+			want:   func(j *store.Job) { j.TimeLimit = time.Hour },
 		},
 		{
 			name: "the default limit counts as the job's limit: lowering from UNLIMITED is allowed",

@@ -22,6 +22,7 @@ const (
 	OpStatus = "status" // the job's Status, State RUNNING while it runs
 	OpSignal = "signal" // send Signal to Target's processes
 	OpCancel = "cancel" // end the job: Signal (SIGTERM), KillWait, SIGKILL
+	OpLimit  = "limit"  // a new time limit (Limit, from the job's start): scontrol update TimeLimit=
 )
 
 // Targets of OpSignal.
@@ -50,6 +51,9 @@ type Request struct {
 	Why   string        `json:"why,omitempty"`
 	Grace time.Duration `json:"grace,omitempty"`
 	Kill  bool          `json:"kill,omitempty"`
+	// Limit is OpLimit's new time limit, counted from the job's start;
+	// slurmtime.Infinite for none.
+	Limit time.Duration `json:"limit,omitempty"`
 }
 
 // Reply answers a Request.

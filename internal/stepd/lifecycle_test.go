@@ -289,3 +289,51 @@ while :; do sleep 0.05; done
 		t.Errorf("output after a requeue:\n%s\nwant the first run, the requeue line, the second run", out)
 	}
 }
+
+// TestLimitRequest: scontrol update TimeLimit= on a running job reaches
+// its supervisor, which counts the new limit from the job's start: a
+// raised limit lets the job run past the old one, a lowered one ends it
+// early, TIMEOUT either way.
+func TestLimitRequest(t *testing.T) {
+	tests := []struct {
+		name         string
+		first, later time.Duration
+		min, max     time.Duration // when the limit hit, after the start
+	}{
+		{"a raised limit: the job runs past its first", 1 * time.Second, 3 * time.Second, 3 * time.Second, 4 * time.Second},
+		{"a lowered limit: the job ends early", time.Minute, 2 * time.Second, 2 * time.Second, 3 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			j := newJob(t, "#!/bin/sh\necho start\nwhile :; do sleep 0.05; done\n")
+			j.spec.TimeLimit = tc.first
+			j.start()
+			j.waitOutput(fmt.Sprintf("slurm-%d.out", j.spec.JobID), "start\n")
+			if _, err := Call(j.dir, Request{Op: OpLimit, Limit: tc.later}); err != nil {
+				t.Fatal(err)
+			}
+			st := j.wait()
+			if st.State != slurm.Timeout || st.Ending == nil {
+				t.Fatalf("state %s, ending %+v; want TIMEOUT\nlog:\n%s", st.State, st.Ending, j.log())
+			}
+			if d := st.Ending.At.Sub(st.Start); d < tc.min || d > tc.max {
+				t.Errorf("limit enforced %v after the start, want between %v and %v", d, tc.min, tc.max)
+			}
+		})
+	}
+	t.Run("refused once the job is ending", func(t *testing.T) {
+		t.Parallel()
+		j := newJob(t, "#!/bin/sh\ntrap '' TERM\necho start\nwhile :; do sleep 0.05; done\n")
+		j.spec.KillWait = 2 * time.Second
+		j.start()
+		j.waitOutput(fmt.Sprintf("slurm-%d.out", j.spec.JobID), "start\n")
+		if _, err := Call(j.dir, Request{Op: OpCancel}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Call(j.dir, Request{Op: OpLimit, Limit: time.Hour}); err == nil || !strings.Contains(err.Error(), "ending") {
+			t.Errorf("a new limit for an ending job: got %v, want a refusal", err)
+		}
+		j.wait()
+	})
+}

@@ -134,6 +134,15 @@ type supervisor struct {
 	mainWS   syscall.WaitStatus
 	mainEnd  time.Time
 
+	// The time limit's timers, from loopStart on the monotonic clock;
+	// OpLimit re-arms them.
+	loopStart     time.Time
+	limitT, warnT *time.Timer
+	limitC, warnC <-chan time.Time
+	// warned: --signal's warning was sent; as slurmctld's WARN_SENT, a
+	// later limit does not send it again.
+	warned bool
+
 	ending   *Ending
 	killT    *time.Timer
 	killC    <-chan time.Time
@@ -276,17 +285,13 @@ func dupFile(f *os.File) (*os.File, error) {
 // when the batch script and every process it left are gone.
 func (sv *supervisor) loop() {
 	s := sv.spec
-	var limitC, warnC, pollC <-chan time.Time
-	if s.limited() {
-		limitC = time.NewTimer(s.TimeLimit).C
-		if s.Signal != nil {
-			warnC = time.NewTimer(max(s.TimeLimit-time.Duration(s.Signal.Seconds)*time.Second, 0)).C
-		}
-	}
+	var pollC <-chan time.Time
+	sv.loopStart = time.Now()
+	sv.armLimit()
 	sv.reap() // a SIGCHLD may have come before Notify saw it
 	for {
 		if sv.mainDone {
-			limitC, warnC = nil, nil
+			sv.stopLimit()
 			if pollC == nil {
 				if sv.ending == nil {
 					// As slurmstepd: once the batch script ends, whatever it
@@ -307,11 +312,11 @@ func (sv *supervisor) loop() {
 			sv.reap()
 		case <-pollC:
 			sv.reap()
-		case <-warnC:
-			warnC = nil
+		case <-sv.warnC:
+			sv.warnC = nil
 			sv.warnSignal()
-		case <-limitC:
-			limitC = nil
+		case <-sv.limitC:
+			sv.limitC = nil
 			sv.end(Ending{Why: WhyTimeLimit, Signal: syscall.SIGTERM}, s.killWait(), false)
 		case <-sv.killC:
 			sv.killC = nil
@@ -322,6 +327,34 @@ func (sv *supervisor) loop() {
 			sv.log.Printf("ignoring %v: the supervisor is controlled through %s", sig, sv.id.Socket)
 		}
 	}
+}
+
+// armLimit sets the time limit's timers for spec.TimeLimit counted from
+// loopStart: the limit, and --signal's warning before it. A limit already
+// passed fires at once; a warning already due is not sent again.
+func (sv *supervisor) armLimit() {
+	sv.stopLimit()
+	s := sv.spec
+	if !s.limited() {
+		return
+	}
+	left := s.TimeLimit - time.Since(sv.loopStart)
+	sv.limitT = time.NewTimer(max(left, 0))
+	sv.limitC = sv.limitT.C
+	if s.Signal != nil && !sv.warned {
+		sv.warnT = time.NewTimer(max(left-time.Duration(s.Signal.Seconds)*time.Second, 0))
+		sv.warnC = sv.warnT.C
+	}
+}
+
+func (sv *supervisor) stopLimit() {
+	if sv.limitT != nil {
+		sv.limitT.Stop()
+	}
+	if sv.warnT != nil {
+		sv.warnT.Stop()
+	}
+	sv.limitT, sv.warnT, sv.limitC, sv.warnC = nil, nil, nil, nil
 }
 
 // gone reports whether every process of the job has ended; after SIGKILL
@@ -422,6 +455,7 @@ func (sv *supervisor) kill() {
 // warnSignal delivers --signal: to the batch shell with "B:", else to the
 // job's other processes (its steps), then SIGCONT to the same.
 func (sv *supervisor) warnSignal() {
+	sv.warned = true
 	spec := sv.spec.Signal
 	target := TargetSteps
 	if spec.Batch {
@@ -477,8 +511,20 @@ func (sv *supervisor) handle(r Request) Reply {
 		sv.end(Ending{Why: r.Why, By: r.By, Signal: sig}, grace, r.Kill)
 		st := sv.status(nil)
 		return Reply{Status: &st}
+	case OpLimit:
+		if r.Limit <= 0 {
+			return Reply{Error: fmt.Sprintf("time limit %v is not a limit", r.Limit)}
+		}
+		if sv.mainDone || sv.ending != nil {
+			return Reply{Error: "the job is ending: its time limit no longer applies"}
+		}
+		sv.spec.TimeLimit = r.Limit
+		sv.armLimit()
+		sv.log.Printf("job %d: time limit now %s", sv.spec.JobID, slurmtime.FormatDuration(r.Limit))
+		st := sv.status(nil)
+		return Reply{Status: &st}
 	}
-	return Reply{Error: fmt.Sprintf("unknown operation %q; want status, signal or cancel", r.Op)}
+	return Reply{Error: fmt.Sprintf("unknown operation %q; want status, signal, cancel or limit", r.Op)}
 }
 
 // status is the job as it stands: RUNNING, COMPLETING once the batch
