@@ -1,14 +1,181 @@
-// Package sim replays a workload trace through the scheduling core on a
-// simulated clock.
 package sim
 
 import (
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
+
+// defaultProfiles is where the step-time profiles are looked for when
+// --profiles is not given: the shared traces beside the repository.
+const defaultProfiles = "../shared/traces/pollux_sia/profiles_rtx"
+
+const usage = `Usage: slurmd-lite simulate --trace FILE [options]
+
+Replays a workload through slurm-lite's scheduling core on a simulated clock
+and prints, per policy, job completion and wait times, utilisation, the
+fair-share gap and the work lost to preemption.
+
+The trace is either the Philly-derived CSV (job_id,submit_s,account,num_gpus,
+duration_s,time_limit_s,...) or the output of sacct --parsable2 with JobID,
+Submit, Start, End or Elapsed, Timelimit, Account, User and AllocTRES (or
+ReqTRES, AllocGPUs); the header tells which.
+
+Policies: P0 FIFO, P1 FIFO + backfill, P2 multifactor (Fair Tree) +
+backfill, P2-classic (NO_FAIR_TREE), P3 = P2 + preemptible fillers, P4 =
+P3 + yield (shrink). --policy takes one, a comma-separated list, or all.
+
+Options:
+`
 
 // Main is `slurmd-lite simulate`.
 func Main(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "slurmd-lite simulate: not built yet")
-	return 1
+	fs := flag.NewFlagSet("slurmd-lite simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		trace       = fs.String("trace", "", "workload `FILE` (Philly CSV or sacct --parsable2)")
+		nodes       = fs.Int("nodes", 1, "simulated `N`odes")
+		gpn         = fs.Int("gpus-per-node", 8, "`G`PUs per node")
+		gpuMem      = fs.String("gpu-mem", "80G", "memory of each GPU (`SIZE`)")
+		policy      = fs.String("policy", "P2", "`POLICY`: P0, P1, P2, P2-classic, P3, P4, a comma-separated list, or all")
+		cfgFile     = fs.String("config", "", "slurm-lite config `FILE` for priority weights, decay, backfill parameters and account shares")
+		profiles    = fs.String("profiles", "", "`DIR` of Pollux/Sia step-time profiles for shrunk jobs' speed; \"none\" for linear (default "+defaultProfiles+" when present)")
+		window      = fs.String("window", "", "utilisation window from the trace's first submission (`DURATION`, e.g. 14d or 336h); default: up to the last submission")
+		asJSON      = fs.Bool("json", false, "print a JSON array, one object per policy")
+		noWall      = fs.Bool("no-wall", false, "leave out the simulator's own run time, so that output is identical run to run")
+		checkpoint  = fs.Duration("checkpoint", 10*time.Minute, "checkpoint interval: work since the last one is lost on a stop")
+		stopTime    = fs.Duration("stop-time", time.Minute, "time a stopped job holds its GPUs")
+		restartTime = fs.Duration("restart-time", time.Minute, "time a resumed job runs before making progress")
+		fillerLimit = fs.Duration("filler-limit", 30*time.Minute, "time limit (and length) of each filler job")
+	)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprint(stdout, usage)
+			fs.PrintDefaults()
+			return 0
+		}
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "slurmd-lite simulate: %v\n", err)
+		return 1
+	}
+	if fs.NArg() > 0 {
+		return fail(fmt.Errorf("unexpected argument %q: options start with --", fs.Arg(0)))
+	}
+	if *trace == "" {
+		return fail(errors.New("no trace: give one with --trace FILE"))
+	}
+	if *nodes < 1 || *gpn < 1 {
+		return fail(fmt.Errorf("--nodes and --gpus-per-node must be at least 1 (got %d and %d)", *nodes, *gpn))
+	}
+	mem, err := slurmtime.ParseSize(*gpuMem, slurmtime.MiB)
+	if err != nil || mem <= 0 {
+		return fail(fmt.Errorf("--gpu-mem %q is not a size such as 80G", *gpuMem))
+	}
+	pols, err := LookupPolicies(*policy)
+	if err != nil {
+		return fail(err)
+	}
+	setup := DefaultSetup()
+	if *cfgFile != "" {
+		c, err := config.Load(*cfgFile)
+		if err != nil {
+			return fail(err)
+		}
+		if setup, err = SetupFromConfig(c); err != nil {
+			return fail(fmt.Errorf("%s: %w", *cfgFile, err))
+		}
+	}
+	sp, err := speedup(*profiles, *gpn)
+	if err != nil {
+		return fail(err)
+	}
+	tr, err := ReadTraceFile(*trace)
+	if err != nil {
+		return fail(err)
+	}
+	opt := Options{
+		Lab:     Lab{Nodes: *nodes, GPUsPerNode: *gpn, GPUMem: int64(mem)},
+		Setup:   setup,
+		Speedup: sp,
+		Assumptions: Assumptions{Checkpoint: *checkpoint, Stop: *stopTime, Restart: *restartTime,
+			FillerLimit: *fillerLimit},
+	}
+	if *window != "" {
+		d, err := parseWindow(*window)
+		if err != nil {
+			return fail(err)
+		}
+		opt.WindowEnd = tr.Jobs[0].Submit + int64(d/time.Second)
+	}
+	var ms []Metrics
+	for _, p := range pols {
+		began := time.Now()
+		r, err := Simulate(tr, p, opt)
+		if err != nil {
+			return fail(err)
+		}
+		m := Summarize(r)
+		if !*noWall {
+			m.WallS = time.Since(began).Seconds()
+		}
+		ms = append(ms, m)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ms); err != nil {
+			return fail(err)
+		}
+		return 0
+	}
+	WriteTable(stdout, tr, opt, pols, ms, !*noWall)
+	return 0
+}
+
+// speedup loads the profiles named by --profiles, or the default ones when
+// present, or falls back to the linear model.
+func speedup(dir string, gpn int) (*Speedup, error) {
+	switch dir {
+	case "none":
+		return LinearSpeedup(gpn), nil
+	case "":
+		if _, err := os.Stat(defaultProfiles); err != nil {
+			return LinearSpeedup(gpn), nil
+		}
+		dir = defaultProfiles
+	}
+	return LoadProfiles(dir, gpn)
+}
+
+// parseWindow reads 14d, 336h, 90m or a Slurm time such as 14-00:00:00.
+func parseWindow(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(d, "%d", &n); err == nil && n > 0 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d, nil
+	}
+	if d, err := slurmtime.ParseTimeLimit(s); err == nil && d > 0 && d < sched.Unlimited {
+		return d, nil
+	}
+	return 0, fmt.Errorf("--window %q is not a duration such as 14d, 336h or 14-00:00:00", s)
 }

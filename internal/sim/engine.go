@@ -1,0 +1,503 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// fillerBase is where filler job ids start, far above any trace's.
+const fillerBase uint32 = 1 << 30
+
+// Outcome is what happened to one job of the trace.
+type Outcome struct {
+	Account string
+	Submit  int64
+	// FirstStart is when the job first started; End when it ended for
+	// good. Both -1 if it never did.
+	FirstStart int64
+	End        int64
+	// Runtime is the trace's duration, capped at the time limit.
+	Runtime int64
+	GPUs    int
+	// GPUSeconds is what the job held, stops and restarts included.
+	GPUSeconds float64
+	// LostGPUSeconds is work redone after a stop (since the last
+	// checkpoint) plus the time spent stopping and restarting, × GPUs.
+	LostGPUSeconds float64
+	Stops          int
+	Shrinks        int
+	TimedOut       bool
+}
+
+// Run is one policy's replay of a trace.
+type Run struct {
+	Policy   Policy
+	Outcomes []Outcome // by trace job
+	// Capacity is the lab's GPUs.
+	Capacity int
+	// Window is what utilisation is measured over, in trace seconds.
+	WindowStart, WindowEnd int64
+	// BusyGPUSeconds is what all jobs held inside the window, fillers
+	// included.
+	BusyGPUSeconds float64
+	// GapIntegral is the integral over time of the fair-share gap while
+	// demand exceeded capacity, GapTime that time.
+	GapIntegral, GapTime float64
+	FillerGPUSeconds     float64
+	FillerLostGPUSeconds float64
+	// Preemptions counts jobs stopped for others (fillers included);
+	// Shrinks those of them requeued with fewer GPUs.
+	Preemptions int
+	Shrinks     int
+	// Passes is the number of scheduling passes.
+	Passes int
+}
+
+// Options are what one replay needs besides the trace and the policy.
+type Options struct {
+	Lab         Lab
+	Setup       Setup
+	Assumptions Assumptions
+	Speedup     *Speedup
+	// WindowEnd ends the utilisation window (trace seconds); 0 means the
+	// last submission.
+	WindowEnd int64
+}
+
+// Simulate replays the trace under one policy: an event clock of
+// submissions, job ends and the ends of stops, one sched.Cycle after each
+// instant's events, usage advanced by sched.AdvanceUsage in between.
+func Simulate(tr *Trace, pol Policy, opt Options) (*Run, error) {
+	if err := checkFits(tr, opt.Lab); err != nil {
+		return nil, err
+	}
+	e := newEngine(tr, pol, opt)
+	e.run()
+	return e.result(), nil
+}
+
+// checkFits refuses jobs no lab of this size could run.
+func checkFits(tr *Trace, lab Lab) error {
+	total := lab.Nodes * lab.GPUsPerNode
+	for _, j := range tr.Jobs {
+		if j.GPUs > total {
+			return fmt.Errorf("%s:%d: job %s asks for %d GPUs, the simulated lab has %d (%d nodes × %d GPUs): give more --nodes or --gpus-per-node, or drop the job", tr.File, j.Line, j.Name, j.GPUs, total, lab.Nodes, lab.GPUsPerNode)
+		}
+	}
+	return nil
+}
+
+type simJob struct {
+	job      sched.Job
+	trace    int // index in the trace; -1 for a filler
+	acct     int
+	origGPUs int
+	gpus     int
+	// work is what remains, in seconds at the original GPU count.
+	work     float64
+	limit    int64 // seconds; 0 for none
+	segStart int64 // start of the current run
+	prodFrom int64 // from when the current run makes progress
+	endAt    int64
+	epoch    int
+	stopping bool
+	toGPUs   int
+	restarts int
+	pos      int // position in engine.act, -1 when not there
+	timedOut bool
+	out      Outcome
+}
+
+type eventKind int
+
+const (
+	evEnd eventKind = iota
+	evStopped
+)
+
+type event struct {
+	at    int64
+	kind  eventKind
+	job   int
+	epoch int
+	seq   int // insertion order: equal times pop in it
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(a, b int) bool {
+	if h[a].at != h[b].at {
+		return h[a].at < h[b].at
+	}
+	return h[a].seq < h[b].seq
+}
+func (h eventHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type engine struct {
+	tr  *Trace
+	pol Policy
+	opt Options
+	w   world
+	// base is trace second 0 on the core's clock.
+	base int64
+
+	jobs []simJob
+	// act holds the core's view of every job pending, running or stopping;
+	// actJob[i] is the simJob behind act[i].
+	act    []sched.Job
+	actJob []int
+	events eventHeap
+	seq    int
+	next   int // next trace job to submit
+	now    int64
+	usage  []sched.Usage
+
+	capacity   int
+	held       int
+	heldAcct   []int
+	demandAcct []int
+	shares     []float64
+	remaining  int
+	nextFiller uint32
+
+	res Run
+}
+
+func newEngine(tr *Trace, pol Policy, opt Options) *engine {
+	e := &engine{tr: tr, pol: pol, opt: opt, w: buildWorld(opt.Lab, opt.Setup, pol, tr),
+		base: 1_500_000_000, capacity: opt.Lab.Nodes * opt.Lab.GPUsPerNode, remaining: len(tr.Jobs)}
+	acctIdx := map[string]int{}
+	for _, a := range e.w.accounts {
+		if a.Name == fillerAccount && pol.Fillers {
+			continue
+		}
+		acctIdx[a.Name] = len(e.shares)
+		e.shares = append(e.shares, float64(a.Shares))
+	}
+	e.heldAcct = make([]int, len(e.shares))
+	e.demandAcct = make([]int, len(e.shares))
+	e.jobs = make([]simJob, len(tr.Jobs), len(tr.Jobs)+1024)
+	for i, t := range tr.Jobs {
+		j := &e.jobs[i]
+		*j = simJob{trace: i, acct: acctIdx[t.Account], origGPUs: t.GPUs, gpus: t.GPUs,
+			work: float64(max(1, t.Duration)), limit: t.TimeLimit, pos: -1}
+		j.job = sched.Job{ID: uint32(i + 1), Name: t.Name, User: t.User, Account: t.Account,
+			State: slurm.Pending, Submit: e.clock(t.Submit), Req: sched.Request{GPUs: t.GPUs},
+			Yieldable: pol.Yield && t.GPUs >= 2}
+		if t.TimeLimit > 0 {
+			j.job.TimeLimit = time.Duration(t.TimeLimit) * time.Second
+		}
+		runtime := t.Duration
+		if t.TimeLimit > 0 {
+			runtime = min(runtime, t.TimeLimit)
+		}
+		j.out = Outcome{Account: t.Account, Submit: t.Submit, FirstStart: -1, End: -1, Runtime: runtime, GPUs: t.GPUs}
+	}
+	e.res = Run{Policy: pol, Capacity: e.capacity}
+	if len(tr.Jobs) > 0 {
+		e.now = tr.Jobs[0].Submit
+		e.res.WindowStart = tr.Jobs[0].Submit
+		e.res.WindowEnd = tr.Jobs[len(tr.Jobs)-1].Submit
+	}
+	if opt.WindowEnd > 0 {
+		e.res.WindowEnd = opt.WindowEnd
+	}
+	return e
+}
+
+func (e *engine) clock(s int64) time.Time { return time.Unix(e.base+s, 0) }
+
+func (e *engine) push(at int64, kind eventKind, job int) {
+	e.seq++
+	heap.Push(&e.events, event{at: at, kind: kind, job: job, epoch: e.jobs[job].epoch, seq: e.seq})
+}
+
+func (e *engine) run() {
+	for e.remaining > 0 {
+		t := int64(math.MaxInt64)
+		if e.next < len(e.tr.Jobs) {
+			t = e.tr.Jobs[e.next].Submit
+		}
+		if len(e.events) > 0 {
+			t = min(t, e.events[0].at)
+		}
+		if t == math.MaxInt64 {
+			break // what is left can never start
+		}
+		e.advance(t)
+		for len(e.events) > 0 && e.events[0].at == t {
+			ev := heap.Pop(&e.events).(event)
+			if e.jobs[ev.job].epoch != ev.epoch {
+				continue
+			}
+			switch ev.kind {
+			case evEnd:
+				e.finish(ev.job)
+			case evStopped:
+				e.stopped(ev.job)
+			}
+		}
+		for e.next < len(e.tr.Jobs) && e.tr.Jobs[e.next].Submit == t {
+			e.submit(e.next)
+			e.next++
+		}
+		if e.remaining > 0 {
+			e.pass()
+		}
+	}
+}
+
+// advance moves the clock to t, accruing utilisation, the fair-share gap
+// and usage over the interval.
+func (e *engine) advance(t int64) {
+	dt := t - e.now
+	if dt <= 0 {
+		return
+	}
+	if lo, hi := max(e.now, e.res.WindowStart), min(t, e.res.WindowEnd); hi > lo {
+		e.res.BusyGPUSeconds += float64(e.held) * float64(hi-lo)
+	}
+	if gap, ok := FairGap(e.heldAcct, e.demandAcct, e.shares, e.capacity); ok {
+		e.res.GapIntegral += gap * float64(dt)
+		e.res.GapTime += float64(dt)
+	}
+	snap := sched.Snapshot{Now: e.clock(e.now), Config: e.w.cfg, Partitions: e.w.partitions, QOS: e.w.qos,
+		Accounts: e.w.accounts, Nodes: e.w.nodes, Usage: e.usage, Jobs: e.act}
+	e.usage = sched.AdvanceUsage(snap, e.clock(t))
+	e.now = t
+}
+
+func (e *engine) addActive(i int) {
+	e.jobs[i].pos = len(e.act)
+	e.act = append(e.act, e.jobs[i].job)
+	e.actJob = append(e.actJob, i)
+}
+
+func (e *engine) removeActive(i int) {
+	p := e.jobs[i].pos
+	last := len(e.act) - 1
+	e.act[p], e.actJob[p] = e.act[last], e.actJob[last]
+	e.jobs[e.actJob[p]].pos = p
+	e.act, e.actJob = e.act[:last], e.actJob[:last]
+	e.jobs[i].pos = -1
+}
+
+// sync copies a job's core view into the active list.
+func (e *engine) sync(i int) {
+	if p := e.jobs[i].pos; p >= 0 {
+		e.act[p] = e.jobs[i].job
+	}
+}
+
+func (e *engine) submit(i int) {
+	e.addActive(i)
+	e.demandAcct[e.jobs[i].acct] += e.jobs[i].gpus
+}
+
+// pass runs one scheduling pass and carries out its plan. With fillers,
+// as many pending 1-GPU filler jobs as there are idle GPUs join the
+// snapshot; those that do not start are forgotten.
+func (e *engine) pass() {
+	e.res.Passes++
+	n := len(e.act)
+	fillers := 0
+	if e.pol.Fillers {
+		fillers = e.capacity - e.held
+		limit := time.Duration(e.opt.Assumptions.FillerLimit)
+		for k := range fillers {
+			e.act = append(e.act, sched.Job{ID: fillerBase + e.nextFiller + uint32(k), User: fillerAccount,
+				Account: fillerAccount, Partition: fillerPartition, QOS: fillerQOS, State: slurm.Pending,
+				Submit: e.clock(e.now), TimeLimit: limit, Req: sched.Request{GPUs: 1}})
+		}
+	}
+	snap := sched.Snapshot{Now: e.clock(e.now), Config: e.w.cfg, Nodes: e.w.nodes, Partitions: e.w.partitions,
+		QOS: e.w.qos, Accounts: e.w.accounts, Usage: e.usage, Jobs: e.act}
+	plan := sched.Cycle(snap)
+	fillerJobs := e.act[n:]
+	e.act = e.act[:n]
+	for _, s := range plan.Starts {
+		if s.JobID >= fillerBase {
+			e.startFiller(fillerJobs[s.JobID-fillerBase-e.nextFiller], s)
+			continue
+		}
+		e.start(int(s.JobID-1), s)
+	}
+	e.nextFiller += uint32(fillers)
+	for _, p := range plan.Preempts {
+		if i, ok := e.index(p.JobID); ok {
+			e.stop(i, e.jobs[i].gpus)
+		}
+	}
+	for _, s := range plan.Shrinks {
+		if i, ok := e.index(s.JobID); ok {
+			e.stop(i, s.ToGPUs)
+		}
+	}
+}
+
+// index finds the simJob of a job id: trace jobs by position, fillers in
+// the active list.
+func (e *engine) index(id uint32) (int, bool) {
+	if id < fillerBase {
+		return int(id - 1), int(id-1) < len(e.tr.Jobs)
+	}
+	for p, j := range e.act {
+		if j.ID == id {
+			return e.actJob[p], true
+		}
+	}
+	return 0, false
+}
+
+func (e *engine) startFiller(j sched.Job, s sched.Start) {
+	limit := int64(e.opt.Assumptions.FillerLimit / time.Second)
+	e.jobs = append(e.jobs, simJob{trace: -1, origGPUs: 1, gpus: 1, work: float64(limit), limit: limit, pos: -1})
+	i := len(e.jobs) - 1
+	e.jobs[i].job = j
+	e.addActive(i)
+	e.start(i, s)
+}
+
+// rate is how fast job j progresses on its current GPUs, relative to its
+// original count.
+func (e *engine) rate(j *simJob) float64 {
+	if j.gpus == j.origGPUs {
+		return 1
+	}
+	return e.opt.Speedup.At(j.gpus) / e.opt.Speedup.At(j.origGPUs)
+}
+
+func (e *engine) start(i int, s sched.Start) {
+	j := &e.jobs[i]
+	j.job.State, j.job.Start, j.job.Alloc, j.job.Resumed = slurm.Running, e.clock(e.now), s.Alloc, false
+	j.segStart, j.prodFrom = e.now, e.now
+	if j.restarts > 0 {
+		j.prodFrom += int64(e.opt.Assumptions.Restart / time.Second)
+	}
+	run := j.prodFrom - e.now + int64(math.Ceil(j.work/e.rate(j)-1e-9))
+	j.timedOut = false
+	if j.limit > 0 && run > j.limit {
+		run, j.timedOut = j.limit, true
+	}
+	j.endAt = e.now + max(1, run)
+	j.epoch++
+	e.push(j.endAt, evEnd, i)
+	e.held += j.gpus
+	if j.trace >= 0 {
+		e.heldAcct[j.acct] += j.gpus
+		if j.out.FirstStart < 0 {
+			j.out.FirstStart = e.now
+		}
+	}
+	e.sync(i)
+}
+
+// release gives back what job i holds and accounts for it.
+func (e *engine) release(i int) {
+	j := &e.jobs[i]
+	held := float64(j.gpus) * float64(e.now-j.segStart)
+	e.held -= j.gpus
+	if j.trace < 0 {
+		e.res.FillerGPUSeconds += held
+		return
+	}
+	j.out.GPUSeconds += held
+	e.heldAcct[j.acct] -= j.gpus
+}
+
+func (e *engine) finish(i int) {
+	j := &e.jobs[i]
+	e.release(i)
+	e.removeActive(i)
+	j.epoch++
+	if j.trace < 0 {
+		return
+	}
+	e.demandAcct[j.acct] -= j.gpus
+	j.out.End, j.out.TimedOut = e.now, j.timedOut
+	e.remaining--
+}
+
+// stop begins stopping running job i (preemption, or a shrink to gpus
+// GPUs): work since its last checkpoint is lost and it holds its GPUs for
+// the stop time. A job that would end by itself first is left alone.
+func (e *engine) stop(i, gpus int) {
+	j := &e.jobs[i]
+	stopT := int64(e.opt.Assumptions.Stop / time.Second)
+	if j.job.State != slurm.Running || j.stopping || j.endAt <= e.now+stopT {
+		return
+	}
+	prod := max(0, e.now-j.prodFrom)
+	ck := int64(0)
+	if c := int64(e.opt.Assumptions.Checkpoint / time.Second); c > 0 {
+		ck = prod / c * c
+	}
+	j.work = max(0, j.work-float64(ck)*e.rate(j))
+	lost := float64(j.gpus) * float64(prod-ck+min(j.prodFrom, e.now)-j.segStart+stopT)
+	if j.trace < 0 {
+		e.res.FillerLostGPUSeconds += lost
+	} else {
+		j.out.LostGPUSeconds += lost
+		j.out.Stops++
+		if gpus < j.gpus {
+			j.out.Shrinks++
+		}
+	}
+	e.res.Preemptions++
+	if gpus < j.gpus {
+		e.res.Shrinks++
+	}
+	j.stopping, j.toGPUs = true, gpus
+	j.job.State = slurm.Completing
+	j.epoch++
+	e.push(e.now+stopT, evStopped, i)
+	e.sync(i)
+}
+
+// stopped ends a stop: the GPUs are free; a filler is gone, a trace job is
+// requeued (Resumed, so it goes first in its tier) with its new GPU count
+// and a time limit stretched by its slowdown.
+func (e *engine) stopped(i int) {
+	j := &e.jobs[i]
+	e.release(i)
+	j.stopping = false
+	j.epoch++
+	if j.trace < 0 {
+		e.removeActive(i)
+		return
+	}
+	e.demandAcct[j.acct] += j.toGPUs - j.gpus
+	j.gpus = j.toGPUs
+	j.restarts++
+	if j.limit > 0 && j.gpus < j.origGPUs {
+		orig := e.tr.Jobs[j.trace].TimeLimit
+		j.limit = int64(math.Ceil(float64(orig)/e.rate(j)/60)) * 60
+		j.job.TimeLimit = time.Duration(j.limit) * time.Second
+	}
+	j.job.State, j.job.Alloc, j.job.Resumed = slurm.Pending, sched.Alloc{}, true
+	j.job.Req.GPUs = j.gpus
+	j.job.Start = time.Time{}
+	e.sync(i)
+}
+
+func (e *engine) result() *Run {
+	r := e.res
+	r.Outcomes = make([]Outcome, len(e.tr.Jobs))
+	for i := range e.tr.Jobs {
+		r.Outcomes[i] = e.jobs[i].out
+	}
+	return &r
+}
