@@ -52,6 +52,9 @@ type pass struct {
 	eligibles  map[eligibleKey]*eligible
 	memo       map[memoKey]searchResult
 	bounds     map[*eligible][]bound
+	// preemptFails are the shapes that failed to preempt, per eligible
+	// nodes and tier (see preemptFailed).
+	preemptFails map[preemptKey][]shapeKey
 
 	running  []runInfo
 	yielding []yieldHold
@@ -104,23 +107,24 @@ type runInfo struct {
 func newPass(snap *Snapshot) *pass {
 	cfg := &snap.Config
 	p := &pass{
-		snap:      snap,
-		cfg:       cfg,
-		now:       snap.Now.Unix(),
-		res:       cfg.bfResolution(),
-		partIdx:   make(map[string]int, len(snap.Partitions)),
-		defPart:   -1,
-		qosIdx:    make(map[string]int, len(snap.QOS)),
-		nodeIdx:   make(map[string]int, len(snap.Nodes)),
-		slotUUID:  map[string]int{},
-		shapes:    map[shapeKey]*shape{},
-		eligibles: map[eligibleKey]*eligible{},
-		memo:      map[memoKey]searchResult{},
-		bounds:    map[*eligible][]bound{},
-		userQOS:   map[userQOSKey]userCount{},
-		arrayRun:  map[uint32]int{},
-		nodeSlots: make([][]int, len(snap.Nodes)),
-		cpuUsed:   make([][]bool, len(snap.Nodes)),
+		snap:         snap,
+		cfg:          cfg,
+		now:          snap.Now.Unix(),
+		res:          cfg.bfResolution(),
+		partIdx:      make(map[string]int, len(snap.Partitions)),
+		defPart:      -1,
+		qosIdx:       make(map[string]int, len(snap.QOS)),
+		nodeIdx:      make(map[string]int, len(snap.Nodes)),
+		slotUUID:     map[string]int{},
+		shapes:       map[shapeKey]*shape{},
+		eligibles:    map[eligibleKey]*eligible{},
+		memo:         map[memoKey]searchResult{},
+		bounds:       map[*eligible][]bound{},
+		preemptFails: map[preemptKey][]shapeKey{},
+		userQOS:      map[userQOSKey]userCount{},
+		arrayRun:     map[uint32]int{},
+		nodeSlots:    make([][]int, len(snap.Nodes)),
+		cpuUsed:      make([][]bool, len(snap.Nodes)),
 	}
 	p.windowEnd = satAdd(p.now, cfg.bfWindow())
 	for i, n := range snap.Nodes {

@@ -17,6 +17,45 @@ import (
 // to pj from now on, held as a reservation until the daemon has yielded
 // them and starts pj.
 func (p *pass) tryPreempt(pj *pjob, sh *shape) ([]Preempt, int, bool) {
+	if p.preemptFailed(pj, sh) {
+		return nil, -1, false
+	}
+	pre, n, ok := p.tryPreemptShape(pj, sh)
+	if !ok && searchMemo {
+		k := preemptKey{sh.eligible, pj.tier}
+		if fs := p.preemptFails[k]; len(fs) < maxBounds {
+			p.preemptFails[k] = append(fs, sh.key)
+		}
+	}
+	return pre, n, ok
+}
+
+// preemptKey groups the failed preemption attempts of a pass.
+type preemptKey struct {
+	e    *eligible
+	tier int
+}
+
+// preemptFailed reports whether a job of the same tier and eligible nodes
+// that asked for no more than this one already failed to preempt in this
+// pass. Within a pass, what preemption could free only shrinks (jobs
+// start, reservations are made, victims go to the jobs they were stopped
+// for), so this one would fail too; skipping it saves the search, which
+// is most of a pass with a long queue and many preemptable jobs.
+func (p *pass) preemptFailed(pj *pjob, sh *shape) bool {
+	if !searchMemo {
+		return false
+	}
+	for _, f := range p.preemptFails[preemptKey{sh.eligible, pj.tier}] {
+		if f.gpus <= sh.key.gpus && f.gpuMem <= sh.key.gpuMem && f.cpus <= sh.key.cpus &&
+			f.mem <= sh.key.mem && f.length <= sh.key.length && (f.gpuMem == 0) == (sh.key.gpuMem == 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pass) tryPreemptShape(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 	if sh.gang > 0 {
 		return p.tryPreemptGang(pj, sh)
 	}
