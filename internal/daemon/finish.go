@@ -50,27 +50,51 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 		d.lost(ctx, j, fmt.Sprintf("supervisor ended without a status: %v", err))
 		return
 	}
-	switch after {
-	case afterRequeue:
-		err = d.requeue(ctx, j, status, slurm.Requeued)
-	case afterYield:
-		err = d.finishYield(ctx, j, status)
-	case afterNodeFail:
-		d.lost(ctx, j, "its GPU was lost")
-		return
-	case afterPreempt:
-		if j.Requeue {
-			err = d.requeue(ctx, j, status, slurm.Preempted)
-		} else {
-			status.State = slurm.Preempted
-			err = d.recordEnd(ctx, id, status)
-		}
-	default:
-		err = d.recordEnd(ctx, id, status)
+	if after == "" {
+		after = afterFromStatus(status)
 	}
-	if err != nil {
+	if err := d.settle(ctx, j, status, after); err != nil {
 		d.log.Error("recording the end of a job", "job", id, "err", err)
 	}
+}
+
+// settle records a job's end as the stop that ended it meant: requeued,
+// yielded, lost, preempted, or simply ended.
+func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, after string) error {
+	switch after {
+	case afterRequeue:
+		return d.requeue(ctx, j, status, slurm.Requeued)
+	case afterYield:
+		return d.finishYield(ctx, j, status)
+	case afterNodeFail:
+		d.lost(ctx, j, "its GPU was lost")
+		return nil
+	case afterPreempt:
+		if j.Requeue {
+			return d.requeue(ctx, j, status, slurm.Preempted)
+		}
+		status.State = slurm.Preempted
+	}
+	return d.recordEnd(ctx, j.ID, status)
+}
+
+// afterFromStatus is what a stop was meant to lead to when this daemon did
+// not ask for it (it was restarted meanwhile): the supervisor's status says
+// why it ended the job. A yield's new batch size and GPUs were this
+// process's alone, so a yield becomes a plain requeue.
+func afterFromStatus(st stepd.Status) string {
+	if st.Ending == nil {
+		return ""
+	}
+	switch st.Ending.Why {
+	case stepd.WhyRequeue:
+		return afterRequeue
+	case stepd.WhyPreemption:
+		return afterPreempt
+	case stepd.WhyNodeFail:
+		return afterNodeFail
+	}
+	return ""
 }
 
 // endLost ends a job whose GPU was lost: the supervisor stops it, and its
@@ -88,7 +112,7 @@ func (d *Daemon) endLost(id uint32) {
 	}
 	d.after[id] = afterNodeFail
 	d.mu.Unlock()
-	if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel}); err != nil {
+	if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyNodeFail}); err != nil {
 		d.log.Error("stopping a job on a lost GPU", "job", id, "err", err)
 	}
 }
@@ -328,7 +352,7 @@ func (d *Daemon) reattach(ctx context.Context) error {
 		dir := d.runDir(j.ID, j.Restarts)
 		if st, err := stepd.ReadStatus(dir); err == nil {
 			d.log.Info("job ended while the daemon was away", "job", j.ID, "state", string(st.State))
-			if err := d.recordEnd(ctx, j.ID, st); err != nil {
+			if err := d.settle(ctx, j, st, afterFromStatus(st)); err != nil {
 				return err
 			}
 			continue

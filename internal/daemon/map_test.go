@@ -11,6 +11,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -163,5 +164,25 @@ func TestCUDAOOMReadsOnlyARegularFile(t *testing.T) {
 	}
 	if cudaOOM(filepath.Join(dir, "missing")) {
 		t.Error("a missing file was taken for CUDA OOM")
+	}
+}
+
+func TestAfterFromStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		st   stepd.Status
+		want string
+	}{
+		{"a job that ended by itself", stepd.Status{}, ""},
+		{"a plain cancel", stepd.Status{Ending: &stepd.Ending{}}, ""},
+		{"the time limit", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyTimeLimit}}, ""},
+		{"a requeue (or a yield, whose plan died with the daemon)", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyRequeue}}, afterRequeue},
+		{"a preemption", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyPreemption}}, afterPreempt},
+		{"a lost GPU", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyNodeFail}}, afterNodeFail},
+	}
+	for _, tt := range tests {
+		if got := afterFromStatus(tt.st); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

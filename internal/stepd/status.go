@@ -71,8 +71,10 @@ type StepStatus struct {
 
 // Ending is why and how the supervisor ended a job.
 type Ending struct {
-	// Why is the end of the line the job's output gets: TimeLimit,
-	// Requeue, Preemption or "" for a plain cancel.
+	// Why is the end of the line the job's output gets: WhyTimeLimit,
+	// WhyRequeue, WhyPreemption, WhyNodeFail or "" for a plain cancel. It
+	// is also how a restarted daemon learns what a stop it asked for was
+	// meant to lead to.
 	Why string    `json:"why,omitempty"`
 	By  *uint32   `json:"by,omitempty"`
 	At  time.Time `json:"at"`
@@ -86,6 +88,7 @@ const (
 	WhyTimeLimit  = "TIME LIMIT"
 	WhyRequeue    = "JOB REQUEUE"
 	WhyPreemption = "PREEMPTION"
+	WhyNodeFail   = "NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS"
 )
 
 // launchFailureExit is what sacct showed for a job whose batch step could
