@@ -230,7 +230,7 @@ func TestBadRequests(t *testing.T) {
 	}{
 		{Request{Op: OpSignal, Signal: 0, Target: TargetAll}, "signal 0 is not a signal"},
 		{Request{Op: OpSignal, Signal: syscall.SIGUSR1, Target: "everyone"}, `target "everyone" is not batch, steps or all`},
-		{Request{Op: "suspend"}, `unknown operation "suspend"; want status, signal or cancel`},
+		{Request{Op: "suspend"}, `unknown operation "suspend"; want status, signal, cancel or limit`},
 	} {
 		_, err := Call(j.dir, tc.req)
 		if err == nil || err.Error() != tc.want {
