@@ -127,6 +127,16 @@ type Config struct {
 	DefaultAccount string
 	// Shrink lets a blocked job shrink a running yieldable multi-GPU job.
 	Shrink bool
+	// ShrinkTries is how many blocked jobs of a pass may each shrink a
+	// running job; 0 means only the first blocked job of the pass.
+	ShrinkTries int
+	// ShrinkPayback shrinks a job only when the shrink saves the waiting
+	// job more time than it costs the shrunk one: the waiting job would
+	// otherwise start W seconds from now, and the shrunk job, with L
+	// seconds left of its time limit, loses L × (from − to) / to seconds
+	// if its speed is proportional to its GPUs. A shrink goes ahead only
+	// when W is larger.
+	ShrinkPayback bool
 	// ForeignMemSlack is how much memory other people's processes may hold
 	// on a GPU that is still given whole.
 	ForeignMemSlack int64

@@ -67,6 +67,7 @@ func (p *pass) cycle() Plan {
 		fifoFloor    int64 // FIFO: no job starts before an earlier blocked one
 		fifoNever    bool  // FIFO: an earlier blocked job has no start
 		shrinkTried  bool
+		shrinkTries  int
 		failedPart   = make([]bool, len(p.snap.Partitions))
 		failedNode   = make([]bool, len(p.snap.Nodes))
 		fifo         = p.cfg.fifo()
@@ -120,9 +121,14 @@ func (p *pass) cycle() Plan {
 				d.Detail = preemptDetail(pre)
 				res = searchResult{start: p.now, node: node, ok: true}
 				handled = true
-			} else if p.cfg.Shrink && firstBlocked && !shrinkTried {
+			} else if p.cfg.Shrink && p.mayShrink(firstBlocked, shrinkTried, shrinkTries) {
 				shrinkTried = true
-				if s, node, ok := p.tryShrink(pj, sh); ok {
+				shrinkTries++
+				wait := forever
+				if res.ok {
+					wait = res.start - p.now
+				}
+				if s, node, ok := p.tryShrink(pj, sh, wait); ok {
 					p.countStart(pj, 1)
 					plan.Shrinks = append(plan.Shrinks, s)
 					d.Detail = shrinkDetail(s)
@@ -166,6 +172,15 @@ func (p *pass) cycle() Plan {
 		plan.Pending = append(plan.Pending, d)
 	}
 	return plan
+}
+
+// mayShrink reports whether the blocked job at hand may try a shrink: the
+// first blocked job of the pass, or with ShrinkTries that many of them.
+func (p *pass) mayShrink(firstBlocked, tried bool, tries int) bool {
+	if p.cfg.ShrinkTries <= 0 {
+		return firstBlocked && !tried
+	}
+	return tries < p.cfg.ShrinkTries
 }
 
 // search is earliest with two memos, both valid while the timeline is

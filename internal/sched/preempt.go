@@ -244,10 +244,13 @@ func ChooseShrink(snap Snapshot, waiting uint32) (Shrink, bool) {
 		}
 		pj.prio = p.factors(&pj).total
 		sh := p.shapeOf(&pj)
+		wait := forever
 		if r := p.earliest(sh, p.now); r.ok && r.start == p.now {
 			return Shrink{}, false // it fits as things are
+		} else if r.ok {
+			wait = r.start - p.now
 		}
-		s, _, ok := p.tryShrink(&pj, sh)
+		s, _, ok := p.tryShrink(&pj, sh, wait)
 		return s, ok
 	}
 	return Shrink{}, false
@@ -258,8 +261,9 @@ func ChooseShrink(snap Snapshot, waiting uint32) (Shrink, bool) {
 // scheduling order, the one that can keep the most GPUs while pj fits
 // beside it on its node, ties to the most recently started. Both then hold
 // their resources from now: pj, and the shrunk job that resumes with
-// ToGPUs.
-func (p *pass) tryShrink(pj *pjob, sh *shape) (Shrink, int, bool) {
+// ToGPUs. wait is how long pj would wait without a shrink (forever if it
+// has no start), for Config.ShrinkPayback.
+func (p *pass) tryShrink(pj *pjob, sh *shape, wait int64) (Shrink, int, bool) {
 	var cands []int
 	for k := range p.running {
 		r := &p.running[k]
@@ -284,6 +288,10 @@ func (p *pass) tryShrink(pj *pjob, sh *shape) (Shrink, int, bool) {
 		r := &p.running[k]
 		for m := r.wholeGPUs - 1; m > bestM; m-- {
 			if shR, ok := p.shrinkFits(sh, r, m); ok {
+				// Keeping fewer GPUs only costs more.
+				if p.cfg.ShrinkPayback && !paysBack(r.end-p.now, r.wholeGPUs, m, wait) {
+					break
+				}
 				best, bestM, bestShape = k, m, shR
 				break
 			}
@@ -299,6 +307,19 @@ func (p *pass) tryShrink(pj *pjob, sh *shape) (Shrink, int, bool) {
 	p.holdShrinkPair(sh, bestShape, r.node)
 	p.untilYielded(r)
 	return Shrink{JobID: r.job.ID, FromGPUs: r.wholeGPUs, ToGPUs: bestM, For: pj.job.ID}, r.node, true
+}
+
+// paysBack reports whether shrinking a job with left seconds to run from
+// `from` to `to` GPUs (left × (from − to) / to seconds later, at a speed
+// proportional to GPUs) costs less than the wait it saves.
+func paysBack(left int64, from, to int, wait int64) bool {
+	if wait >= forever {
+		return true
+	}
+	if left >= forever/int64(from) {
+		return false
+	}
+	return left*int64(from-to) < wait*int64(to)
 }
 
 // shrunkShape is r's shape with m GPUs.

@@ -52,6 +52,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		window      = fs.String("window", "", "utilisation window from the trace's first submission (`DURATION`, e.g. 14d or 336h); default: up to the last submission")
 		asJSON      = fs.Bool("json", false, "print a JSON array, one object per policy")
 		noWall      = fs.Bool("no-wall", false, "leave out the simulator's own run time, so that output is identical run to run")
+		outcomes    = fs.String("outcomes", "", "also write every trace job's outcome under every policy to `FILE` (CSV)")
 		checkpoint  = fs.Duration("checkpoint", 10*time.Minute, "checkpoint interval: work since the last one is lost on a stop")
 		stopTime    = fs.Duration("stop-time", time.Minute, "time a stopped job holds its GPUs")
 		restartTime = fs.Duration("restart-time", time.Minute, "time a resumed job runs before making progress")
@@ -124,6 +125,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		opt.WindowEnd = tr.Jobs[0].Submit + int64(d/time.Second)
 	}
 	var ms []Metrics
+	var out *os.File
+	if *outcomes != "" {
+		if out, err = os.Create(*outcomes); err != nil {
+			return fail(err)
+		}
+		defer out.Close()
+		fmt.Fprintln(out, "policy,job,account,gpus,submit_s,start_s,end_s,runtime_s,wait_s,jct_s,stops,shrinks,timed_out")
+	}
 	for _, p := range pols {
 		began := time.Now()
 		r, err := Simulate(tr, p, opt)
@@ -131,6 +140,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		m := Summarize(r)
+		if out != nil {
+			WriteOutcomes(out, tr, r)
+		}
 		if !*noWall {
 			m.WallS = time.Since(began).Seconds()
 		}

@@ -26,6 +26,10 @@ type Policy struct {
 	// Yield marks every multi-GPU job yieldable and turns Config.Shrink on,
 	// so a blocked job may shrink a running one.
 	Yield bool
+	// ShrinkTries and ShrinkPayback are the core's shrink settings
+	// (sched.Config).
+	ShrinkTries   int
+	ShrinkPayback bool
 }
 
 // Policies are the policies of `--policy all`, in order.
@@ -35,7 +39,8 @@ var Policies = []Policy{
 	{Name: "P2", Description: "multifactor (Fair Tree) + backfill, the default", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill},
 	{Name: "P2-classic", Description: "P2 with PriorityFlags=NO_FAIR_TREE", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, NoFairTree: true},
 	{Name: "P3", Description: "P2 + a preemptible filler partition kept full of 1-GPU work", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, Fillers: true},
-	{Name: "P4", Description: "P3 + yield: blocked jobs shrink running multi-GPU jobs", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, Fillers: true, Yield: true},
+	{Name: "P4", Description: "P3 + yield: blocked jobs shrink running multi-GPU jobs when it pays back", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, Fillers: true, Yield: true,
+		ShrinkTries: 500, ShrinkPayback: true},
 }
 
 // PolicyNames lists the names --policy takes.
@@ -163,6 +168,7 @@ func buildWorld(lab Lab, setup Setup, pol Policy, tr *Trace) world {
 		w.cfg.Flags &^= sched.FlagNoFairTree
 	}
 	w.cfg.Shrink = pol.Yield
+	w.cfg.ShrinkTries, w.cfg.ShrinkPayback = pol.ShrinkTries, pol.ShrinkPayback
 	// Every job of the trace is a record the core keeps while it lives; the
 	// trace decides how many there are, not MaxJobCount.
 	w.cfg.MaxJobCount = len(tr.Jobs) + lab.Nodes*lab.GPUsPerNode + 1000

@@ -67,6 +67,14 @@ func WriteTable(w io.Writer, tr *Trace, opt Options, pols []Policy, ms []Metrics
 	tw.Flush()
 }
 
+// WriteOutcomes writes one CSV row per trace job of a run.
+func WriteOutcomes(w io.Writer, tr *Trace, r *Run) {
+	for i, o := range r.Outcomes {
+		fmt.Fprintf(w, "%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%t\n", r.Policy.Name, tr.Jobs[i].Name, o.Account, o.GPUs,
+			o.Submit, o.FirstStart, o.End, o.Runtime, o.FirstStart-o.Submit, o.End-o.Submit, o.Stops, o.Shrinks, o.TimedOut)
+	}
+}
+
 // AssumptionLines state the model, for the output and the docs.
 func AssumptionLines(opt Options) []string {
 	a := opt.Assumptions
