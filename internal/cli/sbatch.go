@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -224,8 +225,29 @@ func readJob(prog string, args []string, sio IO) (*jobscript.Request, int) {
 		if err := req.RequireRoot(); err != nil {
 			return nil, printJobError(prog, err, sio.Stderr)
 		}
+	} else if err := req.CheckIDs(userExists, groupExists); err != nil {
+		return nil, printJobError(prog, err, sio.Stderr)
 	}
 	return req, 0
+}
+
+// userExists says whether a --uid names a user, by name or number, as
+// uid_from_string looks it up.
+func userExists(s string) bool {
+	if _, err := user.Lookup(s); err == nil {
+		return true
+	}
+	_, err := user.LookupId(s)
+	return err == nil
+}
+
+// groupExists is userExists for --gid.
+func groupExists(s string) bool {
+	if _, err := user.LookupGroup(s); err == nil {
+		return true
+	}
+	_, err := user.LookupGroupId(s)
+	return err == nil
 }
 
 // readScript opens the script operand as sbatch does: the path as given,

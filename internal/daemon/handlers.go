@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os/user"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,6 +73,33 @@ func refusal(code int, msg string) *localapi.Error {
 	return &localapi.Error{Status: http.StatusBadRequest, Message: msg, Code: code}
 }
 
+// runAs makes j the job of the user uid (a name or a number), in the group
+// gid when given, else in the user's primary group.
+func runAs(j *store.Job, uid, gid string) error {
+	if uid != "" {
+		u, err := user.Lookup(uid)
+		if err != nil {
+			if u, err = user.LookupId(uid); err != nil {
+				return fmt.Errorf("Invalid user id: no user %q", uid)
+			}
+		}
+		n, _ := strconv.ParseUint(u.Uid, 10, 32)
+		g, _ := strconv.ParseUint(u.Gid, 10, 32)
+		j.User, j.UID, j.GID = u.Username, uint32(n), uint32(g)
+	}
+	if gid != "" {
+		g, err := user.LookupGroup(gid)
+		if err != nil {
+			if g, err = user.LookupGroupId(gid); err != nil {
+				return fmt.Errorf("Invalid group id: no group %q", gid)
+			}
+		}
+		n, _ := strconv.ParseUint(g.Gid, 10, 32)
+		j.GID = uint32(n)
+	}
+	return nil
+}
+
 // submit is sbatch: checks as slurmctld checks, then one durable commit.
 func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) (api.Submitted, error) {
 	caller := req.Caller
@@ -94,6 +122,16 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	}
 	if r.TimeLimit == 0 {
 		j.TimeLimit = 0
+	}
+	if r.UID != "" || r.GID != "" {
+		// sbatch --uid/--gid: root submits for someone else; the job is
+		// theirs in every respect (its processes, its files, its share).
+		if caller.UID != 0 {
+			return api.Submitted{}, refusal(codeUserIDMissing, "Invalid user id")
+		}
+		if err := runAs(&j, r.UID, r.GID); err != nil {
+			return api.Submitted{}, refusal(codeUserIDMissing, err.Error())
+		}
 	}
 	if r.Hold {
 		j.Hold = store.HoldUser

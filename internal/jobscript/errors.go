@@ -154,6 +154,8 @@ const (
 	MsgGresType       = "Invalid GRES specification (with and without type identification)"
 	MsgUIDNotRoot     = "--uid only permitted by root user"
 	MsgGIDNotRoot     = "--gid only permitted by root user"
+	MsgUIDInvalid     = "Invalid --uid specification"
+	MsgGIDInvalid     = "Invalid --gid specification"
 	defaultArraySize  = 1001
 	maxArraySizeLimit = 4000001
 )

@@ -404,6 +404,24 @@ func TestErrorRendering(t *testing.T) {
 	if got := (&Request{GID: "lab"}).RequireRoot().(*Error).Stderr("sbatch"); got != "sbatch: error: --gid only permitted by root user\n" {
 		t.Errorf("RequireRoot(--gid) = %q", got)
 	}
+	known := func(s string) bool { return s == "alice" || s == "1001" || s == "lab" }
+	for _, tc := range []struct {
+		r    Request
+		want string
+	}{
+		{Request{UID: "alice", GID: "lab"}, ""},
+		{Request{UID: "1001"}, ""},
+		{Request{UID: "mallory"}, "sbatch: error: Invalid --uid specification\n"},
+		{Request{UID: "alice", GID: "nogroup"}, "sbatch: error: Invalid --gid specification\n"},
+	} {
+		got := ""
+		if err := tc.r.CheckIDs(known, known); err != nil {
+			got = err.(*Error).Stderr("sbatch")
+		}
+		if got != tc.want {
+			t.Errorf("CheckIDs(uid %q, gid %q) = %q, want %q", tc.r.UID, tc.r.GID, got, tc.want)
+		}
+	}
 }
 
 func TestParseLeavesItsInputAlone(t *testing.T) {

@@ -276,6 +276,19 @@ func (r *Request) RequireRoot() error {
 	return nil
 }
 
+// CheckIDs returns sbatch's error for a --uid or --gid that names no user
+// or group; userOK and groupOK look a name or number up (Parse does no
+// I/O, so the caller passes the system's databases in).
+func (r *Request) CheckIDs(userOK, groupOK func(string) bool) error {
+	switch {
+	case r.UID != "" && !userOK(r.UID):
+		return &Error{Kind: KindInvalid, Exit: exitOption, Msg: MsgUIDInvalid, Option: "--uid"}
+	case r.GID != "" && !groupOK(r.GID):
+		return &Error{Kind: KindInvalid, Exit: exitOption, Msg: MsgGIDInvalid, Option: "--gid"}
+	}
+	return nil
+}
+
 // OtherValue returns the value of an option kept in Other.
 func (r *Request) OtherValue(name string) (string, bool) {
 	for _, s := range r.Other {
