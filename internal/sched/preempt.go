@@ -226,8 +226,9 @@ func shrinkDetail(s Shrink) string {
 // ChooseShrink decides, for the pending job `waiting`, which running
 // yieldable job holding several whole GPUs to shrink, and to how many GPUs,
 // so that both the waiting job and the shrunk job fit now. The daemon and
-// the simulator call this one function, and Cycle calls it for its first
-// blocked job when Config.Shrink is set, so the policy cannot fork. It
+// the simulator rely on this one policy: Cycle applies it (tryShrink) to
+// its first blocked job when Config.Shrink is set, or to ShrinkTries of
+// them, with ShrinkPayback's cost check when set, so it cannot fork. It
 // looks at the running jobs only, as if the waiting job were the first to
 // be considered.
 func ChooseShrink(snap Snapshot, waiting uint32) (Shrink, bool) {
