@@ -18,6 +18,10 @@
 //	  -> walk: static blockers, then start now, preempt, shrink, or reserve
 //	  -> Plan
 //
+// Jobs larger than one node (the simulator's labs of several machines)
+// take whole nodes: a gang, searched on every node's timeline until enough
+// nodes agree on a start (gang.go).
+//
 // Besides Cycle: Priorities (sprio -l), FairShareTree (sshare -l),
 // CheckSubmit (submission refusals with Slurm's messages), WillRun
 // (sbatch --test-only), ChooseShrink (the shrink policy on its own),
@@ -59,6 +63,11 @@
 // Usage: TRES-billing seconds (by default GPU-seconds, a shared GPU counting
 // the fraction of its memory reserved) times the QOS UsageFactor, decayed
 // by PriorityDecayHalfLife.
+//
+// Shrink payback: with Config.ShrinkPayback a running job is shrunk for a
+// waiting one only when the waiting job would otherwise wait longer than
+// the shrink delays the shrunk job (its time left × the GPUs it gives up
+// ÷ the GPUs it keeps), both from time limits.
 //
 // Yield: slurm-lite's way to stop a running job cleanly (signal,
 // checkpoint, requeue). Preemptions and shrinks in a Plan are carried out
