@@ -29,8 +29,9 @@ const (
 	SinfoSummarize   = "partition:9 ,available:.5 ,time:.10 ,nodeaiot:.16 ,nodelist:0"
 	SinfoReasons     = "reason:20 ,user:9 ,timestamp:19 ,nodelist:0"
 	SinfoReasonsLong = "reason:20 ,userlong:12 ,timestamp:19 ,statecompact:6 ,nodelist:0"
-	// SinfoGPUs is the GPU view's default (sinfo -G).
-	SinfoGPUs = "nodelist:9 ,gpuindex:.3 ,gputype:.10 ,gpumem:.7 ,gpumemused:.8 ,gpuutil:.5 ,gpustate:.10 ,gpujobs:.10 ,gpuforeign:.20 ,gpureason:0"
+	// SinfoGPUs is the GPU view's default (sinfo -G). MODEL says where
+	// the GPUs come from: NVML's name, or "simulated_TYPE".
+	SinfoGPUs = "nodelist:9 ,gpuindex:.3 ,gputype:.10 ,gpumodel:.22 ,gpumem:.7 ,gpumemused:.8 ,gpuutil:.5 ,gpustate:.10 ,gpujobs:.10 ,gpuforeign:.20 ,gpureason:0"
 )
 
 // SinfoEntry is one line of sinfo: a partition and, unless a filter took
