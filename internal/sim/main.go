@@ -62,13 +62,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			// Asked for, the usage goes to stdout and is no error.
 			fs.SetOutput(stdout)
 			fmt.Fprint(stdout, usage)
 			fs.PrintDefaults()
 			return 0
 		}
+	}
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	fail := func(err error) int {
