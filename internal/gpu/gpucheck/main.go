@@ -4,11 +4,16 @@
 //
 //	go run ./internal/gpu/gpucheck [-types a100,h100] [-samples 20]
 //
-// It starts nothing and changes nothing: it samples, picks the freest GPU
-// as a placement would, asks whether a fake job with no processes has
-// released that GPU, and times a sample. It exits 0 when it saw at least
-// one usable GPU, 1 when NVML works but nothing can be offered or the node
-// would be drained, 2 when there are no GPUs at all.
+// It samples, picks the freest GPU as a placement would, and then runs a
+// real job there: a command that holds GPU memory (-job; by default a
+// PyTorch one-liner when python3 can import torch), started with the
+// placement's CUDA_VISIBLE_DEVICES. It checks that NVML sees the job's
+// process on the GPU it was placed on (CUDA's numbering and the
+// inventory's agree), kills it, and times the release confirmation. Last,
+// it times a sample. It exits 0 when all of that went right (or no job
+// could be run, which it says), 1 when NVML works but nothing can be
+// offered, the node would be drained, or the job check failed, 2 when
+// there are no GPUs at all.
 package main
 
 import (
@@ -16,7 +21,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -28,11 +35,19 @@ import (
 func main() {
 	types := flag.String("types", "", "configured short GPU types, comma-separated (e.g. a100)")
 	samples := flag.Int("samples", 20, "samples to time")
+	job := flag.String("job", "", "a shell command that holds GPU memory for a minute (default: a PyTorch one-liner when torch is installed; \"none\" to skip)")
 	flag.Parse()
-	os.Exit(run(os.Stdout, *types, *samples))
+	cmd := *job
+	if cmd == "" && exec.Command("python3", "-c", "import torch").Run() == nil {
+		cmd = torchJob
+	}
+	os.Exit(run(os.Stdout, *types, *samples, cmd))
 }
 
-func run(w io.Writer, types string, samples int) int {
+// torchJob holds 1 GiB on the one GPU it sees for a minute.
+const torchJob = `python3 -c 'import torch, time; x = torch.ones(1 << 28, device="cuda"); torch.cuda.synchronize(); time.sleep(60)'`
+
+func run(w io.Writer, types string, samples int, jobCmd string) int {
 	var opts gpu.Options
 	if types != "" {
 		opts.Types = strings.Split(types, ",")
@@ -68,11 +83,12 @@ func run(w io.Writer, types string, samples int) int {
 	fmt.Fprintf(w, "\nplacement: the freest GPU is %d (%s), %s free; a job there gets %s\n",
 		freest.Index, freest.UUID, gib(freest.MemoryFree), strings.Join(gpu.CUDAEnv([]int{freest.Index}), " "))
 
-	now := time.Now()
-	job := gpu.Job{ID: "gpucheck", GPUs: []string{freest.UUID}, Ended: now}
-	rel := inv.Sample(now, []gpu.Job{job}).Releases[job.ID]
-	fmt.Fprintf(w, "release:  fake job with no processes on GPU %d: released=%v survivors=%v pending=%d drained=%d\n",
-		freest.Index, rel.Released, rel.Survivors, len(rel.Pending), len(rel.Drained))
+	code := 0
+	if jobCmd == "" || jobCmd == "none" {
+		fmt.Fprintln(w, "job:      skipped (no -job command, and python3 cannot import torch)")
+	} else if !realJob(w, inv, freest, jobCmd, nil) {
+		code = 1
+	}
 
 	if samples > 0 {
 		start := time.Now()
@@ -82,7 +98,78 @@ func run(w io.Writer, types string, samples int) int {
 		fmt.Fprintf(w, "cost:     %v per sample (mean of %d, %d GPUs, real NVML)\n",
 			time.Since(start)/time.Duration(samples), samples, len(snap.GPUs))
 	}
-	return 0
+	return code
+}
+
+// realJob runs cmd as a job placed on g, as the daemon would start it, and
+// reports whether NVML saw it there (and nowhere else) and confirmed the
+// release once it was killed. started, when not nil, is told the job's pid
+// (tests put it on a mock GPU).
+func realJob(w io.Writer, inv *gpu.Inventory, g gpu.GPU, cmd string, started func(pid int)) bool {
+	c := exec.Command("sh", "-c", "exec "+cmd)
+	c.Env = append(os.Environ(), gpu.CUDAEnv([]int{g.Index})...)
+	c.Stdout, c.Stderr = w, w
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.Start(); err != nil {
+		fmt.Fprintf(w, "job:      FAIL: starting %q: %v\n", cmd, err)
+		return false
+	}
+	if started != nil {
+		started(c.Process.Pid)
+	}
+	exited := make(chan struct{})
+	go func() { _ = c.Wait(); close(exited) }()
+	kill := func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	defer kill()
+	job := gpu.Job{ID: "gpucheck", PIDs: []int{c.Process.Pid}, GPUs: []string{g.UUID}}
+	fmt.Fprintf(w, "job:      pid %d started with %s\n", c.Process.Pid, strings.Join(gpu.CUDAEnv([]int{g.Index}), " "))
+
+	var seen gpu.JobSample
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		snap := inv.Sample(time.Now(), []gpu.Job{job})
+		if js := snap.Jobs[job.ID]; js.Total() > 0 {
+			seen = js
+			break
+		}
+		select {
+		case <-exited:
+			fmt.Fprintf(w, "job:      FAIL: the job exited before NVML saw it on a GPU\n")
+			return false
+		default:
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(w, "job:      FAIL: NVML did not show the job on any GPU within 90s\n")
+			return false
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	ok := true
+	for uuid, mem := range seen.Memory {
+		where := "the GPU it was placed on"
+		if uuid != g.UUID {
+			where, ok = "ANOTHER GPU: CUDA's numbering and the inventory's disagree", false
+		}
+		fmt.Fprintf(w, "job:      NVML shows it holding %s on %s (%s)\n", gib(mem), uuid, where)
+	}
+
+	kill()
+	<-exited
+	ended := time.Now()
+	job.Ended = ended
+	for {
+		rel := inv.Sample(time.Now(), []gpu.Job{job}).Releases[job.ID]
+		if rel.Released {
+			fmt.Fprintf(w, "release:  confirmed %v after the job was killed\n", time.Since(ended).Round(time.Millisecond))
+			break
+		}
+		if len(rel.Drained) > 0 {
+			fmt.Fprintf(w, "release:  FAIL: the GPU was drained, its memory not back (survivors %v)\n", rel.Survivors)
+			return false
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return ok
 }
 
 func table(w io.Writer, snap gpu.Snapshot) {
