@@ -57,7 +57,12 @@ func timeUsed(j *api.Job, now time.Time) time.Duration {
 	if isRunning(j) || end.IsZero() {
 		end = now
 	}
-	return end.Sub(j.Start).Truncate(time.Second)
+	return wholeSeconds(j.Start, end)
+}
+
+// wholeSeconds is end minus start as Slurm counts it: both are time_t.
+func wholeSeconds(start, end time.Time) time.Duration {
+	return max(0, time.Duration(end.Unix()-start.Unix())*time.Second)
 }
 
 // limit is the time limit in force; UNLIMITED when the daemon gives none.

@@ -231,7 +231,7 @@ var acctFields = []*acctField{
 		if r.Step != nil || j.Start.IsZero() || j.Eligible.IsZero() {
 			return val("00:00:00")
 		}
-		return val(slurmtime.FormatClock(max(0, j.Start.Sub(j.Eligible).Truncate(time.Second))))
+		return val(slurmtime.FormatClock(wholeSeconds(j.Eligible, j.Start)))
 	}},
 	{"ResvCPU", 10, kindSecs, blank},
 	{"ResvCPURAW", 10, kindNum, blank},
@@ -522,6 +522,8 @@ func (r *AcctRow) end() time.Time {
 }
 
 // elapsed is end minus start, the time so far while running, 0 before.
+// Slurm keeps both as whole seconds (time_t), so a job started at :41.9
+// and ended at :42.1 ran 00:00:01, as Start and End printed beside it say.
 func (r *AcctRow) elapsed() time.Duration {
 	start, end := r.Rec.Job.Start, r.end()
 	if r.Step != nil {
@@ -535,7 +537,7 @@ func (r *AcctRow) elapsed() time.Duration {
 	if end.IsZero() {
 		end = r.Env.Now
 	}
-	return max(0, end.Sub(start).Truncate(time.Second))
+	return wholeSeconds(start, end)
 }
 
 // cpuTimes adds a CPU time over the job's finished steps, or is the

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,31 @@ func TestAcctPrinter(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestElapsedIsInWholeSeconds: Slurm keeps Start and End as time_t, so
+// Elapsed is their difference in whole seconds and agrees with the times
+// printed beside it, however the sub-second parts fall.
+func TestElapsedIsInWholeSeconds(t *testing.T) {
+	base := time.Date(2026, 11, 29, 13, 14, 41, 0, time.UTC)
+	tests := []struct {
+		name       string
+		start, end time.Duration // after base
+		want       string
+	}{
+		{"across a second boundary in 0.2 s", 900 * time.Millisecond, 1100 * time.Millisecond, "00:00:01"},
+		{"within one second", 100 * time.Millisecond, 900 * time.Millisecond, "00:00:00"},
+		{"1.8 s from the start of a second", 0, 1800 * time.Millisecond, "00:00:01"},
+	}
+	cols, _ := ParseAcctFields("elapsed")
+	for _, tt := range tests {
+		rec := &store.Record{Latest: true, Job: store.Job{ID: 1, ArrayTaskID: store.NoTask, State: slurm.Completed,
+			Start: base.Add(tt.start), End: base.Add(tt.end)}}
+		p := AcctPrinter{Columns: cols, Parsable: true, NoEnding: true}
+		got := strings.TrimSpace(p.Line(&AcctRow{Rec: rec, Units: NoUnits, Env: &Env{Now: testNow}}))
+		if got != tt.want {
+			t.Errorf("%s: Elapsed %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }
