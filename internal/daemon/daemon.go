@@ -109,6 +109,10 @@ type Daemon struct {
 	lastSweep time.Time
 	// violated are the (job/kind) GPU violations already acted on.
 	violated map[string]bool
+	// checkJobs are what submissions are checked against (submitcheck.go);
+	// checkOK once a pass has set them.
+	checkJobs []sched.Job
+	checkOK   bool
 }
 
 // Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;
@@ -167,6 +171,11 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer d.st.Close()
+	// squeue, every scheduling pass and every submission's checks read
+	// the jobs of the last MinJobAge: the store keeps those decoded.
+	if err := d.st.CacheJobs(ctx, max(cfg.MinJobAge, time.Minute)); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(d.jobsDir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", d.jobsDir, err)
 	}

@@ -158,7 +158,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	}
 
 	now := time.Now()
-	snap, err := d.submitSnapshot(ctx, now)
+	snap, err := d.submitSnapshot(ctx, now, req.Body.TestOnly)
 	if err != nil {
 		return api.Submitted{}, err
 	}
@@ -192,28 +192,9 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		return api.Submitted{}, fmt.Errorf("saving the job: %w", err)
 	}
 	d.log.Info("job submitted", "job", ids[0], "user", caller.User, "name", j.Name, "partition", j.Partition)
+	d.noteSubmitted(sj, ids[0])
 	d.wake()
 	return api.Submitted{JobID: ids[0]}, nil
-}
-
-// submitSnapshot is the core's view for a submission check: live jobs,
-// the node as last sampled.
-func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time) (sched.Snapshot, error) {
-	cfg := d.config()
-	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
-	if err != nil {
-		return sched.Snapshot{}, err
-	}
-	d.mu.Lock()
-	gs := d.gsnap
-	usage := d.usage
-	d.mu.Unlock()
-	if gs.Time.IsZero() {
-		gs = d.inv.Sample(now, nil)
-	}
-	snap := d.buildSnapshot(ctx, now, jobs, gs)
-	snap.Usage = usage
-	return snap.Snapshot, nil
 }
 
 // jobs is squeue and scontrol show job. Query: id (repeated: N, A, A_T),
@@ -727,7 +708,7 @@ func (d *Daemon) configInForce(ctx context.Context, req *localapi.Request[struct
 
 // shares is sshare: the fair-share tree as the core computes it now.
 func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([]api.ShareRow, error) {
-	snap, err := d.submitSnapshot(ctx, time.Now())
+	snap, err := d.submitSnapshot(ctx, time.Now(), true)
 	if err != nil {
 		return nil, err
 	}

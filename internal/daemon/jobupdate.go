@@ -292,7 +292,7 @@ func (d *Daemon) update(ctx context.Context, req *localapi.Request[api.Update]) 
 	// be open to the job's account, and fit this machine some day.
 	var snap *sched.Snapshot
 	if ch.Partition != nil || ch.Gres != nil || ch.GPUs != nil {
-		s, err := d.submitSnapshot(ctx, time.Now())
+		s, err := d.submitSnapshot(ctx, time.Now(), true)
 		if err != nil {
 			return api.UpdateResults{}, err
 		}

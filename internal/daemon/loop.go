@@ -87,6 +87,7 @@ func (d *Daemon) pass(ctx context.Context) {
 	d.checkIdle(ctx, now, jobs, gs)
 	d.sweepCheckpoints(ctx, now)
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
+	d.keepCheckJobs(snap.Jobs)
 
 	d.mu.Lock()
 	snap.Usage = d.usage

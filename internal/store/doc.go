@@ -67,6 +67,16 @@
 // the process; power cuts are what FULL is for, and no test here can cut
 // the power.
 //
+// # The job cache
+//
+// The daemon reads the jobs of the last MinJobAge for every squeue, every
+// scheduling pass and every submission's checks. With CacheJobs, Jobs
+// answers such a query from decoded rows in memory (cache.go): the writer
+// reads each row its batch wrote again after COMMIT, before any caller of
+// the batch hears back, so a committed change is always in the cache. A
+// query that reaches further back (sacct) goes to SQLite. Without it, a
+// submission with 5,000 jobs queued spent 20 ms reading and decoding them.
+//
 // # Data model
 //
 // jobs has one row per job id: a plain job, an array task, or an array's

@@ -139,6 +139,9 @@ func (s *Store) Job(ctx context.Context, id uint32) (Job, error) {
 // Jobs returns the job rows f selects (EarlierRuns aside), by id: the
 // controller's view, for squeue and scontrol.
 func (s *Store) Jobs(ctx context.Context, f Filter) ([]Job, error) {
+	if jobs, ok := s.cachedJobs(f); ok {
+		return jobs, nil
+	}
 	return queryJobs(ctx, s.r, "jobs", f)
 }
 

@@ -64,6 +64,9 @@ type Store struct {
 	// commits counts the writer's transactions, to show group commit at
 	// work in tests and benchmarks.
 	commits atomic.Int64
+
+	// cache is the decoded job rows (CacheJobs); nil until asked for.
+	cache *jobCache
 }
 
 // options are Open's knobs that only tests and benchmarks turn.

@@ -25,6 +25,8 @@ type Tx struct {
 	tx    *sql.Tx
 	now   time.Time
 	stmts map[string]*sql.Stmt
+	// touched collects the job rows the batch wrote, for the job cache.
+	touched map[uint32]struct{}
 }
 
 // Now is the time of the transaction's batch: use it for times the change
@@ -120,6 +122,7 @@ func (t *Tx) insert(nj NewJob) (uint32, error) {
 	if err := t.insertRow("jobs", &j, id); err != nil {
 		return 0, err
 	}
+	t.touch(id)
 	return id, nil
 }
 
@@ -215,6 +218,7 @@ func (t *Tx) PutJob(j Job) error {
 		vals = append(vals, byName[c])
 	}
 	vals = append(vals, j.ID)
+	t.touch(j.ID)
 	res, err := t.exec(putJobSQL, vals...)
 	if err != nil {
 		return fmt.Errorf("updating job %d: %w", j.ID, err)
@@ -238,6 +242,7 @@ func (t *Tx) SplitTask(arrayID uint32, task int) (Job, error) {
 	if !rec.ArrayRecord() {
 		return Job{}, fmt.Errorf("job %d is not an array with pending tasks", arrayID)
 	}
+	t.touch(arrayID)
 	i, ok := slices.BinarySearch(rec.ArrayPending, task)
 	if !ok {
 		return Job{}, fmt.Errorf("array task %d_%d is not pending: %w", arrayID, task, ErrNotFound)
@@ -262,6 +267,7 @@ func (t *Tx) SplitTask(arrayID uint32, task int) (Job, error) {
 	if err := t.insertRow("jobs", &j, scriptID); err != nil {
 		return Job{}, err
 	}
+	t.touch(id)
 	return j, nil
 }
 
@@ -277,6 +283,7 @@ func (t *Tx) DropTasks(arrayID uint32, tasks []int) ([]int, error) {
 	if !rec.ArrayRecord() {
 		return nil, fmt.Errorf("job %d is not an array with pending tasks", arrayID)
 	}
+	t.touch(arrayID)
 	drop := normTasks(tasks)
 	var missing []string
 	for _, task := range drop {

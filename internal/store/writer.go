@@ -150,9 +150,10 @@ func (s *Store) commit(batch []*request) {
 		return
 	}
 	now := time.Now()
+	touched := map[uint32]struct{}{}
 	for i, r := range live {
 		var lost error
-		results[i], lost = s.runOne(&Tx{tx: sqlTx, now: now, stmts: s.stmts}, r)
+		results[i], lost = s.runOne(&Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched}, r)
 		if lost != nil {
 			// SQLite rolled the whole transaction back (it does on
 			// I/O errors, a full disk, ...): nothing of the batch is
@@ -168,6 +169,9 @@ func (s *Store) commit(batch []*request) {
 		return
 	}
 	s.commits.Add(1)
+	// Before anyone hears back: a caller told "committed" must find its
+	// change in the cache.
+	s.refreshCache(touched)
 	for i, r := range live {
 		r.done <- results[i]
 	}

@@ -1,0 +1,80 @@
+package daemon
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// A submission's checks (sched.CheckSubmit: MaxJobCount, the QOS's
+// MaxSubmitJobsPerUser, whether the request fits the node) need the jobs
+// that count, in the core's terms. Reading and converting every job for
+// every submission made a submission cost O(jobs queued): with 5,000
+// queued, 40 a second. Instead the daemon keeps the core's jobs of the last
+// pass, plus every job accepted since, and checks against those:
+//
+//  1. a pass builds its snapshot and keeps its jobs (checkJobs);
+//  2. each accepted submission is appended to them (noteSubmitted);
+//  3. the next pass replaces them with what the store then holds.
+//
+// Jobs that ended since the pass still count until the next one, as Slurm
+// counts finished jobs until MinJobAge; --test-only, which estimates a start
+// from the running jobs, reads the store afresh.
+
+// keepCheckJobs keeps a pass's jobs for the submissions until the next.
+func (d *Daemon) keepCheckJobs(jobs []sched.Job) {
+	d.mu.Lock()
+	d.checkJobs, d.checkOK = slices.Clip(jobs), true
+	d.mu.Unlock()
+}
+
+// noteSubmitted counts an accepted job, given the id it got, in the checks
+// until the next pass: an array once per task, as a pass counts it.
+func (d *Daemon) noteSubmitted(j sched.Job, id uint32) {
+	j.ID = id
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.checkOK {
+		return
+	}
+	if len(j.ArrayTasks) == 0 {
+		d.checkJobs = append(d.checkJobs, j)
+		return
+	}
+	for range j.ArrayTasks {
+		d.checkJobs = append(d.checkJobs, j)
+	}
+}
+
+// submitSnapshot is the core's view for a submission check: the jobs as
+// above (fresh from the store when fresh is set, or before the first pass),
+// the node as last sampled.
+func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) (sched.Snapshot, error) {
+	cfg := d.config()
+	d.mu.Lock()
+	gs := d.gsnap
+	usage := d.usage
+	kept, ok := d.checkJobs, d.checkOK && !fresh
+	d.mu.Unlock()
+	if gs.Time.IsZero() {
+		gs = d.inv.Sample(now, nil)
+	}
+	var jobs []store.Job
+	if !ok {
+		var err error
+		jobs, err = d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
+		if err != nil {
+			return sched.Snapshot{}, err
+		}
+	}
+	snap := d.buildSnapshot(ctx, now, jobs, gs)
+	if ok {
+		// Full slice expression: CheckSubmit cannot append into ours.
+		snap.Jobs = kept[:len(kept):len(kept)]
+	}
+	snap.Usage = usage
+	return snap.Snapshot, nil
+}

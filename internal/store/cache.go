@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+)
+
+// jobCache mirrors the job rows that the controller's view reads over and
+// over (squeue, every scheduling pass, every submission's checks): those
+// not ended, and those ended within the window. Reading and decoding them
+// from SQLite each time cost O(jobs) per submission, which with thousands
+// of jobs queued made submission, not the disk, the limit.
+//
+// The writer keeps it exact: every Tx method that writes a job row names the
+// row (touch), and after COMMIT, before any caller of the batch hears back,
+// the writer reads those rows again and puts them in the cache (or takes
+// them out). A caller that was told "committed" therefore finds its change
+// in the cache. The first load also runs in the writer, between two
+// batches, so that no commit can slip between the load and the cache.
+// A query whose window reaches further back than the cache's goes to SQL.
+type jobCache struct {
+	window time.Duration
+
+	mu     sync.RWMutex
+	loaded bool
+	rows   map[uint32]*Job // never changed once in: replaced
+	pruned time.Time
+}
+
+// CacheJobs makes Jobs answer from memory for filters whose Since is no
+// earlier than window before now (the daemon's MinJobAge): the jobs that
+// are not ended, and those ended within window (and a minute), are kept
+// decoded. It
+// returns once the cache is loaded. Calling it again changes the window.
+func (s *Store) CacheJobs(ctx context.Context, window time.Duration) error {
+	s.mu.Lock()
+	if s.cache == nil {
+		s.cache = &jobCache{}
+	}
+	c := s.cache
+	s.mu.Unlock()
+	// A minute more than asked: a caller's "now" is a little before the
+	// cache's, and its Since a little further back than window.
+	window += time.Minute
+	c.mu.Lock()
+	if c.window != window {
+		c.window, c.loaded = window, false
+	}
+	c.mu.Unlock()
+	// An empty update: the writer loads the cache after committing it.
+	return s.Update(ctx, func(*Tx) error { return nil })
+}
+
+// touch records that the transaction wrote job row id.
+func (t *Tx) touch(id uint32) {
+	if t.touched != nil {
+		t.touched[id] = struct{}{}
+	}
+}
+
+// refresh runs in the writer after a commit: it loads the cache if it is
+// not loaded, else reads the touched rows again. On a read error the cache
+// is dropped and loaded again after the next commit; queries meanwhile go
+// to SQL.
+func (s *Store) refreshCache(touched map[uint32]struct{}) {
+	c := s.cache
+	if c == nil {
+		return
+	}
+	ctx := context.Background()
+	now := time.Now()
+	c.mu.RLock()
+	loaded, window := c.loaded, c.window
+	c.mu.RUnlock()
+	if !loaded {
+		jobs, err := queryJobs(ctx, s.w, "jobs", Filter{Since: now.Add(-window)})
+		rows := make(map[uint32]*Job, len(jobs))
+		for _, j := range jobs {
+			rows[j.ID] = clip(j)
+		}
+		c.mu.Lock()
+		c.rows, c.loaded, c.pruned = rows, err == nil, now
+		c.mu.Unlock()
+		return
+	}
+	type change struct {
+		id   uint32
+		j    *Job
+		gone bool
+	}
+	changes := make([]change, 0, len(touched))
+	for id := range touched {
+		j, _, err := jobByID(ctx, s.w, id)
+		switch {
+		case err == nil:
+			changes = append(changes, change{id: id, j: clip(j)})
+		case errors.Is(err, ErrNotFound):
+			changes = append(changes, change{id: id, gone: true})
+		default:
+			c.mu.Lock()
+			c.loaded, c.rows = false, nil
+			c.mu.Unlock()
+			return
+		}
+	}
+	since := now.Add(-window)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ch := range changes {
+		if ch.gone || !within(*ch.j, since) {
+			delete(c.rows, ch.id)
+		} else {
+			c.rows[ch.id] = ch.j
+		}
+	}
+	if now.Sub(c.pruned) > window/4 {
+		for id, j := range c.rows {
+			if !within(*j, since) {
+				delete(c.rows, id)
+			}
+		}
+		c.pruned = now
+	}
+}
+
+// cachedJobs answers Jobs from the cache, or ok=false when it cannot.
+func (s *Store) cachedJobs(f Filter) (jobs []Job, ok bool) {
+	s.mu.RLock()
+	c := s.cache
+	s.mu.RUnlock()
+	if c == nil || f.Since.IsZero() {
+		return nil, false
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.loaded || f.Since.Before(time.Now().Add(-c.window)) {
+		return nil, false
+	}
+	// Sort the ids, not the rows: a Job is large, and moving them made the
+	// sort the cost of a query.
+	var ids []uint32
+	for id, j := range c.rows {
+		if f.matches(j) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	jobs = make([]Job, len(ids))
+	for i, id := range ids {
+		jobs[i] = *c.rows[id]
+	}
+	return jobs, true
+}
+
+// within is the cache's condition: not ended, or ended at or after since.
+func within(j Job, since time.Time) bool {
+	return j.End.IsZero() || j.End.UnixNano() >= since.UnixNano()
+}
+
+// matches is Filter.where evaluated on a decoded row.
+func (f Filter) matches(j *Job) bool {
+	if len(f.IDs) > 0 && !slices.Contains(f.IDs, j.ID) && !slices.Contains(f.IDs, j.ArrayJobID) {
+		return false
+	}
+	if len(f.Users) > 0 && !slices.Contains(f.Users, j.User) ||
+		len(f.Accounts) > 0 && !slices.Contains(f.Accounts, j.Account) ||
+		len(f.Partitions) > 0 && !slices.Contains(f.Partitions, j.Partition) ||
+		len(f.Names) > 0 && !slices.Contains(f.Names, j.Name) ||
+		len(f.States) > 0 && !slices.Contains(f.States, j.State) {
+		return false
+	}
+	if !f.Since.IsZero() && !within(*j, f.Since) {
+		return false
+	}
+	if !f.Until.IsZero() && (j.Submit.IsZero() || j.Submit.UnixNano() > f.Until.UnixNano()) {
+		return false
+	}
+	return true
+}
+
+// clip gives the row's slices no spare capacity, so that a caller's append
+// to a job it was given never writes into the cache's copy.
+func clip(j Job) *Job {
+	j.ArrayPending = slices.Clip(j.ArrayPending)
+	j.Notes = slices.Clip(j.Notes)
+	j.Alloc.GPUs = slices.Clip(j.Alloc.GPUs)
+	return &j
+}

@@ -1,0 +1,154 @@
+package store
+
+import (
+	"errors"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// The job cache answers exactly as SQL does, whatever the writes before:
+// submissions (plain and arrays), state changes and endings (recent and
+// long ago), task splits and drops, requeues, and updates that fail and
+// roll back.
+func TestJobCacheAnswersAsSQLDoes(t *testing.T) {
+	const window = 5 * time.Minute
+	plain, array := newJob(t, trainScript), newJob(t, trainScript, "--array=0-5")
+	users := []string{"alice", "bob"}
+	dir := t.TempDir()
+	n := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		// A fresh store each time, unsynced: the property is about what
+		// is read, and a sync per step made the test take minutes.
+		n++
+		s, err := open(filepath.Join(dir, strconv.Itoa(n)), options{synchronous: "OFF", migrations: migrations})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.CacheJobs(ctx, window); err != nil {
+			rt.Fatal(err)
+		}
+		var ids []uint32
+		pick := func() uint32 { return rapid.SampledFrom(ids).Draw(rt, "id") }
+		steps := rapid.IntRange(1, 15).Draw(rt, "steps")
+		for range steps {
+			var err error
+			switch op := rapid.IntRange(0, 5).Draw(rt, "op"); {
+			case op == 0 || len(ids) == 0:
+				nj := plain
+				if rapid.Bool().Draw(rt, "array") {
+					nj = array
+				}
+				nj.Job.User = rapid.SampledFrom(users).Draw(rt, "user")
+				var got []uint32
+				got, err = s.Submit(ctx, []NewJob{nj})
+				ids = append(ids, got...)
+			case op == 1:
+				id := pick()
+				ago := time.Duration(rapid.IntRange(0, 20).Draw(rt, "ago")) * time.Minute
+				err = s.Update(ctx, func(tx *Tx) error {
+					j, err := tx.Job(id)
+					if err != nil {
+						return err
+					}
+					j.State, j.End = slurm.Completed, time.Now().Add(-ago)
+					j.Notes = append(j.Notes, "ended")
+					return tx.PutJob(j)
+				})
+			case op == 2:
+				id := pick()
+				task := rapid.IntRange(0, 5).Draw(rt, "task")
+				err = s.Update(ctx, func(tx *Tx) error {
+					j, err := tx.SplitTask(id, task)
+					ids = append(ids, j.ID)
+					return err
+				})
+			case op == 3:
+				id := pick()
+				task := rapid.IntRange(0, 5).Draw(rt, "task")
+				err = s.Update(ctx, func(tx *Tx) error {
+					_, err := tx.DropTasks(id, []int{task})
+					return err
+				})
+			case op == 4:
+				id := pick()
+				err = s.Update(ctx, func(tx *Tx) error {
+					_, err := tx.Requeue(id, time.Now())
+					return err
+				})
+			case op == 5:
+				id := pick()
+				err = s.Update(ctx, func(tx *Tx) error {
+					j, err := tx.Job(id)
+					if err != nil {
+						return err
+					}
+					j.State = slurm.Running
+					if err := tx.PutJob(j); err != nil {
+						return err
+					}
+					return errors.New("changed my mind")
+				})
+			}
+			_ = err // refusals are part of the sequence
+			for _, f := range []Filter{
+				{Since: time.Now().Add(-window)},
+				{Since: time.Now().Add(-time.Minute), Users: []string{"bob"}},
+				{Since: time.Now().Add(-window), IDs: ids[:min(len(ids), 2)], States: []slurm.JobState{slurm.Pending}},
+			} {
+				got, err := s.Jobs(ctx, f)
+				if err != nil {
+					rt.Fatal(err)
+				}
+				want, err := queryJobs(ctx, s.r, "jobs", f)
+				if err != nil {
+					rt.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					rt.Fatalf("cached jobs for %+v (-sql +cache):\n%s", f, diff)
+				}
+			}
+		}
+	})
+}
+
+// A query reaching further back than the cache's window, or with no
+// window at all, is answered by SQL: it sees jobs that ended long ago.
+func TestJobCacheLeavesOlderQueriesToSQL(t *testing.T) {
+	s, _ := openT(t)
+	if err := s.CacheJobs(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	nj := newJob(t, trainScript)
+	nj.Job.State, nj.Job.End = slurm.Completed, time.Now().Add(-time.Hour)
+	if _, err := s.Submit(ctx, []NewJob{nj}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want int
+	}{
+		{"within the window: the cache, which does not keep it", Filter{Since: time.Now().Add(-30 * time.Second)}, 0},
+		{"two hours back: SQL", Filter{Since: time.Now().Add(-2 * time.Hour)}, 1},
+		{"no window: SQL", Filter{}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs, err := s.Jobs(ctx, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, len(jobs)); diff != "" {
+				t.Errorf("jobs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
