@@ -10,9 +10,9 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
 
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The handler table's paths.
@@ -63,7 +63,7 @@ type Submitted struct {
 // only the live daemon knows (priority, the scheduler's reason and expected
 // start, the limit in force, the files it writes to).
 type Job struct {
-	store.Job
+	jobrec.Job
 	// Priority is the job's priority as sprio computes it (0 when held).
 	Priority uint32 `json:"priority"`
 	// ReasonDetail explains the reason with numbers, for scontrol show job.

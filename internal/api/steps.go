@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The paths of job steps (srun inside a job) and interactive allocations
@@ -92,11 +92,11 @@ type Step struct {
 
 // StepEnd says how a step ended.
 type StepEnd struct {
-	JobID    uint32         `json:"job_id"`
-	StepID   int            `json:"step_id"`
-	Run      int            `json:"run"`
-	State    slurm.JobState `json:"state"`
-	ExitCode store.ExitCode `json:"exit_code"`
+	JobID    uint32          `json:"job_id"`
+	StepID   int             `json:"step_id"`
+	Run      int             `json:"run"`
+	State    slurm.JobState  `json:"state"`
+	ExitCode jobrec.ExitCode `json:"exit_code"`
 }
 
 // JobEnding answers GET PathSteps?job=N: whether the job is being ended
@@ -131,8 +131,8 @@ type Allocation struct {
 	Reason slurm.Reason `json:"reason,omitempty"`
 	// Alloc is what the job holds once running; Env the job's environment
 	// built over the caller's (AllocRequest.Submit.Env).
-	Alloc store.Alloc `json:"alloc,omitzero"`
-	Env   []string    `json:"env,omitempty"`
+	Alloc jobrec.Alloc `json:"alloc,omitzero"`
+	Env   []string     `json:"env,omitempty"`
 	// Adopted says how the caller's processes are tracked as the job's:
 	// "cgroup" or "process group".
 	Adopted string `json:"adopted,omitempty"`
@@ -143,6 +143,6 @@ type Allocation struct {
 
 // AllocEnd says that an interactive job's command ended with ExitCode.
 type AllocEnd struct {
-	JobID    uint32         `json:"job_id"`
-	ExitCode store.ExitCode `json:"exit_code"`
+	JobID    uint32          `json:"job_id"`
+	ExitCode jobrec.ExitCode `json:"exit_code"`
 }

@@ -196,7 +196,7 @@ func TestRequeueArchivesTheRunForAccounting(t *testing.T) {
 	})
 	update(t, s, func(tx *Tx) error {
 		if err := tx.PutStep(Step{JobID: id, Run: 0, ID: "batch", Name: "batch", State: slurm.Cancelled,
-			Start: t0, End: t0.Add(2 * time.Second), ExitCode: ExitCode{0, 15}, NTasks: 1,
+			Start: t0, End: t0.Add(2 * time.Second), ExitCode: ExitCode{Status: 0, Signal: 15}, NTasks: 1,
 			UserCPU: 1532 * time.Microsecond, SystemCPU: 2983 * time.Microsecond, MaxRSS: 5 << 20}); err != nil {
 			return err
 		}
@@ -222,7 +222,7 @@ func TestRequeueArchivesTheRunForAccounting(t *testing.T) {
 			return err
 		}
 		return tx.PutStep(Step{JobID: id, Run: 1, ID: "batch", Name: "batch", State: slurm.Cancelled,
-			Start: t1, End: t1.Add(2 * time.Second), ExitCode: ExitCode{0, 15}})
+			Start: t1, End: t1.Add(2 * time.Second), ExitCode: ExitCode{Status: 0, Signal: 15}})
 	})
 
 	type runView struct {
