@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // Client talks to slurmd-lite over its socket. It is safe for concurrent
@@ -151,39 +153,12 @@ func readError(resp *http.Response) *Error {
 }
 
 // UnreachableError says that the daemon cannot be reached, why, and what to
-// do. Err is the system's reason: errors.Is(err, fs.ErrNotExist),
-// syscall.ECONNREFUSED or syscall.EACCES tell the cases apart.
-type UnreachableError struct {
-	Socket string
-	Err    error
-	// Owner names whoever owns the socket, for permission denied.
-	Owner string
-}
-
-func (e *UnreachableError) Unwrap() error { return e.Err }
-
-func (e *UnreachableError) Error() string {
-	switch {
-	case errors.Is(e.Err, syscall.ENOENT):
-		return fmt.Sprintf("slurmd-lite is not running (no socket at %s); start it with: slurmd-lite", e.Socket)
-	case errors.Is(e.Err, syscall.ECONNREFUSED):
-		return fmt.Sprintf("slurmd-lite is not running (nobody listens on %s, left by a daemon that stopped); start it with: slurmd-lite", e.Socket)
-	case errors.Is(e.Err, syscall.EACCES):
-		owner := e.Owner
-		if owner == "" {
-			owner = "another user"
-		}
-		return fmt.Sprintf("permission denied on %s: the socket belongs to the slurmd-lite of %s, which serves only that user; to run your own, set SocketPath to a path of yours and start it with: slurmd-lite", e.Socket, owner)
-	default:
-		return fmt.Sprintf("cannot reach slurmd-lite at %s: %v", e.Socket, e.Err)
-	}
-}
+// do (sockclient's, which says it the same way for the commands built on it).
+type UnreachableError = sockclient.UnreachableError
 
 // NotRunning is the error every client gives when no socket is at socket:
 // "slurmd-lite is not running (no socket at ...); start it with: slurmd-lite".
-func NotRunning(socket string) error {
-	return &UnreachableError{Socket: socket, Err: syscall.ENOENT}
-}
+func NotRunning(socket string) error { return sockclient.NotRunning(socket) }
 
 // unreachable explains a failed connect. Permission denied on a socket means
 // that it belongs to a daemon that serves only its owner (a shared one is

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // Slurm's error numbers that the transport itself gives (slurm/slurm_errno.h
@@ -21,17 +23,9 @@ const (
 // and, when the refusal is one Slurm also makes, Slurm's error number.
 // Handlers return it to choose the status; the client returns it for every
 // answer that is not 2xx. On the wire it is {"error": "...", "code": N}.
-type Error struct {
-	// Status is the HTTP status code. It travels as the response's status,
-	// not in the body.
-	Status int `json:"-"`
-	// Message says what is wrong and, where it can, how to fix it.
-	Message string `json:"error"`
-	// Code is Slurm's errno for this refusal, or 0 when Slurm has none.
-	Code int `json:"code"`
-}
-
-func (e *Error) Error() string { return e.Message }
+// It is sockclient's, the commands' own client, so that both sides mean the
+// same refusal.
+type Error = sockclient.Error
 
 // Errorf returns an Error with the given HTTP status and no Slurm code.
 func Errorf(status int, format string, args ...any) *Error {

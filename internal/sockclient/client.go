@@ -1,0 +1,254 @@
+// Package sockclient is the commands' side of slurmd-lite's local API
+// (internal/localapi): HTTP/1.1 and JSON over the daemon's Unix socket,
+// written on the system calls alone.
+//
+// Why not net/http: a command is a process that lives for a millisecond,
+// and most of that millisecond is start-up. Linking net (and with it cgo's
+// resolver, the dynamic loader and libc) made every sbatch and squeue
+// start a millisecond later; this package links neither net nor os/user,
+// so a command built on it is a static binary that starts as fast as Go
+// allows. The protocol is the small part of HTTP/1.1 the daemon speaks:
+// one request per connection (Connection: close), a JSON body with its
+// Content-Length, and an answer with a Content-Length or chunked.
+//
+//	c := sockclient.New(cfg.SocketPath)
+//	err := c.Do(ctx, "POST", api.PathJobs, sub, &resp) // *Error, *UnreachableError
+package sockclient
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Client talks to the daemon at one socket. It holds no connection between
+// requests, so it needs no closing and is safe for concurrent use.
+type Client struct {
+	socket string
+}
+
+// New returns a client for the daemon at socket; the first request says
+// whether one answers there.
+func New(socket string) *Client { return &Client{socket: socket} }
+
+// Socket is the socket the client talks to.
+func (c *Client) Socket() string { return c.socket }
+
+// maxSocketPath is sun_path's size less its NUL.
+const maxSocketPath = 107
+
+// Do sends method path with in as its JSON body (none when in is nil) and
+// decodes the answer into out (ignored when out is nil). A refusal by the
+// daemon is an *Error with its status and Slurm code; a daemon that cannot
+// be reached is an *UnreachableError.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	var body []byte
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encoding the request for %s %s: %w", method, path, err)
+		}
+		body = b
+	}
+	f, err := c.dial()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if d, ok := ctx.Deadline(); ok {
+		f.SetDeadline(d)
+	}
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { f.SetDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	fail := func(err error) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s %s: %w", method, path, ctx.Err())
+		}
+		return fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
+	}
+	var req bytes.Buffer
+	// The host names nothing (the socket is the address); it reads well in
+	// the daemon's logs.
+	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: slurmd-lite\r\nConnection: close\r\n", method, path)
+	if in != nil {
+		fmt.Fprintf(&req, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(body))
+	}
+	req.WriteString("\r\n")
+	req.Write(body)
+	if _, err := f.Write(req.Bytes()); err != nil {
+		return fail(err)
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	status, statusText, rd, err := readHead(br)
+	if err != nil {
+		return fail(err)
+	}
+	if status/100 != 2 {
+		b, _ := io.ReadAll(io.LimitReader(rd, 1<<20))
+		e := &Error{}
+		if err := json.Unmarshal(b, e); err != nil || e.Message == "" {
+			e = &Error{Message: strings.TrimSpace(string(b))}
+			if e.Message == "" {
+				e.Message = statusText
+			}
+		}
+		e.Status = status
+		return e
+	}
+	if out == nil {
+		return nil
+	}
+	// Lenient, unlike the server: a newer daemon may add fields that this
+	// client does not know.
+	if err := json.NewDecoder(rd).Decode(out); err != nil {
+		return fmt.Errorf("reading slurmd-lite's answer to %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// dial connects to the socket, or explains why it cannot.
+func (c *Client) dial() (*os.File, error) {
+	if len(c.socket) > maxSocketPath {
+		return nil, &UnreachableError{Socket: c.socket, Err: fmt.Errorf("socket path %s is %d bytes long, more than the %d a Unix socket may have; set a shorter SocketPath", c.socket, len(c.socket), maxSocketPath)}
+	}
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
+	}
+	for {
+		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: c.socket})
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return nil, unreachable(c.socket, err)
+	}
+	// Non-blocking, so that the runtime's poller serves it and deadlines
+	// work.
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
+	}
+	return os.NewFile(uintptr(fd), c.socket), nil
+}
+
+// readHead reads the status line and the headers, and returns the status
+// and a reader of the body as the headers frame it.
+func readHead(br *bufio.Reader) (int, string, io.Reader, error) {
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return 0, "", nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	line = strings.TrimRight(line, "\r\n")
+	proto, rest, _ := strings.Cut(line, " ")
+	code, _, _ := strings.Cut(rest, " ")
+	status, err := strconv.Atoi(code)
+	if !strings.HasPrefix(proto, "HTTP/1.") || err != nil {
+		return 0, "", nil, fmt.Errorf("not an HTTP answer: %q", line)
+	}
+	length, chunked := int64(-1), false
+	for {
+		h, err := br.ReadString('\n')
+		if err != nil {
+			return 0, "", nil, fmt.Errorf("reading the answer's headers: %w", err)
+		}
+		h = strings.TrimRight(h, "\r\n")
+		if h == "" {
+			break
+		}
+		name, value, _ := strings.Cut(h, ":")
+		value = strings.TrimSpace(value)
+		switch strings.ToLower(name) {
+		case "content-length":
+			if length, err = strconv.ParseInt(value, 10, 64); err != nil || length < 0 {
+				return 0, "", nil, fmt.Errorf("bad Content-Length %q", value)
+			}
+		case "transfer-encoding":
+			chunked = strings.EqualFold(value, "chunked")
+		}
+	}
+	switch {
+	case chunked:
+		return status, rest, &chunkReader{br: br}, nil
+	case length >= 0:
+		return status, rest, io.LimitReader(br, length), nil
+	}
+	return status, rest, br, nil
+}
+
+// chunkReader reads a chunked body (RFC 9112, section 7.1), trailers
+// ignored.
+type chunkReader struct {
+	br   *bufio.Reader
+	left int64 // of the current chunk
+	done bool
+	err  error
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	for r.left == 0 && !r.done && r.err == nil {
+		r.err = r.next()
+	}
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.done {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.left {
+		p = p[:r.left]
+	}
+	n, err := r.br.Read(p)
+	r.left -= int64(n)
+	if r.left == 0 && err == nil {
+		// Each chunk's data ends with CRLF.
+		if _, err = r.br.Discard(2); err != nil {
+			r.err = err
+		}
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// next reads a chunk's size line; size 0 is the last chunk, then trailers
+// up to a blank line.
+func (r *chunkReader) next() error {
+	line, err := r.br.ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("reading a chunk: %w", err)
+	}
+	size, _, _ := strings.Cut(strings.TrimRight(line, "\r\n"), ";")
+	n, err := strconv.ParseInt(strings.TrimSpace(size), 16, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("bad chunk size %q", line)
+	}
+	if n > 0 {
+		r.left = n
+		return nil
+	}
+	for {
+		t, err := r.br.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("reading the trailers: %w", err)
+		}
+		if strings.TrimRight(t, "\r\n") == "" {
+			r.done = true
+			return nil
+		}
+	}
+}
+

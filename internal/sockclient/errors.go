@@ -1,0 +1,113 @@
+package sockclient
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Error is a refusal as it travels: the HTTP status, a message for people,
+// and, when the refusal is one Slurm also makes, Slurm's error number.
+// The daemon's handlers return it to choose the status (localapi.Error is
+// this type); the client returns it for every answer that is not 2xx. On
+// the wire it is {"error": "...", "code": N}.
+type Error struct {
+	// Status is the HTTP status code. It travels as the response's status,
+	// not in the body.
+	Status int `json:"-"`
+	// Message says what is wrong and, where it can, how to fix it.
+	Message string `json:"error"`
+	// Code is Slurm's errno for this refusal, or 0 when Slurm has none.
+	Code int `json:"code"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// UnreachableError says that the daemon cannot be reached, why, and what to
+// do. Err is the system's reason: errors.Is(err, fs.ErrNotExist),
+// syscall.ECONNREFUSED or syscall.EACCES tell the cases apart.
+type UnreachableError struct {
+	Socket string
+	Err    error
+	// Owner names whoever owns the socket, for permission denied.
+	Owner string
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+func (e *UnreachableError) Error() string {
+	switch {
+	case errors.Is(e.Err, syscall.ENOENT):
+		return fmt.Sprintf("slurmd-lite is not running (no socket at %s); start it with: slurmd-lite", e.Socket)
+	case errors.Is(e.Err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("slurmd-lite is not running (nobody listens on %s, left by a daemon that stopped); start it with: slurmd-lite", e.Socket)
+	case errors.Is(e.Err, syscall.EACCES):
+		owner := e.Owner
+		if owner == "" {
+			owner = "another user"
+		}
+		return fmt.Sprintf("permission denied on %s: the socket belongs to the slurmd-lite of %s, which serves only that user; to run your own, set SocketPath to a path of yours and start it with: slurmd-lite", e.Socket, owner)
+	default:
+		return fmt.Sprintf("cannot reach slurmd-lite at %s: %v", e.Socket, e.Err)
+	}
+}
+
+// NotRunning is the error every client gives when no socket is at socket:
+// "slurmd-lite is not running (no socket at ...); start it with: slurmd-lite".
+func NotRunning(socket string) error {
+	return &UnreachableError{Socket: socket, Err: syscall.ENOENT}
+}
+
+// unreachable explains a failed connect. Permission denied on a socket means
+// that it belongs to a daemon that serves only its owner (a shared one is
+// 0666), so the error names the owner.
+func unreachable(socket string, err error) *UnreachableError {
+	e := &UnreachableError{Socket: socket, Err: err}
+	if errors.Is(err, syscall.EACCES) {
+		e.Owner = ownerOf(socket)
+	}
+	return e
+}
+
+// ownerOf names the owner of the socket, or of its directory when that
+// already denies us. The name comes from /etc/passwd (this package does not
+// link NSS; see the package comment), else the uid is given.
+func ownerOf(socket string) string {
+	fi, err := os.Stat(socket)
+	if err != nil {
+		if fi, err = os.Stat(filepath.Dir(socket)); err != nil {
+			return ""
+		}
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	if name := passwdName("/etc/passwd", st.Uid); name != "" {
+		return fmt.Sprintf("user %q", name)
+	}
+	return fmt.Sprintf("uid %d", st.Uid)
+}
+
+// passwdName finds uid's name in a passwd(5) file.
+func passwdName(file string, uid uint32) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	want := strconv.FormatUint(uint64(uid), 10)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.SplitN(sc.Text(), ":", 4)
+		if len(fields) == 4 && fields[2] == want {
+			return fields[0]
+		}
+	}
+	return ""
+}
