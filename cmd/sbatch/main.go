@@ -4,7 +4,10 @@ package main
 import (
 	"os"
 
-	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/sbatch"
 )
 
-func main() { os.Exit(cli.Sbatch(os.Args[1:], cli.Stdio())) }
+// Not cli.Sbatch: internal/sbatch alone keeps the binary small and static,
+// so that it starts in a millisecond (see internal/sbatch).
+func main() { os.Exit(sbatch.Main(os.Args[1:], cmdio.Stdio())) }

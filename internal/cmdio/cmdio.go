@@ -1,0 +1,36 @@
+// Package cmdio is what a command reads and writes: its streams, its
+// environment and the clock, in one value that tests fill with buffers, a
+// fixed map and a fixed time. It is apart from internal/cli so that a
+// command built without cli (sbatch, see internal/sbatch) takes the same.
+package cmdio
+
+import (
+	"io"
+	"os"
+	"time"
+)
+
+// IO is a command's streams, environment and clock.
+type IO struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv looks up an environment variable.
+	Getenv func(string) (string, bool)
+	// Now is the wall clock.
+	Now func() time.Time
+	// ReadFile reads a named file (the job script).
+	ReadFile func(string) ([]byte, error)
+}
+
+// Stdio is the process's own streams, environment and clock.
+func Stdio() IO {
+	return IO{
+		Stdin:    os.Stdin,
+		Stdout:   os.Stdout,
+		Stderr:   os.Stderr,
+		Getenv:   os.LookupEnv,
+		Now:      time.Now,
+		ReadFile: os.ReadFile,
+	}
+}

@@ -1,0 +1,292 @@
+// Package sbatch is the sbatch command: it reads and checks a job exactly as
+// Slurm's sbatch does, and hands it to slurmd-lite.
+//
+// It is a package of its own, not part of internal/cli, for one reason:
+// speed. sbatch is the command that workflow tools run by the thousand, and
+// a process that links cli (net/http for srun's own server, os/user with
+// cgo, SQLite's records) takes two milliseconds more to start than the
+// whole submission costs. This package links the job script parser, the
+// configuration, the API's types and sockclient, and nothing that needs
+// cgo: the binary is static and starts in about a millisecond.
+package sbatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+)
+
+// Version is the Slurm release whose behaviour and output we follow;
+// `sbatch --version` prints it because tools check it.
+const Version = "slurm 22.05.8"
+
+// Main is the sbatch command. It reads and checks the job exactly as real
+// sbatch does (every refusal prints Slurm's text and exit code, and creates
+// nothing), then hands it to the daemon.
+func Main(args []string, sio cmdio.IO) int {
+	req, code := ReadJob("sbatch", args, sio)
+	if req == nil {
+		return code
+	}
+	for _, w := range req.Warnings {
+		fmt.Fprintf(sio.Stderr, "sbatch: %s\n", w)
+	}
+	cfg, _, err := config.Find("")
+	if err != nil {
+		fmt.Fprintf(sio.Stderr, "sbatch: error: %v\n", err)
+		return 1
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(sio.Stderr, "sbatch: error: finding the current directory: %v\n", err)
+		return 1
+	}
+	sub := api.Submit{Request: *req, Env: submitEnv(sio), Cwd: cwd, TestOnly: req.TestOnly}
+	c := sockclient.New(cfg.SocketPath)
+	ctx := context.Background()
+	var resp api.Submitted
+	// sbatch retries a controller that is temporarily unable to take the
+	// job (MaxJobCount), sleeping a second longer each time (sbatch.c).
+	for retries := 0; ; retries++ {
+		err = c.Do(ctx, "POST", api.PathJobs, sub, &resp)
+		var le *sockclient.Error
+		if errors.As(err, &le) && le.Code == codeEAGAIN && retries < maxRetries {
+			if retries == 0 {
+				fmt.Fprintln(sio.Stderr, "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying")
+			}
+			time.Sleep(time.Duration(retries+1) * time.Second)
+			continue
+		}
+		break
+	}
+	if err != nil {
+		return printSubmitError(err, req.TestOnly, sio.Stderr)
+	}
+	if req.TestOnly {
+		start := "Unknown"
+		if !resp.Start.IsZero() {
+			start = resp.Start.Local().Format("2006-01-02T15:04:05")
+		}
+		fmt.Fprintf(sio.Stderr, "sbatch: Job %d to start at %s using %d processors on nodes %s in partition %s\n",
+			resp.JobID, start, resp.CPUs, resp.Node, resp.Partition)
+		return 0
+	}
+	if !req.Quiet {
+		if req.Parsable {
+			fmt.Fprintf(sio.Stdout, "%d\n", resp.JobID)
+		} else {
+			fmt.Fprintf(sio.Stdout, "Submitted batch job %d\n", resp.JobID)
+		}
+	}
+	if req.Wait {
+		return waitJob(ctx, c, resp.JobID, sio)
+	}
+	return 0
+}
+
+// Slurm's EAGAIN and sbatch's MAX_RETRIES.
+const (
+	codeEAGAIN = 11
+	maxRetries = 15
+)
+
+// printSubmitError prints a refused submission as sbatch does: the
+// controller's own lines, then "Batch job submission failed: ...", exit 1.
+func printSubmitError(err error, testOnly bool, w io.Writer) int {
+	var le *sockclient.Error
+	if !errors.As(err, &le) {
+		fmt.Fprintf(w, "sbatch: error: %v\n", err)
+		return 1
+	}
+	lines := strings.Split(le.Message, "\n")
+	for _, note := range lines[:len(lines)-1] {
+		fmt.Fprintf(w, "sbatch: error: %s\n", note)
+	}
+	last := lines[len(lines)-1]
+	if testOnly {
+		fmt.Fprintf(w, "allocation failure: %s\n", last)
+		return 1
+	}
+	fmt.Fprintf(w, "sbatch: error: Batch job submission failed: %s\n", last)
+	return 1
+}
+
+// waitJob is sbatch --wait: poll until the job ends, and exit with its exit
+// status (1 when it ended by a signal), as _job_wait in sbatch.c.
+func waitJob(ctx context.Context, c *sockclient.Client, id uint32, sio cmdio.IO) int {
+	sleep := 2 * time.Second
+	for {
+		time.Sleep(sleep)
+		sleep = min(sleep*4, 32*time.Second)
+		var jobs []api.Job
+		if err := c.Do(ctx, "GET", fmt.Sprintf("%s?id=%d", api.PathJobs, id), nil, &jobs); err != nil {
+			fmt.Fprintf(sio.Stderr, "sbatch: error: Currently unable to load job state information, retrying: %v\n", err)
+			continue
+		}
+		if len(jobs) == 0 {
+			fmt.Fprintf(sio.Stderr, "sbatch: error: Job %d no longer found and exit code not found\n", id)
+			return 0
+		}
+		ec, done := 0, true
+		for _, j := range jobs {
+			if !j.State.Finished() {
+				done = false
+				break
+			}
+			if j.ExitCode.Signal != 0 {
+				ec = max(ec, 1)
+			} else {
+				ec = max(ec, j.ExitCode.Status)
+			}
+		}
+		if done {
+			return ec
+		}
+	}
+}
+
+// submitEnv is the environment the job inherits, with sbatch's additions:
+// the umask and the resource limits (SLURM_UMASK, SLURM_RLIMIT_*), which
+// the job runs with as Slurm's PropagateResourceLimits=ALL does.
+func submitEnv(sio cmdio.IO) []string {
+	env := os.Environ()
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	env = append(env, fmt.Sprintf("SLURM_UMASK=%04o", mask))
+	for name, res := range map[string]int{"CPU": 0, "FSIZE": 1, "DATA": 2, "STACK": 3, "CORE": 4,
+		"RSS": 5, "NPROC": 6, "NOFILE": 7, "MEMLOCK": 8, "AS": 9} {
+		var rl syscall.Rlimit
+		if syscall.Getrlimit(res, &rl) != nil {
+			continue
+		}
+		v := fmt.Sprint(rl.Cur)
+		if rl.Cur == ^uint64(0) {
+			v = "unlimited"
+		}
+		env = append(env, "SLURM_RLIMIT_"+name+"="+v)
+	}
+	return env
+}
+
+// ReadJob runs sbatch's two passes over args: the command line, the script
+// (a file, standard input or --wrap), the SBATCH_* variables. It returns the
+// request, or nil and the exit code after printing what sbatch prints.
+func ReadJob(prog string, args []string, sio cmdio.IO) (*jobscript.Request, int) {
+	cl, err := jobscript.ParseCommandLine(args)
+	if err != nil {
+		return nil, PrintJobError(prog, err, sio.Stderr)
+	}
+	switch cl.Action {
+	case jobscript.Help:
+		io.WriteString(sio.Stdout, HelpText)
+		return nil, 0
+	case jobscript.Usage:
+		io.WriteString(sio.Stdout, UsageText)
+		return nil, 0
+	case jobscript.Version:
+		fmt.Fprintln(sio.Stdout, Version)
+		return nil, 0
+	case jobscript.GresHelp:
+		fmt.Fprintln(sio.Stdout, "gpu\nshard")
+		return nil, 0
+	}
+	var body []byte
+	switch {
+	case cl.HasWrap:
+	case cl.Stdin:
+		if body, err = io.ReadAll(sio.Stdin); err != nil {
+			fmt.Fprintf(sio.Stderr, "%s: error: reading the script from standard input: %v\n", prog, err)
+			return nil, 1
+		}
+	default:
+		if body, err = readScript(cl.Script, sio); err != nil {
+			fmt.Fprintf(sio.Stderr, "%s: error: Unable to open file %s\n", prog, cl.Script)
+			return nil, 1
+		}
+	}
+	maxArray := 0
+	if cfg, _, err := config.Find(""); err == nil {
+		maxArray = cfg.MaxArraySize
+	}
+	req, err := jobscript.Parse(jobscript.Input{
+		Script:       body,
+		Command:      cl,
+		Env:          sio.Getenv,
+		Now:          sio.Now(),
+		MaxArraySize: maxArray,
+	})
+	if err != nil {
+		return nil, PrintJobError(prog, err, sio.Stderr)
+	}
+	if os.Geteuid() != 0 {
+		if err := req.RequireRoot(); err != nil {
+			return nil, PrintJobError(prog, err, sio.Stderr)
+		}
+	} else if err := req.CheckIDs(userExists, groupExists); err != nil {
+		return nil, PrintJobError(prog, err, sio.Stderr)
+	}
+	return req, 0
+}
+
+// userExists says whether a --uid names a user, by name or number, as
+// uid_from_string looks it up: through getent(1), which asks NSS (LDAP,
+// SSSD) as the C library would, so that this command needs no cgo. Only
+// root's submissions with --uid come here.
+func userExists(s string) bool { return getent("passwd", s) }
+
+// groupExists is userExists for --gid.
+func groupExists(s string) bool { return getent("group", s) }
+
+// getent says whether database db has key, by name or number.
+func getent(db, key string) bool {
+	return exec.Command("getent", db, key).Run() == nil
+}
+
+// readScript opens the script operand as sbatch does: the path as given,
+// else a bare name looked up in $PATH (search_path in src/sbatch/opt.c).
+func readScript(name string, sio cmdio.IO) ([]byte, error) {
+	body, err := sio.ReadFile(name)
+	if err == nil || strings.ContainsRune(name, '/') {
+		return body, err
+	}
+	path, _ := sio.Getenv("PATH")
+	for _, dir := range filepath.SplitList(path) {
+		if b, e := sio.ReadFile(filepath.Join(dir, name)); e == nil {
+			return b, nil
+		}
+	}
+	return nil, err
+}
+
+// PrintJobError prints a jobscript error in sbatch's words, then where it
+// was in the script (Slurm does not say; a user fixing a 40-line header
+// wants to know) and slurm-lite's hint, each on a line of its own after
+// Slurm's so that tools matching Slurm's first lines still match.
+func PrintJobError(prog string, err error, w io.Writer) int {
+	var e *jobscript.Error
+	if !errors.As(err, &e) {
+		fmt.Fprintf(w, "%s: error: %v\n", prog, err)
+		return 1
+	}
+	fmt.Fprint(w, e.Stderr(prog))
+	if loc := e.Location(); loc != "" && e.Line > 0 {
+		fmt.Fprintf(w, "%s: error: the option is at %s\n", prog, loc)
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(w, "%s: error: %s\n", prog, e.Hint)
+	}
+	return e.Exit
+}
