@@ -217,6 +217,33 @@ func weights(w config.TRESWeights) string {
 	return strings.Join(parts, ",")
 }
 
+// preemptible reports whether some partition's jobs can be preempted.
+func (g gen) preemptible() bool {
+	return g.cfg.PreemptType != config.PreemptNone &&
+		slices.ContainsFunc(g.cfg.Partitions, func(p config.Partition) bool { return p.PreemptMode != config.PreemptModeOff })
+}
+
+// killWait is Slurm's KillWait: slurm-lite's, or the longest GraceTime of a
+// preemptible partition (and that partition's name) when longer. In
+// slurm-lite GraceTime is the time between a preempted job's SIGTERM and
+// SIGKILL. In Slurm 22.05 a GraceTime delays the batch script's SIGTERM to
+// its end and a job that exits within it is not requeued (seen in
+// scripts/test-slurm's runs): a checkpointing filler would end COMPLETED and
+// never resume. So partitions get GraceTime=0 (SIGTERM at once, requeued
+// whatever the exit) and KillWait carries the grace.
+func (g gen) killWait() (time.Duration, string) {
+	kw, from := g.cfg.KillWait, ""
+	if !g.preemptible() {
+		return kw, from
+	}
+	for _, p := range g.cfg.Partitions {
+		if p.PreemptMode != config.PreemptModeOff && p.GraceTime > kw {
+			kw, from = p.GraceTime, p.PartitionName
+		}
+	}
+	return kw, from
+}
+
 // usesPreemptMode reports whether some partition's PreemptMode is mode.
 func (g gen) usesPreemptMode(mode string) bool {
 	return slices.ContainsFunc(g.cfg.Partitions, func(p config.Partition) bool { return p.PreemptMode == mode })
@@ -256,7 +283,13 @@ func (g gen) slurmConf() string {
 	kv("JobAcctGatherFrequency", "30")
 
 	section("Jobs: slurm-lite's KillWait, MinJobAge, MaxArraySize and MaxJobCount.")
-	kv("KillWait", seconds(c.KillWait))
+	if kw, p := g.killWait(); kw != c.KillWait {
+		fmt.Fprintf(&b, "# slurm-lite's KillWait is %s s; %s's GraceTime (%s s) is how long a preempted job\n", seconds(c.KillWait), p, seconds(kw))
+		b.WriteString("# has between SIGTERM and SIGKILL, which in Slurm is KillWait (see the partitions).\n")
+		kv("KillWait", seconds(kw))
+	} else {
+		kv("KillWait", seconds(c.KillWait))
+	}
 	kv("MinJobAge", seconds(c.MinJobAge))
 	kv("MaxArraySize", strconv.Itoa(c.MaxArraySize))
 	kv("MaxJobCount", strconv.Itoa(c.MaxJobCount))
@@ -329,6 +362,12 @@ func (g gen) slurmConf() string {
 	b.WriteString(node + " State=UNKNOWN\n")
 
 	section("Partitions: Nodes= is every node above.")
+	if g.preemptible() {
+		b.WriteString("# GraceTime=0 on preemptible partitions: with a GraceTime Slurm signals only job steps\n")
+		b.WriteString("# at first (a batch script hears nothing until it is over), and a job that ends within\n")
+		b.WriteString("# it is COMPLETED or FAILED, never requeued. With 0, Slurm sends SIGTERM at once, gives\n")
+		b.WriteString("# KillWait, then SIGKILL, and requeues: slurm-lite's GraceTime, which KillWait carries.\n")
+	}
 	for _, p := range c.Partitions {
 		b.WriteString(g.partition(p) + "\n")
 	}
@@ -387,8 +426,8 @@ func (g gen) partition(p config.Partition) string {
 	add("PriorityTier", strconv.Itoa(p.PriorityTier))
 	add("PriorityJobFactor", strconv.Itoa(p.PriorityJobFactor))
 	add("PreemptMode", p.PreemptMode)
-	if p.GraceTime > 0 {
-		add("GraceTime", seconds(p.GraceTime))
+	if p.PreemptMode != config.PreemptModeOff {
+		add("GraceTime", "0") // see killWait
 	}
 	add("State", p.State)
 	if p.Hidden {

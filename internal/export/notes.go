@@ -32,7 +32,7 @@ func (g gen) noEquivalent() []string {
 		"  its batch size and GPU count cannot change, and YieldGroup gives no rights.",
 		fmt.Sprintf("- Idle-GPU reclaim (IdleGPUTimeout = %s): none; a job keeps its GPUs until it ends.", q(clock(c.IdleGPUTimeout))),
 		"  Filler partitions work as here through PreemptType/PreemptMode=REQUEUE: a higher",
-		"  PriorityTier job preempts them (SIGTERM, GraceTime, SIGKILL, requeue), without",
+		"  PriorityTier job preempts them (SIGTERM, KillWait, SIGKILL, requeue), without",
 		"  waiting for NVML to show the GPU memory back.",
 		fmt.Sprintf("- GPUViolationPolicy = %s (jobs over their GPU memory, or on GPUs not given): none.", q(c.GPUViolationPolicy)),
 		"  cgroup.conf's ConstrainDevices=yes keeps jobs off other GPUs; memory over-use on a",
@@ -50,6 +50,9 @@ func (g gen) noEquivalent() []string {
 			q(c.SocketPath), q(c.StateSaveLocation)),
 		"  with munge and keep their own state (below); slurm-lite's job history is not imported",
 		"  (docs/migrate.md says how to keep it).",
+		"- GraceTime: here the time between a preempted job's SIGTERM and SIGKILL. Slurm's",
+		"  GraceTime holds the batch script's SIGTERM back and does not requeue a job that",
+		"  ends within it, so preemptible partitions get GraceTime=0 and KillWait the grace.",
 		"- A missing --output directory is created here; Slurm fails the job (exit 0:53).",
 		"- A requeued or yielded job may start again at once here; Slurm holds it ~2 minutes.",
 	}

@@ -55,6 +55,12 @@ update() {
 if missing cluster "$cluster" format=cluster; then
 	run add cluster "$cluster"
 fi
+for t in gpu shard; do
+	if missing tres type=gres name="$t" format=name; then
+		echo "sacctmgr.sh: gres/$t is no TRES yet: start slurmctld with this slurm.conf (it registers AccountingStorageTRES), then run this again" >&2
+		exit 1
+	fi
+done
 `)
 
 	b.WriteString("\n# QOS (\"normal\" always exists). Limits not set here are left as they are.\n")
