@@ -21,15 +21,21 @@ func writeFiles(dir string, files []File, force bool) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("making output directory: %w", err)
 	}
-	if !force {
-		var exist []string
-		for _, f := range files {
-			if _, err := os.Lstat(filepath.Join(dir, f.Name)); err == nil {
-				exist = append(exist, f.Name)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("checking output file: %w", err)
-			}
+	var exist []string
+	for _, f := range files {
+		p := filepath.Join(dir, f.Name)
+		st, err := os.Lstat(p)
+		switch {
+		case err == nil && st.IsDir():
+			// A rename onto it would fail after others were renamed.
+			return nil, fmt.Errorf("%q is a directory: move it away or choose another --dir", p)
+		case err == nil:
+			exist = append(exist, f.Name)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("checking output file: %w", err)
 		}
+	}
+	if !force {
 		if len(exist) > 0 {
 			return nil, fmt.Errorf("%s already in %q: move them away, choose another --dir, or pass --force to replace them",
 				strings.Join(exist, ", "), dir)
