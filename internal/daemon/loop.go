@@ -43,34 +43,91 @@ func (d *Daemon) loop(ctx context.Context) {
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	d.pass(ctx)
+	var pace passPace
+	pace.run(func() { d.pass(ctx) })
 	for {
 		select {
 		case <-ctx.Done():
 			d.saveUsage(context.Background())
 			return
 		case id := <-d.ended:
-			d.finish(ctx, id)
-			for more := true; more; {
-				select {
-				case id := <-d.ended:
-					d.finish(ctx, id)
-				default:
-					more = false
-				}
-			}
+			d.finishAll(ctx, id)
 		case <-d.kick:
 		case <-tick.C:
 		}
-		d.pass(ctx)
+		// Let the pass wait its turn (passPace), finishing the jobs that
+		// end meanwhile: they are what the pass will fill.
+		if wait := pace.wait(time.Now()); wait > 0 {
+			timer := time.NewTimer(wait)
+		waiting:
+			for {
+				select {
+				case <-ctx.Done():
+					timer.Stop()
+					d.saveUsage(context.Background())
+					return
+				case id := <-d.ended:
+					d.finishAll(ctx, id)
+				case <-timer.C:
+					break waiting
+				}
+			}
+		}
+		pace.run(func() { d.pass(ctx) })
 	}
+}
+
+// finishAll records job id's end and those of every job that ended with it.
+func (d *Daemon) finishAll(ctx context.Context, id uint32) {
+	d.finish(ctx, id)
+	for {
+		select {
+		case id := <-d.ended:
+			d.finish(ctx, id)
+		default:
+			return
+		}
+	}
+}
+
+// passPace keeps the scheduling passes to at most a third of a core. A
+// pass follows every submission and every job's end at once while passes
+// are cheap (a few hundred microseconds with a short queue, so a trivial
+// job's successor starts within a millisecond of its end). With thousands
+// of jobs queued a pass costs tens of milliseconds, and a pass after every
+// one of 500 submissions a second would take a whole core from the
+// submissions themselves; then the next pass waits twice the last one's
+// time after it ended, and the submissions that arrive meanwhile share it.
+type passPace struct {
+	ended time.Time     // when the last pass ended
+	took  time.Duration // what it cost
+}
+
+// minPassGap is below any wait worth a timer.
+const minPassGap = 200 * time.Microsecond
+
+// wait is how long the next pass should wait at now.
+func (p *passPace) wait(now time.Time) time.Duration {
+	gap := 2 * p.took
+	if gap < minPassGap {
+		return 0
+	}
+	return p.ended.Add(gap).Sub(now)
+}
+
+// run runs a pass and notes its cost.
+func (p *passPace) run(pass func()) {
+	t0 := time.Now()
+	pass()
+	p.ended = time.Now()
+	p.took = p.ended.Sub(t0)
 }
 
 // snapshot is what one pass plans over, with the ways back from the core's
 // ids to stored jobs.
 type snapshot struct {
 	sched.Snapshot
-	byID        map[uint32]store.Job
+	byID        map[uint32]*store.Job // into the pass's jobs: a Job is large
 	placeholder map[uint32]arrayKey
 }
 
@@ -132,7 +189,7 @@ func (d *Daemon) pass(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		if err := d.start(ctx, j, task, s); err != nil {
+		if err := d.start(ctx, *j, task, s); err != nil {
 			d.log.Error("starting job", "job", j.ID, "task", task, "err", err)
 		}
 	}
@@ -258,28 +315,31 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 			QOS:        schedQOS(cfg),
 			Accounts:   schedAccounts(cfg),
 		},
-		byID:        map[uint32]store.Job{},
+		byID:        make(map[uint32]*store.Job, len(jobs)),
 		placeholder: map[uint32]arrayKey{},
 	}
 	shard := cfg.ShardSize
+	snap.Jobs = make([]sched.Job, 0, len(jobs))
 	next := placeholderBase
-	known := map[uint32]bool{}
-	for _, j := range jobs {
+	known := make(map[uint32]bool, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
 		known[j.ID] = true
 		snap.byID[j.ID] = j
 		if j.ArrayRecord() {
 			for _, task := range j.ArrayPending {
 				snap.placeholder[next] = arrayKey{j.ID, task}
-				snap.Jobs = append(snap.Jobs, schedJob(j, next, task, shard, node))
+				snap.Jobs = append(snap.Jobs, schedJob(*j, next, task, shard, node))
 				next++
 			}
 			continue
 		}
-		snap.Jobs = append(snap.Jobs, schedJob(j, j.ID, j.ArrayTaskID, shard, node))
+		snap.Jobs = append(snap.Jobs, schedJob(*j, j.ID, j.ArrayTaskID, shard, node))
 	}
 	// Dependencies may name jobs that ended long ago: the core needs their
 	// end states to decide afterok and friends.
-	for _, j := range jobs {
+	for i := range jobs {
+		j := &jobs[i]
 		if j.State != slurm.Pending || j.Request.Dependency == nil {
 			continue
 		}

@@ -22,8 +22,13 @@ import (
 // Times the supervisor waits for processes to go.
 const (
 	// pollEvery is how often it looks for the job's last processes once
-	// the batch script has ended.
+	// the batch script has ended; it looks first after firstPoll, then
+	// twice as long each time up to pollEvery: the processes that were
+	// killed with the script are usually gone within a millisecond, and a
+	// trivial job's end (and so the start of the next one) waited for a
+	// whole pollEvery, twice, for nothing.
 	pollEvery = 20 * time.Millisecond
+	firstPoll = time.Millisecond
 	// unkillable is how long after SIGKILL it waits for processes that do
 	// not die (stuck in the kernel) before it writes the status anyway.
 	unkillable = 30 * time.Second
@@ -286,6 +291,8 @@ func dupFile(f *os.File) (*os.File, error) {
 func (sv *supervisor) loop() {
 	s := sv.spec
 	var pollC <-chan time.Time
+	var pollT *time.Timer
+	pollWait := firstPoll
 	sv.loopStart = time.Now()
 	sv.armLimit()
 	sv.reap() // a SIGCHLD may have come before Notify saw it
@@ -299,9 +306,9 @@ func (sv *supervisor) loop() {
 					// they keep their grace (see doc.go).
 					sv.kill()
 				}
-				t := time.NewTicker(pollEvery)
-				defer t.Stop()
-				pollC = t.C
+				pollT = time.NewTimer(pollWait)
+				defer pollT.Stop()
+				pollC = pollT.C
 			}
 			if sv.gone() {
 				return
@@ -312,6 +319,8 @@ func (sv *supervisor) loop() {
 			sv.reap()
 		case <-pollC:
 			sv.reap()
+			pollWait = min(2*pollWait, pollEvery)
+			pollT.Reset(pollWait)
 		case <-sv.warnC:
 			sv.warnC = nil
 			sv.warnSignal()
@@ -594,13 +603,20 @@ func (sv *supervisor) cleanup() {
 	if sv.errOut != nil {
 		sv.errOut.Close()
 	}
-	for i := 0; i < 50; i++ {
-		if err := sv.tr.remove(); err == nil || errors.Is(err, os.ErrNotExist) {
+	// The cgroup is busy until the kernel has let go of its last process,
+	// usually a moment after it was reaped: try again soon, then less
+	// often, for about a second.
+	deadline := time.Now().Add(time.Second)
+	for wait := firstPoll; ; wait = min(2*wait, pollEvery) {
+		err := sv.tr.remove()
+		if err == nil || errors.Is(err, os.ErrNotExist) {
 			break
-		} else if i == 49 {
-			sv.log.Printf("removing cgroup: %v", err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		if time.Now().After(deadline) {
+			sv.log.Printf("removing cgroup: %v", err)
+			break
+		}
+		time.Sleep(wait)
 	}
 	if sv.spool != "" {
 		if err := os.RemoveAll(sv.spool); err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"slices"
 	"sync"
@@ -93,7 +94,12 @@ func (s *Store) refreshCache(touched map[uint32]struct{}) {
 	}
 	changes := make([]change, 0, len(touched))
 	for id := range touched {
-		j, _, err := jobByID(ctx, s.w, id)
+		// The writer's own prepared statement: preparing it for every
+		// row cost more than reading the row.
+		j, _, err := scanJob(s.stmts[jobByIDSQL].QueryRowContext(ctx, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			err = ErrNotFound
+		}
 		switch {
 		case err == nil:
 			changes = append(changes, change{id: id, j: clip(j)})

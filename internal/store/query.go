@@ -118,8 +118,10 @@ func queryJobs(ctx context.Context, q querier, table string, f Filter) ([]Job, e
 	return jobs, nil
 }
 
+var jobByIDSQL = "SELECT " + jobCols + " FROM jobs WHERE id = ?"
+
 func jobByID(ctx context.Context, q querier, id uint32) (Job, uint32, error) {
-	j, scriptID, err := scanJob(q.QueryRowContext(ctx, "SELECT "+jobCols+" FROM jobs WHERE id = ?", id))
+	j, scriptID, err := scanJob(q.QueryRowContext(ctx, jobByIDSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, 0, fmt.Errorf("job %d: %w", id, ErrNotFound)
 	}

@@ -67,7 +67,7 @@ func insertRowSQL(table string) string {
 
 var preparedSQL = []string{
 	sqlSavepoint, sqlRollbackTo, sqlRelease, sqlNextID, sqlSetNextID, sqlIDUsed, sqlInsertScript,
-	insertRowSQL("jobs"), putJobSQL,
+	insertRowSQL("jobs"), putJobSQL, jobByIDSQL,
 }
 
 // prepare prepares preparedSQL on the writer's connection.
