@@ -137,6 +137,26 @@ type Config struct {
 	// if its speed is proportional to its GPUs. A shrink goes ahead only
 	// when W is larger.
 	ShrinkPayback bool
+	// YieldPayback lets a blocked job that no preemption or shrink
+	// starts stop (yield and requeue) running yieldable jobs of its own
+	// tier that rank below it, on one node or, for a job larger than a
+	// node, on whole nodes, when that pays back: the job would otherwise
+	// start W seconds from now, and each stopped job is delayed by about
+	// the job's time limit plus YieldCost; the yield goes ahead only when
+	// W is larger than the sum of those delays. Lower-tier REQUEUE jobs
+	// on the same nodes go with them at no cost. A stopped job names the
+	// job it yielded for (Job.YieldedFor) so that it does not take its
+	// GPUs back first.
+	YieldPayback bool
+	// YieldOwn lets YieldPayback also stop the waiting job's own
+	// association's jobs whatever their priority: which of one user's jobs
+	// runs first changes nobody's fair share, and a user may yield their
+	// own jobs anyway.
+	YieldOwn bool
+	// YieldCost is what a yield costs the stopped job besides waiting for
+	// the job it yielded to: stopping, restarting and redoing the work
+	// since its last checkpoint.
+	YieldCost time.Duration
 	// ForeignMemSlack is how much memory other people's processes may hold
 	// on a GPU that is still given whole.
 	ForeignMemSlack int64

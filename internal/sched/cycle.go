@@ -48,6 +48,15 @@ func (p *pass) cycle() Plan {
 		}
 	}
 	pend := make([]pjob, 0, n)
+	var yieldedTo map[uint32]bool
+	for i := range p.snap.Jobs {
+		if j := &p.snap.Jobs[i]; j.YieldedFor != 0 && isPending(j.State) {
+			if yieldedTo == nil {
+				yieldedTo = map[uint32]bool{}
+			}
+			yieldedTo[j.YieldedFor] = true
+		}
+	}
 	for i := range p.snap.Jobs {
 		j := &p.snap.Jobs[i]
 		if !isPending(j.State) {
@@ -55,6 +64,7 @@ func (p *pass) cycle() Plan {
 		}
 		pj := p.resolve(j)
 		pj.prio = p.factors(&pj).total
+		pj.yieldedTo = yieldedTo[j.ID]
 		pend = append(pend, pj)
 	}
 	slices.SortFunc(pend, func(a, b pjob) int { return compareJobs(&a, &b) })
@@ -121,19 +131,30 @@ func (p *pass) cycle() Plan {
 				d.Detail = preemptDetail(pre)
 				res = searchResult{start: p.now, node: node, ok: true}
 				handled = true
-			} else if p.cfg.Shrink && p.mayShrink(firstBlocked, shrinkTried, shrinkTries) {
-				shrinkTried = true
-				shrinkTries++
+			} else {
 				wait := forever
 				if res.ok {
 					wait = res.start - p.now
 				}
-				if s, node, ok := p.tryShrink(pj, sh, wait); ok {
-					p.countStart(pj, 1)
-					plan.Shrinks = append(plan.Shrinks, s)
-					d.Detail = shrinkDetail(s)
-					res = searchResult{start: p.now, node: node, ok: true}
-					handled = true
+				if !handled && p.cfg.Shrink && p.mayShrink(firstBlocked, shrinkTried, shrinkTries) {
+					shrinkTried = true
+					shrinkTries++
+					if s, node, ok := p.tryShrink(pj, sh, wait); ok {
+						p.countStart(pj, 1)
+						plan.Shrinks = append(plan.Shrinks, s)
+						d.Detail = shrinkDetail(s)
+						res = searchResult{start: p.now, node: node, ok: true}
+						handled = true
+					}
+				}
+				if !handled && p.cfg.YieldPayback {
+					if pre, node, ok := p.tryYield(pj, sh, wait); ok {
+						p.countStart(pj, 1)
+						plan.Preempts = append(plan.Preempts, pre...)
+						d.Detail = yieldDetail(pre)
+						res = searchResult{start: p.now, node: node, ok: true}
+						handled = true
+					}
 				}
 			}
 		}

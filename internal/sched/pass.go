@@ -87,6 +87,8 @@ type pjob struct {
 	limit  int64 // effective time limit, seconds (forever: unlimited)
 	prio   uint32
 	submit int64 // Unix nanoseconds, for ordering
+	// yieldedTo: a pending job yielded for this one is pending too.
+	yieldedTo bool
 }
 
 // runInfo is a job holding resources, as preemption and shrink see it.

@@ -219,6 +219,14 @@ func preemptDetail(pre []Preempt) string {
 	return "waiting for preempted jobs to yield: " + strings.Join(ids, ",")
 }
 
+func yieldDetail(pre []Preempt) string {
+	ids := make([]string, len(pre))
+	for i, x := range pre {
+		ids[i] = fmt.Sprint(x.JobID)
+	}
+	return "waiting for jobs to yield: " + strings.Join(ids, ",")
+}
+
 func shrinkDetail(s Shrink) string {
 	return fmt.Sprintf("waiting for job %d to shrink from %d to %d GPUs", s.JobID, s.FromGPUs, s.ToGPUs)
 }

@@ -209,14 +209,16 @@ func (p *pass) sizeFactor(j *Job) float64 {
 //
 //  1. partition PriorityTier, higher first;
 //  2. jobs resuming after a yield first, so a shrunk job comes back ahead
-//     of ordinary work of its tier;
+//     of ordinary work of its tier, and with them, before them, the
+//     pending jobs they were stopped for (Job.YieldedFor);
 //  3. priority, higher first;
 //  4. submit time, earlier first;
 //  5. job id, then array task id, lower first.
 func compareJobs(a, b *pjob) int {
 	return cmp.Or(
 		-cmp.Compare(a.tier, b.tier),
-		boolFirst(a.job.Resumed, b.job.Resumed),
+		boolFirst(a.job.Resumed || a.yieldedTo, b.job.Resumed || b.yieldedTo),
+		boolFirst(a.yieldedTo, b.yieldedTo),
 		-cmp.Compare(a.prio, b.prio),
 		cmp.Compare(a.submit, b.submit),
 		cmp.Compare(a.job.ID, b.job.ID),

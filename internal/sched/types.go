@@ -214,6 +214,10 @@ type Job struct {
 	// Resumed marks a job requeued by a yield: it is ordered ahead of
 	// ordinary work of equal tier.
 	Resumed bool
+	// YieldedFor, on a pending job requeued by a yield, is the job it was
+	// stopped for. While both are pending, that job is ordered ahead of
+	// it, so that the yielded job does not take back what it gave up.
+	YieldedFor uint32
 	// FixedPriority, when not 0, replaces the computed priority: set by an
 	// operator, or kept across a yield.
 	FixedPriority uint32

@@ -172,12 +172,14 @@ type engine struct {
 	shares     []float64
 	remaining  int
 	nextFiller uint32
+	// yielded counts jobs that may still name a job they yielded for.
+	yielded int
 
 	res Run
 }
 
 func newEngine(tr *Trace, pol Policy, opt Options) *engine {
-	e := &engine{tr: tr, pol: pol, opt: opt, w: buildWorld(opt.Lab, opt.Setup, pol, tr),
+	e := &engine{tr: tr, pol: pol, opt: opt, w: buildWorld(opt.Lab, opt.Setup, pol, tr, opt.Assumptions),
 		base: 1_500_000_000, capacity: opt.Lab.Nodes * opt.Lab.GPUsPerNode, remaining: len(tr.Jobs)}
 	acctIdx := map[string]int{}
 	for _, a := range e.w.accounts {
@@ -199,6 +201,9 @@ func newEngine(tr *Trace, pol Policy, opt Options) *engine {
 			Yieldable: pol.Yield && t.GPUs >= 2}
 		if t.TimeLimit > 0 {
 			j.job.TimeLimit = time.Duration(t.TimeLimit) * time.Second
+			if pol.ShortRoute > 0 && j.job.TimeLimit <= pol.ShortRoute {
+				j.job.Partition = shortPartition
+			}
 		}
 		runtime := t.Duration
 		if t.TimeLimit > 0 {
@@ -338,12 +343,12 @@ func (e *engine) pass() {
 	e.nextFiller += uint32(fillers)
 	for _, p := range plan.Preempts {
 		if i, ok := e.index(p.JobID); ok {
-			e.stop(i, e.jobs[i].gpus)
+			e.stop(i, e.jobs[i].gpus, p.For)
 		}
 	}
 	for _, s := range plan.Shrinks {
 		if i, ok := e.index(s.JobID); ok {
-			e.stop(i, s.ToGPUs)
+			e.stop(i, s.ToGPUs, s.For)
 		}
 	}
 }
@@ -382,7 +387,10 @@ func (e *engine) rate(j *simJob) float64 {
 
 func (e *engine) start(i int, s sched.Start) {
 	j := &e.jobs[i]
-	j.job.State, j.job.Start, j.job.Alloc, j.job.Resumed = slurm.Running, e.clock(e.now), s.Alloc, false
+	j.job.State, j.job.Start, j.job.Alloc, j.job.Resumed, j.job.YieldedFor = slurm.Running, e.clock(e.now), s.Alloc, false, 0
+	if e.yielded > 0 {
+		e.yieldDone(j.job.ID)
+	}
 	j.segStart, j.prodFrom = e.now, e.now
 	if j.restarts > 0 {
 		j.prodFrom += int64(e.opt.Assumptions.Restart / time.Second)
@@ -403,6 +411,18 @@ func (e *engine) start(i int, s sched.Start) {
 		}
 	}
 	e.sync(i)
+}
+
+// yieldDone clears YieldedFor on the jobs that yielded for job id, which
+// has now started: they no longer need to wait for it.
+func (e *engine) yieldDone(id uint32) {
+	for p := range e.act {
+		if e.act[p].YieldedFor == id {
+			e.act[p].YieldedFor = 0
+			e.jobs[e.actJob[p]].job.YieldedFor = 0
+			e.yielded--
+		}
+	}
 }
 
 // release gives back what job i holds and accounts for it.
@@ -431,10 +451,12 @@ func (e *engine) finish(i int) {
 	e.remaining--
 }
 
-// stop begins stopping running job i (preemption, or a shrink to gpus
-// GPUs): work since its last checkpoint is lost and it holds its GPUs for
-// the stop time. A job that would end by itself first is left alone.
-func (e *engine) stop(i, gpus int) {
+// stop begins stopping running job i for job forJob (preemption, or a
+// shrink to gpus GPUs): work since its last checkpoint is lost and it
+// holds its GPUs for the stop time; requeued, it names forJob
+// (YieldedFor), as the yield protocol records it. A job that would end by
+// itself first is left alone.
+func (e *engine) stop(i, gpus int, forJob uint32) {
 	j := &e.jobs[i]
 	stopT := int64(e.opt.Assumptions.Stop / time.Second)
 	if j.job.State != slurm.Running || j.stopping || j.endAt <= e.now+stopT {
@@ -460,7 +482,8 @@ func (e *engine) stop(i, gpus int) {
 	if gpus < j.gpus {
 		e.res.Shrinks++
 	}
-	j.stopping, j.toGPUs = true, gpus
+	j.stopping, j.toGPUs, j.job.YieldedFor = true, gpus, forJob
+	e.yielded++
 	j.job.State = slurm.Completing
 	j.epoch++
 	e.push(e.now+stopT, evStopped, i)

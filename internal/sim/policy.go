@@ -30,6 +30,17 @@ type Policy struct {
 	// (sched.Config).
 	ShrinkTries   int
 	ShrinkPayback bool
+	// YieldPayback and YieldOwn are the core's yield settings
+	// (sched.Config); YieldCost is then the assumptions' stop, restart
+	// and checkpoint interval together.
+	YieldPayback bool
+	YieldOwn     bool
+	// ShortRoute, when not 0, sends every job whose time limit is at most
+	// this long to a partition of higher PriorityTier (shortPartition), as
+	// a lab's submit filter or its users' `-p short` would: its jobs are
+	// considered before all others and may yield yieldable jobs of the
+	// main partition under YieldPayback.
+	ShortRoute time.Duration
 }
 
 // Policies are the policies of `--policy all`, in order.
@@ -39,8 +50,8 @@ var Policies = []Policy{
 	{Name: "P2", Description: "multifactor (Fair Tree) + backfill, the default", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill},
 	{Name: "P2-classic", Description: "P2 with PriorityFlags=NO_FAIR_TREE", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, NoFairTree: true},
 	{Name: "P3", Description: "P2 + a preemptible filler partition kept full of 1-GPU work", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, Fillers: true},
-	{Name: "P4", Description: "P3 + yield: blocked jobs shrink running multi-GPU jobs when it pays back", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, Fillers: true, Yield: true,
-		ShrinkTries: 500, ShrinkPayback: true},
+	{Name: "P4", Description: "P3 + yield + short route: limits <= 1h go to a PriorityTier 2 partition; blocked jobs shrink or stop running multi-GPU jobs when it pays back", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, Fillers: true, Yield: true,
+		ShrinkTries: 500, ShrinkPayback: true, YieldPayback: true, YieldOwn: true, ShortRoute: time.Hour},
 }
 
 // PolicyNames lists the names --policy takes.
@@ -102,6 +113,7 @@ type Lab struct {
 // Names of the simulated partitions, QOS and filler association.
 const (
 	primaryPartition = "gpu"
+	shortPartition   = "short"
 	fillerPartition  = "filler"
 	fillerQOS        = "filler"
 	fillerAccount    = "filler"
@@ -158,7 +170,7 @@ type world struct {
 	accounts   []sched.Account
 }
 
-func buildWorld(lab Lab, setup Setup, pol Policy, tr *Trace) world {
+func buildWorld(lab Lab, setup Setup, pol Policy, tr *Trace, as Assumptions) world {
 	w := world{cfg: setup.Config}
 	w.cfg.PriorityType = pol.Priority
 	w.cfg.SchedulerType = pol.Scheduler
@@ -169,6 +181,10 @@ func buildWorld(lab Lab, setup Setup, pol Policy, tr *Trace) world {
 	}
 	w.cfg.Shrink = pol.Yield
 	w.cfg.ShrinkTries, w.cfg.ShrinkPayback = pol.ShrinkTries, pol.ShrinkPayback
+	w.cfg.YieldPayback, w.cfg.YieldOwn = pol.Yield && pol.YieldPayback, pol.Yield && pol.YieldOwn
+	if w.cfg.YieldPayback {
+		w.cfg.YieldCost = as.Stop + as.Restart + as.Checkpoint
+	}
 	// Every job of the trace is a record the core keeps while it lives; the
 	// trace decides how many there are, not MaxJobCount.
 	w.cfg.MaxJobCount = len(tr.Jobs) + lab.Nodes*lab.GPUsPerNode + 1000
@@ -184,6 +200,11 @@ func buildWorld(lab Lab, setup Setup, pol Policy, tr *Trace) world {
 		w.nodes = append(w.nodes, node)
 	}
 	w.partitions = []sched.Partition{{Name: primaryPartition, Default: true, PriorityTier: 1, PriorityJobFactor: 1, MaxTime: sched.Unlimited, PreemptMode: sched.PreemptOff}}
+	if pol.ShortRoute > 0 {
+		// No MaxTime: jobs are routed by the limit they were submitted
+		// with; a shrunk one's stretched limit must not strand it.
+		w.partitions = append(w.partitions, sched.Partition{Name: shortPartition, PriorityTier: 2, PriorityJobFactor: 1, MaxTime: sched.Unlimited, PreemptMode: sched.PreemptOff})
+	}
 	w.qos = []sched.QOS{{Name: "normal", UsageFactor: 1}}
 	if pol.Fillers {
 		w.partitions = append(w.partitions, sched.Partition{Name: fillerPartition, PriorityTier: 0, PriorityJobFactor: 1, MaxTime: sched.Unlimited, PreemptMode: sched.PreemptRequeue})

@@ -82,6 +82,8 @@ func AssumptionLines(opt Options) []string {
 		"assumptions: jobs end at their trace runtime, capped at their time limit (TIMEOUT); the scheduler sees only time limits;",
 		fmt.Sprintf("  preemption and yield: checkpoint every %s (work since the last one is lost), %s to stop, %s to restart; every multi-GPU job yieldable (P4);",
 			short(a.Checkpoint), short(a.Stop), short(a.Restart)),
+		"  P4 routes every job whose time limit is at most 1h to partition short (PriorityTier 2, above the main partition's 1): its jobs go first and may yield main-partition jobs;",
+		fmt.Sprintf("  P4's yield payback counts %s per stopped job (stop + restart + checkpoint interval) on top of the waiting job's time limit;", short(a.Stop+a.Restart+a.Checkpoint)),
 		fmt.Sprintf("  fillers (P3, P4): 1-GPU jobs of %s in a PriorityTier 0 REQUEUE partition, usage factor 0, as many pending as GPUs are idle;", short(a.FillerLimit)),
 		fmt.Sprintf("  a shrunk job keeps its per-GPU batch and slows down by the speedup model: %s;", opt.Speedup.Source),
 		fmt.Sprintf("  speedup on 1..%d GPUs: %s", len(opt.Speedup.Factor)-1, speedups(opt.Speedup)),

@@ -1,0 +1,288 @@
+package sched
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// Yield payback (Config.YieldPayback): a blocked job may stop running
+// yieldable jobs of its own tier that rank below it, when the wait it
+// saves is longer than the delay it causes. The stopped jobs are requeued
+// by the yield protocol, keep their size, and name the job they yielded
+// for (Job.YieldedFor); they come back ahead of ordinary work once it has
+// started, so each is delayed by about the job's time limit plus
+// Config.YieldCost. Everything is estimated from time limits, the only
+// durations the scheduler knows: a job with a short limit that would wait
+// long pays back easily, a long one rarely.
+
+// yieldVictim reports whether running job r may be stopped for pj by a
+// yield, and whether that is free (a lower-tier REQUEUE job, which
+// preemption could stop anyway) or costs r a delay.
+func (p *pass) yieldVictim(pj *pjob, r *runInfo) (ok, free bool) {
+	if r.gone || r.node < 0 || r.job.State != slurm.Running || len(r.more) > 0 {
+		return false, false
+	}
+	if r.preemptable && r.pj.tier < pj.tier {
+		return true, true
+	}
+	if !r.job.Yieldable && !r.preemptable {
+		return false, false
+	}
+	if r.pj.tier < pj.tier {
+		return true, false
+	}
+	if r.pj.tier > pj.tier {
+		return false, false
+	}
+	if r.pj.prio < pj.prio {
+		return true, false
+	}
+	own := p.cfg.YieldOwn && pj.assoc >= 0 && r.pj.assoc == pj.assoc
+	return own, false
+}
+
+// yieldPays reports whether stopping `costly` jobs, each delayed by the
+// waiting job's limit plus YieldCost, costs less than the wait it saves.
+func (p *pass) yieldPays(costly int, limit, wait int64) bool {
+	if costly == 0 {
+		return true
+	}
+	if limit >= forever {
+		return false
+	}
+	if wait >= forever {
+		return true
+	}
+	delay := limit + ceilSeconds(p.cfg.YieldCost)
+	return int64(costly)*delay < wait
+}
+
+// tryYield looks for the running jobs whose yield lets pj start now and
+// pays back: on one node for a job of one node (the node where the
+// fewest costly jobs must stop, then the fewest jobs, then the first),
+// on sh.gang whole nodes for a larger one. wait is how long pj would wait
+// otherwise (forever if it has no start). On success the victims'
+// resources go to pj from now on, as with preemption.
+func (p *pass) tryYield(pj *pjob, sh *shape, wait int64) ([]Preempt, int, bool) {
+	if sh.key.length >= forever || (wait < forever && wait <= sh.key.length) {
+		return nil, -1, false // not even one yield could pay back
+	}
+	if sh.gang > 0 {
+		return p.tryYieldGang(pj, sh, wait)
+	}
+	end := satAdd(p.now, sh.key.length)
+	var best []int
+	bestEntry, bestCost := -1, 0
+	var rels []release
+	for i, n := range sh.nodes {
+		var free, costly []int
+		for k := range p.running {
+			r := &p.running[k]
+			if r.node != n {
+				continue
+			}
+			if ok, f := p.yieldVictim(pj, r); ok && f {
+				free = append(free, k)
+			} else if ok {
+				costly = append(costly, k)
+			}
+		}
+		if len(costly) == 0 {
+			continue // preemption alone would have done it
+		}
+		p.byRecency(free)
+		p.byRecency(costly)
+		cands := append(free, costly...)
+		agg := p.agg2s[n]
+		fitsWithout := func(set []int) bool {
+			rels = p.yieldingOn(n, rels[:0])
+			for _, k := range set {
+				rels = append(rels, p.running[k].rel)
+			}
+			p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
+			return p.fitsOn(sh, i, agg)
+		}
+		if !fitsWithout(cands) {
+			continue
+		}
+		set := cheapestSet(free, costly, fitsWithout)
+		cost := len(set) - countIn(set, free)
+		if !p.yieldPays(cost, sh.key.length, wait) {
+			continue
+		}
+		if best == nil || cost < bestCost || (cost == bestCost && len(set) < len(best)) {
+			best, bestEntry, bestCost = set, i, cost
+		}
+	}
+	if best == nil {
+		return nil, -1, false
+	}
+	n := sh.nodes[bestEntry]
+	pre := p.stopFor(pj, best)
+	p.holdNow(sh, bestEntry, end)
+	for _, k := range best {
+		p.untilYielded(&p.running[k])
+	}
+	return pre, n, true
+}
+
+// cheapestSet returns a set of victims that passes ok with the fewest
+// costly ones: for k = 0, 1, ... costly jobs (the smallest set of them,
+// in the order given), with every free one, the free ones then thinned
+// to the fewest that still pass.
+func cheapestSet(free, costly []int, ok func([]int) bool) []int {
+	for k := 0; k <= len(costly); k++ {
+		var found []int
+		try := func(c []int) bool {
+			set := append(slices.Clone(free), c...)
+			if ok(set) {
+				found = c
+				return true
+			}
+			return false
+		}
+		if k == 0 {
+			if !try(nil) {
+				continue
+			}
+		} else if smallestSetOf(costly, k, try) == nil {
+			continue
+		}
+		// Keep as few free victims as still make room.
+		set := append(slices.Clone(free), found...)
+		for i := len(free) - 1; i >= 0; i-- {
+			without := slices.Delete(slices.Clone(set), i, i+1)
+			if ok(without) {
+				set = without
+			}
+		}
+		return set
+	}
+	return nil
+}
+
+// smallestSetOf returns the first subset of cands of exactly k elements,
+// in lexicographic order, that passes ok, trying at most a few thousand.
+func smallestSetOf(cands []int, k int, ok func([]int) bool) []int {
+	if k > len(cands) {
+		return nil
+	}
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	set := make([]int, k)
+	for budget := 4096; budget > 0; budget-- {
+		for i, x := range idx {
+			set[i] = cands[x]
+		}
+		if ok(set) {
+			return set
+		}
+		i := k - 1
+		for i >= 0 && idx[i] == len(cands)-k+i {
+			i--
+		}
+		if i < 0 {
+			return nil
+		}
+		idx[i]++
+		for j := i + 1; j < k; j++ {
+			idx[j] = idx[j-1] + 1
+		}
+	}
+	return nil
+}
+
+func countIn(set, of []int) int {
+	c := 0
+	for _, x := range set {
+		if slices.Contains(of, x) {
+			c++
+		}
+	}
+	return c
+}
+
+// stopFor takes the victims out of the timeline and the counters, and
+// returns them as preemptions for pj.
+func (p *pass) stopFor(pj *pjob, victims []int) []Preempt {
+	pre := make([]Preempt, 0, len(victims))
+	for _, k := range victims {
+		r := &p.running[k]
+		r.gone = true
+		p.add(r.node, p.now, r.end, r.rel.deltas)
+		p.countStart(&r.pj, -1)
+		pre = append(pre, Preempt{JobID: r.job.ID, For: pj.job.ID})
+	}
+	return pre
+}
+
+// tryYieldGang is tryYield for a job larger than a node: a node qualifies
+// when stopping every victim on it frees the whole node for the job's
+// time limit; the sh.gang nodes with the fewest costly victims, then the
+// fewest victims, then in node order, are taken if that pays back.
+func (p *pass) tryYieldGang(pj *pjob, sh *shape, wait int64) ([]Preempt, int, bool) {
+	end := satAdd(p.now, sh.key.length)
+	type pick struct {
+		entry, cost int
+		victims     []int
+	}
+	var picks []pick
+	var rels []release
+	for i, n := range sh.nodes {
+		var victims []int
+		cost := 0
+		for k := range p.running {
+			r := &p.running[k]
+			if r.node != n {
+				continue
+			}
+			if ok, free := p.yieldVictim(pj, r); ok {
+				victims = append(victims, k)
+				if !free {
+					cost++
+				}
+			}
+		}
+		rels = p.yieldingOn(n, rels[:0])
+		for _, k := range victims {
+			rels = append(rels, p.running[k].rel)
+		}
+		agg := p.agg2s[n]
+		p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
+		if p.fitsOn(sh.per, i, agg) {
+			picks = append(picks, pick{i, cost, victims})
+		}
+	}
+	if len(picks) < sh.gang {
+		return nil, -1, false
+	}
+	slices.SortStableFunc(picks, func(a, b pick) int {
+		return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(len(a.victims), len(b.victims)))
+	})
+	picks = picks[:sh.gang]
+	cost := 0
+	for _, pk := range picks {
+		cost += pk.cost
+	}
+	if cost == 0 || !p.yieldPays(cost, sh.key.length, wait) {
+		return nil, -1, false // with no cost, preemption would have done it
+	}
+	slices.SortFunc(picks, func(a, b pick) int { return cmp.Compare(a.entry, b.entry) })
+	var pre []Preempt
+	for _, pk := range picks {
+		pre = append(pre, p.stopFor(pj, pk.victims)...)
+	}
+	for _, pk := range picks {
+		p.holdNow(sh.per, pk.entry, end)
+	}
+	for _, pk := range picks {
+		for _, k := range pk.victims {
+			p.untilYielded(&p.running[k])
+		}
+	}
+	return pre, sh.nodes[picks[0].entry], true
+}
