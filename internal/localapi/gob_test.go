@@ -1,0 +1,32 @@
+package localapi
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// An answer asked for in gob comes back the same as in JSON; a refusal
+// stays JSON, with its code.
+func TestGobAnswersAreTheSame(t *testing.T) {
+	s := startServer(t)
+	c := s.client(t)
+	ctx := context.Background()
+	var asJSON, asGob echoOut
+	if err := c.Do(ctx, "POST", "/v1/echo", echoIn{Name: "a", N: 7}, &asJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DoGob(ctx, "POST", "/v1/echo", echoIn{Name: "a", N: 7}, &asGob); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(asJSON, asGob); diff != "" {
+		t.Errorf("gob answer (-json +gob):\n%s", diff)
+	}
+	err := c.DoGob(ctx, "POST", "/v1/refuse", nil, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Code == 0 {
+		t.Errorf("refusal asked for in gob: %v, want an *Error with Slurm's code", err)
+	}
+}
