@@ -225,11 +225,12 @@ func (d *Daemon) jobs(ctx context.Context, req *localapi.Request[struct{}]) ([]a
 		return nil, err
 	}
 	out := make([]api.Job, 0, len(rows))
-	for _, j := range rows {
+	for i := range rows {
+		j := &rows[i] // a Job is large: no copy for the ones left out
 		if j.State.Finished() && !j.End.IsZero() && now.Sub(j.End) > cfg.MinJobAge {
 			continue
 		}
-		out = append(out, d.apiJob(j, req.Caller))
+		out = append(out, d.apiJob(*j, req.Caller))
 	}
 	return out, nil
 }
@@ -247,7 +248,13 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 		aj.Reason = dec.Reason
 		aj.ReasonDetail, aj.StateDesc, aj.ExpectedStart = dec.Detail, dec.StateDesc, dec.ExpectedStart
 	case j.State == slurm.Pending && j.Hold != store.HoldNone:
-		aj.Reason = map[store.Hold]slurm.Reason{store.HoldUser: slurm.ReasonJobHeldUser, store.HoldAdmin: slurm.ReasonJobHeldAdmin}[j.Hold]
+		// A switch, not a map literal: squeue asks this of every job.
+		switch j.Hold {
+		case store.HoldUser:
+			aj.Reason = slurm.ReasonJobHeldUser
+		case store.HoldAdmin:
+			aj.Reason = slurm.ReasonJobHeldAdmin
+		}
 		aj.Priority = 0
 	}
 	if aj.Reason == "" {
