@@ -36,7 +36,7 @@ func labSnapshot(gpus, pending int) sched.Snapshot {
 	id := uint32(1)
 	for n := range (gpus + 7) / 8 {
 		name := fmt.Sprintf("gpu%02d", n)
-		b.Node(st.Node(name).CPUs(64).Mem(512 * st.GiB).GPUs(8, "a100", 80*st.GiB))
+		b.Node(st.Node(name).CPUs(64).Mem(512*st.GiB).GPUs(8, "a100", 80*st.GiB))
 		for g := 0; g < 8; g += 2 {
 			lim := limits[rng.IntN(len(limits))]
 			b.Job(st.Job(id).User(fmt.Sprintf("user%02d", rng.IntN(20))).GPUs(2).CPUs(8).Time(lim).

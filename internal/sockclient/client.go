@@ -251,4 +251,3 @@ func (r *chunkReader) next() error {
 		}
 	}
 }
-
