@@ -368,3 +368,47 @@ func TestGenerateIsPure(t *testing.T) {
 		t.Errorf("Generate changed the configuration (-before +after):\n%s", diff)
 	}
 }
+
+// Notes that depend on the configuration appear only where they apply.
+func TestHeaderFollowsConfig(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       *config.Config
+		has, lack []string
+	}{
+		{"the defaults: no filler partition, no accounts", defaults(),
+			[]string{"No accounts configured", "sacctmgr add user NAME Account=lab", "IdleGPUTimeout = 0, off"},
+			[]string{"- GraceTime:", "AllowUnlistedUsers"}},
+		{"examples/slurm-lite.toml: a filler partition, accounts", loaded(t, "../../examples/slurm-lite.toml"),
+			[]string{"- GraceTime:", `IdleGPUTimeout = "01:00:00"`},
+			[]string{"No accounts configured", "AllowUnlistedUsers"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := generatedNotes(t, tt.cfg)
+			for _, s := range tt.has {
+				if !strings.Contains(lines, s) {
+					t.Errorf("header lacks %q:\n%s", s, lines)
+				}
+			}
+			for _, s := range tt.lack {
+				if strings.Contains(lines, s) {
+					t.Errorf("header has %q:\n%s", s, lines)
+				}
+			}
+		})
+	}
+}
+
+func generatedNotes(t *testing.T, cfg *config.Config) string {
+	t.Helper()
+	files, _, _ := generated(t, cfg, Input{})
+	var header []string
+	for _, l := range strings.Split(files[SlurmConf], "\n") {
+		if !strings.HasPrefix(l, "#") {
+			break
+		}
+		header = append(header, l)
+	}
+	return strings.Join(header, "\n")
+}

@@ -17,6 +17,10 @@ func (g gen) noEquivalent() []string {
 	c := g.cfg
 	q := strconv.Quote
 	shard := slurmtime.FormatSize(c.ShardSize)
+	idle := "0, off"
+	if c.IdleGPUTimeout > 0 {
+		idle = q(clock(c.IdleGPUTimeout))
+	}
 	lines := []string{
 		"slurm-lite settings and behaviour with no Slurm equivalent, and what real Slurm does instead:",
 		"",
@@ -30,7 +34,7 @@ func (g gen) noEquivalent() []string {
 		"  The owner or an operator can `scontrol requeue JOBID`: the job is stopped and pends",
 		"  again (about two minutes, reason BeginTime) with SLURM_RESTART_COUNT incremented;",
 		"  its batch size and GPU count cannot change, and YieldGroup gives no rights.",
-		fmt.Sprintf("- Idle-GPU reclaim (IdleGPUTimeout = %s): none; a job keeps its GPUs until it ends.", q(clock(c.IdleGPUTimeout))),
+		fmt.Sprintf("- Idle-GPU reclaim (IdleGPUTimeout = %s): none; a job keeps its GPUs until it ends.", idle),
 		"  Filler partitions work as here through PreemptType/PreemptMode=REQUEUE: a higher",
 		"  PriorityTier job preempts them (SIGTERM, KillWait, SIGKILL, requeue), without",
 		"  waiting for NVML to show the GPU memory back.",
@@ -39,22 +43,29 @@ func (g gen) noEquivalent() []string {
 		"  shared GPU goes unnoticed.",
 		"- GPU health (failed NVML calls, Xid errors, memory not back after a job): Slurm drains",
 		"  no GPU by itself; a HealthCheckProgram (such as LBNL NHC) can drain the node.",
-		fmt.Sprintf("- CheckpointDir = %s, CheckpointKeepDays = %d: none; $SLITE_CHECKPOINT_DIR and",
-			q(c.CheckpointDir), c.CheckpointKeepDays),
-		"  $SLITE_BATCH_SIZE are unset, the examples fall back to ./checkpoint: keep it on a",
-		"  filesystem every node sees.",
+		fmt.Sprintf("- CheckpointDir = %s,", q(c.CheckpointDir)),
+		fmt.Sprintf("  CheckpointKeepDays = %d: none; $SLITE_CHECKPOINT_DIR and $SLITE_BATCH_SIZE are", c.CheckpointKeepDays),
+		"  unset, the examples fall back to ./checkpoint: keep it on a filesystem every node sees.",
 		fmt.Sprintf("- GPUSampleInterval = %s s, sacct's GPUMemPeak and GPUUtilAve: Slurm built without NVML",
 			seconds(c.GPUSampleInterval)),
 		"  (Debian's) records no GPU memory or utilisation; sacct's other fields are the same.",
-		fmt.Sprintf("- SocketPath = %s and StateSaveLocation = %s: Slurm's daemons talk TCP",
-			q(c.SocketPath), q(c.StateSaveLocation)),
-		"  with munge and keep their own state (below); slurm-lite's job history is not imported",
-		"  (docs/migrate.md says how to keep it).",
-		"- GraceTime: here the time between a preempted job's SIGTERM and SIGKILL. Slurm's",
-		"  GraceTime holds the batch script's SIGTERM back and does not requeue a job that",
-		"  ends within it, so preemptible partitions get GraceTime=0 and KillWait the grace.",
+		fmt.Sprintf("- SocketPath = %s,", q(c.SocketPath)),
+		fmt.Sprintf("  StateSaveLocation = %s: Slurm's daemons talk TCP with munge and keep", q(c.StateSaveLocation)),
+		"  their own state (below); slurm-lite's job history is not imported (docs/migrate.md",
+		"  says how to keep it).",
 		"- A missing --output directory is created here; Slurm fails the job (exit 0:53).",
 		"- A requeued or yielded job may start again at once here; Slurm holds it ~2 minutes.",
+	}
+	if g.preemptible() {
+		lines = append(lines,
+			"- GraceTime: here the time between a preempted job's SIGTERM and SIGKILL. Slurm's",
+			"  GraceTime holds the batch script's SIGTERM back and does not requeue a job that",
+			"  ends within it, so preemptible partitions get GraceTime=0 and KillWait the grace.")
+	}
+	if !c.HasAccounts() {
+		lines = append(lines,
+			"- No accounts configured: here every user runs jobs with equal shares. Slurm refuses",
+			fmt.Sprintf("  users without an association: add each with `sacctmgr add user NAME Account=%s`.", c.ImplicitAccount()))
 	}
 	if c.AllowUnlistedUsers {
 		lines = append(lines,
