@@ -124,6 +124,7 @@ func (p *pass) tryPreemptGang(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 		agg := p.agg2s[n]
 		p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
 		if p.fitsOn(sh.per, i, agg) {
+			p.byRecency(victims) // the plan must not depend on the snapshot's job order
 			picks = append(picks, pick{i, victims})
 		}
 	}

@@ -26,6 +26,9 @@ func genSnapshot(t *rapid.T) sched.Snapshot {
 		c.Backfill.Window = time.Duration(rapid.IntRange(10, 3000).Draw(t, "window")) * time.Minute
 		c.Backfill.MaxJobTest = rapid.IntRange(1, 40).Draw(t, "maxtest")
 		c.Shrink = rapid.Bool().Draw(t, "shrink")
+		c.YieldPayback = rapid.Bool().Draw(t, "yieldpayback")
+		c.YieldOwn = rapid.Bool().Draw(t, "yieldown")
+		c.YieldCost = time.Duration(rapid.IntRange(0, 30).Draw(t, "yieldcost")) * time.Minute
 	})
 	b.Part(st.Part("gpu").Default(), st.Part("scav").Tier(0).Requeue(), st.Part("high").Tier(2))
 	types := []string{"a100", "nvidia_h100-80gb", "t4"}
@@ -128,6 +131,8 @@ func genSnapshot(t *rapid.T) sched.Snapshot {
 			jb.AfterOK(uint32(rapid.IntRange(1, int(nextID)).Draw(t, "dep")))
 		case 2:
 			jb.Task(1000, int(nextID), 1)
+		case 3:
+			jb.YieldedFor(uint32(rapid.IntRange(1, int(nextID)+1).Draw(t, "yieldedfor")))
 		}
 		b.Job(jb)
 		nextID++
@@ -153,6 +158,7 @@ func TestPropertiesOfEveryPlan(t *testing.T) {
 		}
 		checkAllocations(t, snap, plan)
 		checkEveryPendingJobDecided(t, snap, plan)
+		checkStops(t, snap, plan)
 		if again := sched.Cycle(snap); !cmp.Equal(plan, again) {
 			t.Fatalf("same input, different plan:\n%s", cmp.Diff(plan, again))
 		}
@@ -183,6 +189,57 @@ func TestSearchMemosChangeNoAnswerOnABusyCluster(t *testing.T) {
 	defer sched.SetSearchMemo(sched.SetSearchMemo(false))
 	if plain := sched.Cycle(snap); !cmp.Equal(plan, plain) {
 		t.Fatalf("memoised and plain searches differ (-memo +plain):\n%s", cmp.Diff(plan, plain))
+	}
+}
+
+// checkStops: every job a plan preempts or shrinks is running, is stopped
+// once, and is stopped for a pending job; a job stopped for one of its own
+// tier or a higher one is yieldable (--yieldable, or in a REQUEUE
+// partition).
+func checkStops(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
+	jobs := map[uint32]sched.Job{}
+	for _, j := range snap.Jobs {
+		jobs[j.ID] = j
+	}
+	tier := map[string]int{}
+	requeue := map[string]bool{}
+	def := ""
+	for _, p := range snap.Partitions {
+		tier[p.Name] = p.PriorityTier
+		requeue[p.Name] = p.PreemptMode == sched.PreemptRequeue
+		if p.Default && def == "" {
+			def = p.Name
+		}
+	}
+	partOf := func(j sched.Job) string {
+		if j.Partition == "" {
+			return def
+		}
+		return j.Partition
+	}
+	seen := map[uint32]bool{}
+	check := func(id, forID uint32) {
+		j, ok := jobs[id]
+		if !ok || j.State != slurm.Running {
+			t.Fatalf("job %d is stopped but is not a running job of the snapshot", id)
+		}
+		if seen[id] {
+			t.Fatalf("job %d is stopped twice", id)
+		}
+		seen[id] = true
+		f, ok := jobs[forID]
+		if !ok || f.State != slurm.Pending {
+			t.Fatalf("job %d is stopped for job %d, which is not pending", id, forID)
+		}
+		if tier[partOf(j)] >= tier[partOf(f)] && !j.Yieldable && !requeue[partOf(j)] {
+			t.Fatalf("job %d (not yieldable) is stopped for job %d of a tier no higher", id, forID)
+		}
+	}
+	for _, p := range plan.Preempts {
+		check(p.JobID, p.For)
+	}
+	for _, s := range plan.Shrinks {
+		check(s.JobID, s.For)
 	}
 }
 
@@ -233,61 +290,72 @@ func checkAllocations(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
 		if !ok || j.State != slurm.Pending {
 			t.Fatalf("started job %d is not a pending job of the snapshot", s.JobID)
 		}
-		node, ok := nodes[s.Alloc.Node]
-		if !ok || node.Drained {
-			t.Fatalf("job %d started on node %q, which does not exist or is drained", j.ID, s.Alloc.Node)
-		}
 		need, shared := j.Req.GPUs, j.Req.GPUMem > 0
 		if shared {
 			need = max(1, need)
 		}
-		if len(s.Alloc.GPUs) != need {
-			t.Fatalf("job %d asked for %d GPUs and got %d", j.ID, need, len(s.Alloc.GPUs))
+		// A job larger than a node (a gang) takes whole nodes: its
+		// allocation continues in Alloc.More, one part per node, and may
+		// hold more GPUs than it asked for.
+		parts := append([]sched.Alloc{s.Alloc}, s.Alloc.More...)
+		got := 0
+		for _, part := range parts {
+			got += len(part.GPUs)
+		}
+		if got != need && (len(parts) == 1 || got < need) {
+			t.Fatalf("job %d asked for %d GPUs and got %d", j.ID, need, got)
 		}
 		seen := map[string]bool{}
-		for _, a := range s.Alloc.GPUs {
-			u, ok := gpus[a.UUID]
-			switch {
-			case !ok || u.node != node.Name:
-				t.Fatalf("job %d got GPU %s, which is not on node %s", j.ID, a.UUID, node.Name)
-			case seen[a.UUID]:
-				t.Fatalf("job %d got GPU %s twice", j.ID, a.UUID)
-			case u.gpu.Drained:
-				t.Fatalf("job %d got drained GPU %s", j.ID, a.UUID)
-			case !typeMatchesForTest(u.gpu.Type, j.Req.GPUType):
-				t.Fatalf("job %d asked for type %q and got %s", j.ID, j.Req.GPUType, u.gpu.Type)
-			case u.excl > 0:
-				t.Fatalf("job %d got GPU %s, which another job owns", j.ID, a.UUID)
+		for pi, part := range parts {
+			node, ok := nodes[part.Node]
+			if !ok || node.Drained {
+				t.Fatalf("job %d started on node %q, which does not exist or is drained", j.ID, part.Node)
 			}
-			seen[a.UUID] = true
-			if shared {
-				if a.Mem != j.Req.GPUMem {
-					t.Fatalf("job %d reserved %d on %s, asked %d", j.ID, a.Mem, a.UUID, j.Req.GPUMem)
+			for _, a := range part.GPUs {
+				u, ok := gpus[a.UUID]
+				switch {
+				case !ok || u.node != node.Name:
+					t.Fatalf("job %d got GPU %s, which is not on node %s", j.ID, a.UUID, node.Name)
+				case seen[a.UUID]:
+					t.Fatalf("job %d got GPU %s twice", j.ID, a.UUID)
+				case u.gpu.Drained:
+					t.Fatalf("job %d got drained GPU %s", j.ID, a.UUID)
+				case !typeMatchesForTest(u.gpu.Type, j.Req.GPUType):
+					t.Fatalf("job %d asked for type %q and got %s", j.ID, j.Req.GPUType, u.gpu.Type)
+				case u.excl > 0:
+					t.Fatalf("job %d got GPU %s, which another job owns", j.ID, a.UUID)
 				}
-				u.avail -= a.Mem
-				u.shared++
-				if u.avail < 0 {
-					t.Fatalf("GPU %s over-committed by job %d: %d bytes short", a.UUID, j.ID, -u.avail)
+				seen[a.UUID] = true
+				if shared {
+					if a.Mem != j.Req.GPUMem {
+						t.Fatalf("job %d reserved %d on %s, asked %d", j.ID, a.Mem, a.UUID, j.Req.GPUMem)
+					}
+					u.avail -= a.Mem
+					u.shared++
+					if u.avail < 0 {
+						t.Fatalf("GPU %s over-committed by job %d: %d bytes short", a.UUID, j.ID, -u.avail)
+					}
+				} else {
+					if a.Mem != 0 || u.shared > 0 || u.gpu.ForeignMem > snap.Config.ForeignMemSlack {
+						t.Fatalf("job %d got GPU %s whole while it is shared or used by others", j.ID, a.UUID)
+					}
+					u.excl++
 				}
-			} else {
-				if a.Mem != 0 || u.shared > 0 || u.gpu.ForeignMem > snap.Config.ForeignMemSlack {
-					t.Fatalf("job %d got GPU %s whole while it is shared or used by others", j.ID, a.UUID)
-				}
-				u.excl++
 			}
-		}
-		if len(s.Alloc.CPUs) != max(1, j.Req.CPUs) {
-			t.Fatalf("job %d asked for %d CPUs and got %v", j.ID, max(1, j.Req.CPUs), s.Alloc.CPUs)
-		}
-		for _, c := range s.Alloc.CPUs {
-			if c < 0 || c >= node.CPUs || cpus[node.Name][c] {
-				t.Fatalf("job %d got CPU %d on %s, which is taken or does not exist", j.ID, c, node.Name)
+			// A gang shares its CPUs out over its nodes.
+			if wantCPUs := max(1, j.Req.CPUs); (len(parts) == 1 && len(part.CPUs) != wantCPUs) || len(part.CPUs) == 0 {
+				t.Fatalf("job %d asked for %d CPUs and got %v on node %d of its allocation", j.ID, wantCPUs, part.CPUs, pi)
 			}
-			cpus[node.Name][c] = true
-		}
-		mem[node.Name] += j.Req.Mem
-		if mem[node.Name] > node.Mem {
-			t.Fatalf("node %s memory over-committed by job %d", node.Name, j.ID)
+			for _, c := range part.CPUs {
+				if c < 0 || c >= node.CPUs || cpus[node.Name][c] {
+					t.Fatalf("job %d got CPU %d on %s, which is taken or does not exist", j.ID, c, node.Name)
+				}
+				cpus[node.Name][c] = true
+			}
+			mem[node.Name] += part.Mem
+			if mem[node.Name] > node.Mem {
+				t.Fatalf("node %s memory over-committed by job %d", node.Name, j.ID)
+			}
 		}
 	}
 }
@@ -347,6 +415,11 @@ func checkTopReservationNotDelayed(t *rapid.T, snap sched.Snapshot, plan sched.P
 		}
 		i := slices.IndexFunc(after.Jobs, func(j sched.Job) bool { return j.ID == s.JobID })
 		j := &after.Jobs[i]
+		if j.YieldedFor != 0 {
+			// Running, it no longer puts the job it yielded for ahead:
+			// the order of the replan is not the plan's.
+			return
+		}
 		j.State, j.Start, j.Alloc, j.TimeLimit = slurm.Running, snap.Now, s.Alloc, s.TimeLimit
 		// As ordinary work they cannot become preemption or shrink
 		// victims, which would change what the replan preempts.

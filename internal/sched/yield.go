@@ -260,6 +260,9 @@ func (p *pass) tryYieldGang(pj *pjob, sh *shape, wait int64) ([]Preempt, int, bo
 	if len(picks) < sh.gang {
 		return nil, -1, false
 	}
+	for _, pk := range picks {
+		p.byRecency(pk.victims) // the plan must not depend on the snapshot's job order
+	}
 	slices.SortStableFunc(picks, func(a, b pick) int {
 		return cmp.Or(cmp.Compare(a.cost, b.cost), cmp.Compare(len(a.victims), len(b.victims)))
 	})

@@ -54,11 +54,17 @@ func (b *JobBuilder) GPUType(t string) *JobBuilder { b.j.Req.GPUType = t; return
 // GPUMem asks for a share of a GPU with this peak memory.
 func (b *JobBuilder) GPUMem(bytes int64) *JobBuilder { b.j.Req.GPUMem = bytes; return b }
 
-func (b *JobBuilder) CPUs(n int) *JobBuilder        { b.j.Req.CPUs = n; return b }
-func (b *JobBuilder) Mem(bytes int64) *JobBuilder   { b.j.Req.Mem = bytes; return b }
-func (b *JobBuilder) Nice(n int) *JobBuilder        { b.j.Nice = n; return b }
-func (b *JobBuilder) Yieldable() *JobBuilder        { b.j.Yieldable = true; return b }
-func (b *JobBuilder) Resumed() *JobBuilder          { b.j.Resumed = true; return b }
+func (b *JobBuilder) CPUs(n int) *JobBuilder      { b.j.Req.CPUs = n; return b }
+func (b *JobBuilder) Mem(bytes int64) *JobBuilder { b.j.Req.Mem = bytes; return b }
+func (b *JobBuilder) Nice(n int) *JobBuilder      { b.j.Nice = n; return b }
+func (b *JobBuilder) Yieldable() *JobBuilder      { b.j.Yieldable = true; return b }
+func (b *JobBuilder) Resumed() *JobBuilder        { b.j.Resumed = true; return b }
+
+// YieldedFor marks a pending job requeued by a yield for job id.
+func (b *JobBuilder) YieldedFor(id uint32) *JobBuilder {
+	b.j.Resumed, b.j.YieldedFor = true, id
+	return b
+}
 func (b *JobBuilder) Priority(p uint32) *JobBuilder { b.j.FixedPriority = p; return b }
 
 // Time sets the requested time limit (sched.Unlimited for UNLIMITED).

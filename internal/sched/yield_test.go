@@ -1,0 +1,216 @@
+package sched_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	st "github.com/slurm-lite/slurm-lite/internal/sched/schedtest"
+)
+
+// yieldOn turns YieldPayback on with a YieldCost of 12 minutes (a stop and
+// a restart of a minute each and a 10-minute checkpoint interval).
+func yieldOn(own bool) func(*sched.Config) {
+	return func(c *sched.Config) {
+		c.YieldPayback, c.YieldOwn, c.YieldCost = true, own, 12*time.Minute
+	}
+}
+
+// TestYieldPayback: hand-worked decisions of Config.YieldPayback on one
+// node of four GPUs, all busy. The waiting job would otherwise start when
+// the running jobs' limits end (W); each stopped job is delayed by the
+// waiting job's limit plus 12 minutes; the yield is made only when W is
+// larger than the sum.
+func TestYieldPayback(t *testing.T) {
+	now := st.Epoch
+	h := time.Hour
+	tests := []struct {
+		name string
+		cfg  func(*sched.Config)
+		jobs []*st.JobBuilder
+		want []sched.Preempt
+	}{
+		{
+			// W = 9 h; delay 30 m + 12 m = 42 m.
+			name: "a short job stops a lower-priority yieldable job when its wait is longer than the delay",
+			cfg:  yieldOn(false),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(4).Yieldable().Priority(100).Time(10*h).Running(now.Add(-h), "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").GPUs(1).Priority(200).Time(30 * time.Minute),
+			},
+			want: []sched.Preempt{{JobID: 10, For: 20}},
+		},
+		{
+			name: "without YieldPayback nothing is stopped",
+			cfg:  func(*sched.Config) {},
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(4).Yieldable().Priority(100).Time(10*h).Running(now.Add(-h), "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").GPUs(1).Priority(200).Time(30 * time.Minute),
+			},
+		},
+		{
+			// W = 9 h is not longer than the 10 h limit.
+			name: "a job whose limit is longer than its wait stops nobody",
+			cfg:  yieldOn(false),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(4).Yieldable().Priority(100).Time(10*h).Running(now.Add(-h), "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").GPUs(1).Priority(200).Time(10 * h),
+			},
+		},
+		{
+			name: "a job that is not yieldable is not stopped",
+			cfg:  yieldOn(false),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(4).Priority(100).Time(10*h).Running(now.Add(-h), "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").GPUs(1).Priority(200).Time(30 * time.Minute),
+			},
+		},
+		{
+			name: "a job of higher priority is not stopped",
+			cfg:  yieldOn(false),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(4).Yieldable().Priority(300).Time(10*h).Running(now.Add(-h), "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").GPUs(1).Priority(200).Time(30 * time.Minute),
+			},
+		},
+		{
+			name: "with YieldOwn the same user's job of higher priority is stopped",
+			cfg:  yieldOn(true),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("alice").GPUs(4).Yieldable().Priority(300).Time(10*h).Running(now.Add(-h), "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").GPUs(1).Priority(200).Time(30 * time.Minute),
+			},
+			want: []sched.Preempt{{JobID: 10, For: 20}},
+		},
+		{
+			name: "with YieldOwn another user's job of higher priority is still not stopped",
+			cfg:  yieldOn(true),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(4).Yieldable().Priority(300).Time(10*h).Running(now.Add(-h), "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").GPUs(1).Priority(200).Time(30 * time.Minute),
+			},
+		},
+		{
+			// Both end in 1 h: W = 60 m; two stops cost 2 × (15 m + 12 m)
+			// = 54 m.
+			name: "a job that needs two victims stops both when the sum of their delays is below its wait",
+			cfg:  yieldOn(false),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(2).Yieldable().Priority(100).Time(2*h).Running(now.Add(-h), "gpu01", 0, 1),
+				st.Job(11).User("bob").GPUs(2).Yieldable().Priority(100).Time(2*h).Running(now.Add(-h), "gpu01", 2, 3),
+				st.Job(20).User("alice").GPUs(4).Priority(200).Time(15 * time.Minute),
+			},
+			want: []sched.Preempt{{JobID: 11, For: 20}, {JobID: 10, For: 20}},
+		},
+		{
+			// W = 60 m; 2 × (20 m + 12 m) = 64 m.
+			name: "and none when the sum is longer",
+			cfg:  yieldOn(false),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(2).Yieldable().Priority(100).Time(2*h).Running(now.Add(-h), "gpu01", 0, 1),
+				st.Job(11).User("bob").GPUs(2).Yieldable().Priority(100).Time(2*h).Running(now.Add(-h), "gpu01", 2, 3),
+				st.Job(20).User("alice").GPUs(4).Priority(200).Time(20 * time.Minute),
+			},
+		},
+		{
+			// Job 11 ends in 2 h, job 10 in 9 h: stopping 11 alone frees
+			// two GPUs, enough; W = 2 h, the delay 42 m.
+			name: "of several victims that would do, one is enough",
+			cfg:  yieldOn(false),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(2).Yieldable().Priority(100).Time(10*h).Running(now.Add(-h), "gpu01", 0, 1),
+				st.Job(11).User("bob").GPUs(2).Yieldable().Priority(100).Time(3*h).Running(now.Add(-h), "gpu01", 2, 3),
+				st.Job(20).User("alice").GPUs(2).Priority(200).Time(30 * time.Minute),
+			},
+			want: []sched.Preempt{{JobID: 11, For: 20}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := fourGPUs().Configure(tc.cfg).Job(tc.jobs...).Build()
+			plan := st.Cycle(t, snap)
+			if diff := cmp.Diff(tc.want, plan.Preempts); diff != "" {
+				t.Errorf("preempts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestYieldLowerTier: a job of a higher PriorityTier may stop a yieldable
+// job of a lower tier that is not REQUEUE, whatever their priorities,
+// when it pays back; with the tiers the other way round it may not.
+func TestYieldLowerTier(t *testing.T) {
+	now := st.Epoch
+	for _, tc := range []struct {
+		name          string
+		running, wait string
+		want          []sched.Preempt
+	}{
+		{"the short tier stops a main-tier job", "gpu", "short", []sched.Preempt{{JobID: 10, For: 20}}},
+		{"the main tier does not stop a short-tier job", "short", "gpu", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := fourGPUs().Configure(yieldOn(false)).
+				Part(st.Part("gpu").Default().Tier(1), st.Part("short").Tier(2)).Job(
+				st.Job(10).User("bob").Partition(tc.running).GPUs(4).Yieldable().Priority(300).Time(10*time.Hour).Running(now.Add(-time.Hour), "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").Partition(tc.wait).GPUs(1).Priority(200).Time(30*time.Minute)).Build()
+			plan := st.Cycle(t, snap)
+			if diff := cmp.Diff(tc.want, plan.Preempts); diff != "" {
+				t.Errorf("preempts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestYieldGang: a job larger than a node stops the yieldable jobs of as
+// many whole nodes as it needs, the nodes with the fewest costly victims
+// first: n2 holds one job, n1 and n3 two each.
+func TestYieldGang(t *testing.T) {
+	now := st.Epoch
+	h := time.Hour
+	node := func(name string) *st.NodeBuilder { return st.Node(name).CPUs(8).GPUs(2, "a100", 80*st.GiB) }
+	snap := st.Snap().Node(node("n1"), node("n2"), node("n3")).Configure(yieldOn(false)).Job(
+		st.Job(10).User("bob").GPUs(1).Yieldable().Priority(100).Time(10*h).Running(now.Add(-h), "n1", 0),
+		st.Job(11).User("bob").GPUs(1).Yieldable().Priority(100).Time(10*h).Running(now.Add(-h), "n1", 1),
+		st.Job(12).User("bob").GPUs(2).Yieldable().Priority(100).Time(10*h).Running(now.Add(-h), "n2", 0, 1),
+		st.Job(13).User("bob").GPUs(1).Yieldable().Priority(100).Time(10*h).Running(now.Add(-h), "n3", 0),
+		st.Job(14).User("bob").GPUs(1).Yieldable().Priority(100).Time(11*h).Running(now.Add(-h), "n3", 1),
+		st.Job(20).User("alice").GPUs(4).Priority(200).Time(30*time.Minute)).Build()
+	plan := st.Cycle(t, snap)
+	// Cost: n2 one victim, then n1 (first of the two with two victims):
+	// 3 × 42 m, well below the 9 h wait. Per node in node order, victims
+	// most recently started first, then by higher id.
+	want := []sched.Preempt{{JobID: 11, For: 20}, {JobID: 10, For: 20}, {JobID: 12, For: 20}}
+	if diff := cmp.Diff(want, plan.Preempts); diff != "" {
+		t.Errorf("preempts (-want +got):\n%s", diff)
+	}
+}
+
+// TestYieldedForGoesFirst: a job requeued by a yield does not take back
+// the GPUs it gave up while the job it yielded for still waits; once
+// that one has started (YieldedFor cleared), it is first again, as any
+// resumed job.
+func TestYieldedForGoesFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		yielded *st.JobBuilder
+		want    uint32
+	}{
+		{"the job yielded for starts", st.Job(10).User("bob").GPUs(4).Priority(300).Time(10 * time.Hour).YieldedFor(20), 20},
+		{"a resumed job without it starts", st.Job(10).User("bob").GPUs(4).Priority(300).Time(10 * time.Hour).Resumed(), 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := fourGPUs().Job(tc.yielded, st.Job(20).User("alice").GPUs(4).Priority(200).Time(30*time.Minute)).Build()
+			plan := st.Cycle(t, snap)
+			var got []uint32
+			for _, s := range plan.Starts {
+				got = append(got, s.JobID)
+			}
+			if diff := cmp.Diff([]uint32{tc.want}, got); diff != "" {
+				t.Errorf("starts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
