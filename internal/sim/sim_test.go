@@ -131,6 +131,45 @@ func TestShrink(t *testing.T) {
 	}
 }
 
+// TestYieldShortJob: j0 holds both GPUs for 5 h of its 10 h limit when
+// j1 (30-minute limit, so P4's short partition) arrives at 600. Shrinking
+// j0 to 1 GPU would cost it its 35,400 s left, no less than j1's wait for
+// it (also 35,400 s): no shrink. Stopping it costs j1's limit plus 12
+// minutes, far less: j0 yields (its checkpoint at 600 s keeps all its
+// work, only the 60 s stop × 2 GPUs is lost). At 660 j1 starts, and a
+// filler on the other GPU, which ends by its limit at 2460 when j0's
+// reservation begins. j1 ends at 1260; j0 preempts the filler and
+// restarts at 1320, makes progress from 1380 and ends at 1380 + 17,400.
+// Under P3 (no yield, no short route) j1 waits for j0's end at 18,000.
+func TestYieldShortJob(t *testing.T) {
+	rows := "0,0,a,2,18000,36000\n1,600,b,1,600,1800\n"
+	for _, tc := range []struct {
+		policy string
+		want   []times
+		stops  int
+	}{
+		{"P3", []times{{0, 0, 18000}, {600, 18000, 18600}}, 0},
+		{"P4", []times{{0, 0, 18780}, {600, 660, 1260}}, 1},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			r, err := Simulate(trace(t, rows), policy(t, tc.policy), options(1, 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []times
+			for _, o := range r.Outcomes {
+				got = append(got, times{o.Submit, o.FirstStart, o.End})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("outcomes (-want +got):\n%s", diff)
+			}
+			if o := r.Outcomes[0]; o.Stops != tc.stops || o.Shrinks != 0 || o.LostGPUSeconds != float64(tc.stops*60*2) {
+				t.Errorf("j0: %d stops, %d shrinks, %v GPU-s lost; want %d, 0, %d", o.Stops, o.Shrinks, o.LostGPUSeconds, tc.stops, tc.stops*120)
+			}
+		})
+	}
+}
+
 const subset = "../../testdata/traces/lab64_jobs100-399.csv"
 
 func runMain(t *testing.T, args ...string) string {
@@ -284,4 +323,32 @@ func BenchmarkSimulateLab64P4(b *testing.B) {
 }
 func BenchmarkSimulateNode8P2(b *testing.B) {
 	benchSimulate(b, "node8_philly_2017-11-20_14d.csv", 1, "P2")
+}
+
+// TestOnlyP4Yields: the yield settings and the short route are P4's
+// alone, so P0-P3 replay as they did before them.
+func TestOnlyP4Yields(t *testing.T) {
+	tr := trace(t, "0,0,a,2,100,1800\n")
+	type setting struct {
+		YieldPayback, YieldOwn bool
+		YieldCost              time.Duration
+		Partitions             []string
+	}
+	for _, pol := range Policies {
+		w := buildWorld(Lab{Nodes: 1, GPUsPerNode: 2}, DefaultSetup(), pol, tr, DefaultAssumptions())
+		got := setting{YieldPayback: w.cfg.YieldPayback, YieldOwn: w.cfg.YieldOwn, YieldCost: w.cfg.YieldCost}
+		for _, p := range w.partitions {
+			got.Partitions = append(got.Partitions, p.Name)
+		}
+		want := setting{Partitions: []string{"gpu"}}
+		switch pol.Name {
+		case "P3":
+			want.Partitions = []string{"gpu", "filler"}
+		case "P4":
+			want = setting{true, true, 12 * time.Minute, []string{"gpu", "short", "filler"}}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", pol.Name, diff)
+		}
+	}
 }
