@@ -31,7 +31,9 @@ func Cycle(snap Snapshot) Plan {
 //     for its whole time limit; one that fits now starts, unless FIFO
 //     scheduling stopped at a blocked job;
 //  4. a job that does not fit now may preempt lower-tier REQUEUE jobs, or
-//     shrink a yieldable job (Config.Shrink, the first blocked job only);
+//     shrink a yieldable job (Config.Shrink, the first blocked job only,
+//     or ShrinkTries of them), or else stop lower-ranked yieldable jobs
+//     when that pays back (Config.YieldPayback, tryYield);
 //  5. otherwise it gets a reservation on specific GPUs when it is expected
 //     within bf_window, so lower jobs only start where they delay no
 //     reservation (backfill); its reason is Resources for the first blocked

@@ -15,7 +15,8 @@
 //	  -> order: PriorityTier, resumed after a yield, priority, submit, id
 //	  -> timeline of what is free from now on (running jobs end at
 //	     start + time limit)
-//	  -> walk: static blockers, then start now, preempt, shrink, or reserve
+//	  -> walk: static blockers, then start now, preempt, shrink, yield, or
+//	     reserve
 //	  -> Plan
 //
 // Jobs larger than one node (the simulator's labs of several machines)
@@ -68,6 +69,14 @@
 // waiting one only when the waiting job would otherwise wait longer than
 // the shrink delays the shrunk job (its time left × the GPUs it gives up
 // ÷ the GPUs it keeps), both from time limits.
+//
+// Yield payback: with Config.YieldPayback a blocked job may stop (yield
+// and requeue) running yieldable jobs that rank below it (a lower tier,
+// or its tier and a lower priority; with YieldOwn also its own
+// association's jobs) when its wait is longer than what it costs them:
+// for each, its time limit plus Config.YieldCost. The stopped jobs name it
+// (Job.YieldedFor) and it goes ahead of them until it has started. A job
+// larger than a node may do so on whole nodes (yield.go).
 //
 // Yield: slurm-lite's way to stop a running job cleanly (signal,
 // checkpoint, requeue). Preemptions and shrinks in a Plan are carried out

@@ -17,11 +17,18 @@
 // Nothing here decides anything the core decides: the simulator only plays
 // the machine (jobs end at their real duration, capped at their limit;
 // stopped jobs lose work since their last checkpoint and take time to stop
-// and restart; shrunk jobs run slower by the Speedup model).
+// and restart; shrunk jobs run slower by the Speedup model). What the
+// machine records of a yield it also plays: a stopped job names the job it
+// was stopped for (sched.Job.YieldedFor) until that one has started.
 //
 // Glossary.
 //
 // Policy: a configuration of the core to compare (P0 FIFO to P4 yield).
+//
+// Short route: P4 sends every job whose time limit is at most an hour to a
+// partition of higher PriorityTier, as a lab's submit filter or `-p short`
+// would; a lab without such a partition gets P4's other results, not its
+// short-job waits (docs/simulate.md).
 //
 // Filler: 1-GPU work in a preemptible partition of lower PriorityTier,
 // offered on every idle GPU (P3, P4); not the trace's jobs, and counted
