@@ -32,7 +32,9 @@ ReqTRES, AllocGPUs); the header tells which.
 
 Policies: P0 FIFO, P1 FIFO + backfill, P2 multifactor (Fair Tree) +
 backfill, P2-classic (NO_FAIR_TREE), P3 = P2 + preemptible fillers, P4 =
-P3 + yield (shrink). --policy takes one, a comma-separated list, or all.
+P3 + yield (shrink, or stop, running multi-GPU jobs when it pays back) + a
+short route (jobs with limits of at most 1h in a partition of higher
+PriorityTier). --policy takes one, a comma-separated list, or all.
 
 Options:
 `
