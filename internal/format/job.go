@@ -53,14 +53,21 @@ func timeUsed(j *api.Job, now time.Time) time.Duration {
 	if j.Start.IsZero() || isPending(j) {
 		return 0
 	}
-	end := j.End
-	if isRunning(j) || end.IsZero() {
-		end = now
+	if isRunning(j) || j.End.IsZero() {
+		return sinceStart(j.Start, now)
 	}
-	return wholeSeconds(j.Start, end)
+	return wholeSeconds(j.Start, j.End)
 }
 
-// wholeSeconds is end minus start as Slurm counts it: both are time_t.
+// sinceStart is a running job's time so far: now's clock is not
+// Slurm's time_t, so the duration itself is cut to seconds.
+func sinceStart(start, now time.Time) time.Duration {
+	return max(0, now.Sub(start).Truncate(time.Second))
+}
+
+// wholeSeconds is end minus start as Slurm counts it, both being time_t:
+// a job started at :41.9 and ended at :42.1 ran one second, as the Start
+// and End printed beside it say.
 func wholeSeconds(start, end time.Time) time.Duration {
 	return max(0, time.Duration(end.Unix()-start.Unix())*time.Second)
 }
@@ -228,7 +235,12 @@ func tres(j *api.Job, cfg *config.Config) string {
 	if m := memTotal(j); m > 0 {
 		parts = append(parts, "mem="+mebi(m, false))
 	}
-	parts = append(parts, "node=1", "billing="+strconv.FormatUint(billing(j, cfg), 10))
+	parts = append(parts, "node=1")
+	// Slurm's TRES strings leave out counts of 0: billing under GPU-only
+	// weights for a job without GPUs.
+	if b := billing(j, cfg); b > 0 {
+		parts = append(parts, "billing="+strconv.FormatUint(b, 10))
+	}
 	if n := gpus(j); n > 0 {
 		parts = append(parts, "gres/gpu="+strconv.Itoa(n))
 	}

@@ -521,9 +521,8 @@ func (r *AcctRow) end() time.Time {
 	return r.Rec.Job.End
 }
 
-// elapsed is end minus start, the time so far while running, 0 before.
-// Slurm keeps both as whole seconds (time_t), so a job started at :41.9
-// and ended at :42.1 ran 00:00:01, as Start and End printed beside it say.
+// elapsed is end minus start in Slurm's whole seconds, the time so far
+// while running, 0 before.
 func (r *AcctRow) elapsed() time.Duration {
 	start, end := r.Rec.Job.Start, r.end()
 	if r.Step != nil {
@@ -535,7 +534,7 @@ func (r *AcctRow) elapsed() time.Duration {
 		return 0
 	}
 	if end.IsZero() {
-		end = r.Env.Now
+		return sinceStart(start, r.Env.Now)
 	}
 	return wholeSeconds(start, end)
 }
@@ -646,16 +645,21 @@ func (r *AcctRow) allocTRES() acctVal {
 	return val(r.tresString(items))
 }
 
-// tresString prints TRES as sacct does: by name, memory converted.
+// tresString prints TRES as sacct does: by name, memory converted, and
+// none of count 0 (a job without GPUs under GPU-only billing weights has
+// billing 0, which real Slurm's strings leave out).
 func (r *AcctRow) tresString(items []tresItem) string {
 	slices.SortFunc(items, func(a, b tresItem) int { return strings.Compare(a.name, b.name) })
-	parts := make([]string, len(items))
-	for i, t := range items {
+	parts := make([]string, 0, len(items))
+	for _, t := range items {
+		if t.n == 0 {
+			continue
+		}
 		v := strconv.FormatUint(t.n, 10)
 		if t.name == "mem" {
 			v = r.convert(float64(t.n), unitMega)
 		}
-		parts[i] = t.name + "=" + v
+		parts = append(parts, t.name+"="+v)
 	}
 	return strings.Join(parts, ",")
 }

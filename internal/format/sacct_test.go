@@ -7,6 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -116,5 +119,25 @@ func TestElapsedIsInWholeSeconds(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: Elapsed %s, want %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestTRESLeavesOutZero: under GPU-only billing weights a job without GPUs
+// bills 0, which Slurm's TRES strings leave out (recorded against real
+// Slurm by scripts/test-slurm).
+func TestTRESLeavesOutZero(t *testing.T) {
+	cfg := &config.Config{TRESBillingWeights: config.TRESWeights{"gres/gpu": 1}}
+	env := &Env{Now: testNow, Config: cfg}
+	start := testNow.Add(-time.Minute)
+	rec := &store.Record{Latest: true, Job: store.Job{ID: 5, ArrayTaskID: store.NoTask, State: slurm.Completed,
+		Start: start, End: testNow, Request: jobscript.Request{NTasks: 1}}}
+	cols, _ := ParseAcctFields("alloctres")
+	p := AcctPrinter{Columns: cols, Parsable: true, NoEnding: true}
+	if got := strings.TrimSpace(p.Line(&AcctRow{Rec: rec, Units: NoUnits, Env: env})); got != "cpu=1,node=1" {
+		t.Errorf("AllocTRES %q, want cpu=1,node=1", got)
+	}
+	j := &api.Job{Job: rec.Job}
+	if got := tres(j, cfg); strings.Contains(got, "billing") {
+		t.Errorf("scontrol's TRES %q shows a billing of 0", got)
 	}
 }

