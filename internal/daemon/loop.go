@@ -44,7 +44,7 @@ func (d *Daemon) loop(ctx context.Context) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	var pace passPace
-	pace.run(func() { d.pass(ctx) })
+	pace.run(func() time.Duration { return d.pass(ctx) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -73,7 +73,7 @@ func (d *Daemon) loop(ctx context.Context) {
 				}
 			}
 		}
-		pace.run(func() { d.pass(ctx) })
+		pace.run(func() time.Duration { return d.pass(ctx) })
 	}
 }
 
@@ -115,12 +115,11 @@ func (p *passPace) wait(now time.Time) time.Duration {
 	return p.ended.Add(gap).Sub(now)
 }
 
-// run runs a pass and notes its cost.
-func (p *passPace) run(pass func()) {
-	t0 := time.Now()
-	pass()
+// run runs a pass and notes its cost: the planning time it reports, not
+// the time its job starts spent waiting for the disk and for fork.
+func (p *passPace) run(pass func() time.Duration) {
+	p.took = pass()
 	p.ended = time.Now()
-	p.took = p.ended.Sub(t0)
 }
 
 // snapshot is what one pass plans over, with the ways back from the core's
@@ -132,7 +131,10 @@ type snapshot struct {
 }
 
 // pass is one scheduling pass: sample, plan, carry out.
-func (d *Daemon) pass(ctx context.Context) {
+//
+// It returns the time it took to plan (everything but starting and
+// stopping jobs): the CPU a pass costs, which passPace rations.
+func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	now := time.Now()
 	cfg := d.config()
 	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
@@ -180,6 +182,7 @@ func (d *Daemon) pass(ctx context.Context) {
 	d.decisions, d.prio = decisions, prio
 	d.mu.Unlock()
 
+	planned = time.Since(now)
 	for _, s := range plan.Starts {
 		j, ok := snap.byID[s.JobID]
 		task := -1
@@ -199,6 +202,7 @@ func (d *Daemon) pass(ctx context.Context) {
 	if now.Sub(d.lastUsageSave()) > time.Minute {
 		d.saveUsage(ctx)
 	}
+	return planned
 }
 
 // sample reads the GPUs, telling the inventory which running job holds
