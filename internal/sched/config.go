@@ -137,6 +137,13 @@ type Config struct {
 	// if its speed is proportional to its GPUs. A shrink goes ahead only
 	// when W is larger.
 	ShrinkPayback bool
+	// ShrinkRegrow gives a shrunk job its GPUs back: after every pending
+	// job of a pass has been placed, a running job with fewer GPUs than
+	// its FullGPUs is requeued at that size (Plan.Grows) when the GPUs it
+	// lacks are free on its node for its whole time limit there, and the
+	// time it saves (its time left × the GPUs it lacks ÷ FullGPUs, at a
+	// speed proportional to GPUs) is longer than YieldCost.
+	ShrinkRegrow bool
 	// YieldPayback lets a blocked job that no preemption or shrink
 	// starts stop (yield and requeue) running yieldable jobs of its own
 	// tier that rank below it, on one node or, for a job larger than a

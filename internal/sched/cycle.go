@@ -194,6 +194,9 @@ func (p *pass) cycle() Plan {
 		blocked, firstBlocked = true, false
 		plan.Pending = append(plan.Pending, d)
 	}
+	if p.cfg.ShrinkRegrow {
+		plan.Grows = p.regrow()
+	}
 	return plan
 }
 

@@ -28,6 +28,7 @@ func genSnapshot(t *rapid.T) sched.Snapshot {
 		c.Shrink = rapid.Bool().Draw(t, "shrink")
 		c.YieldPayback = rapid.Bool().Draw(t, "yieldpayback")
 		c.YieldOwn = rapid.Bool().Draw(t, "yieldown")
+		c.ShrinkRegrow = rapid.Bool().Draw(t, "regrow")
 		c.YieldCost = time.Duration(rapid.IntRange(0, 30).Draw(t, "yieldcost")) * time.Minute
 	})
 	b.Part(st.Part("gpu").Default(), st.Part("scav").Tier(0).Requeue(), st.Part("high").Tier(2))
@@ -103,6 +104,9 @@ func genSnapshot(t *rapid.T) sched.Snapshot {
 					jb.Sharing(g, 0, used)
 				}
 				jb.GPUs(len(idx))
+				if len(idx) > 0 && rapid.IntRange(0, 3).Draw(t, "rshrunk") == 0 {
+					jb.Shrunk(len(idx) + rapid.IntRange(1, 3).Draw(t, "rfull"))
+				}
 			}
 			running = append(running, jb)
 			nextID++
@@ -195,7 +199,8 @@ func TestSearchMemosChangeNoAnswerOnABusyCluster(t *testing.T) {
 // checkStops: every job a plan preempts or shrinks is running, is stopped
 // once, and is stopped for a pending job; a job stopped for one of its own
 // tier or a higher one is yieldable (--yieldable, or in a REQUEUE
-// partition).
+// partition). A job grown back is running, stopped for nothing else, and
+// grows from fewer GPUs to its FullGPUs.
 func checkStops(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
 	jobs := map[uint32]sched.Job{}
 	for _, j := range snap.Jobs {
@@ -240,6 +245,16 @@ func checkStops(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
 	}
 	for _, s := range plan.Shrinks {
 		check(s.JobID, s.For)
+	}
+	for _, g := range plan.Grows {
+		j, ok := jobs[g.JobID]
+		if !ok || j.State != slurm.Running || seen[g.JobID] {
+			t.Fatalf("job %d grows but is not a running job of the snapshot, or is also stopped", g.JobID)
+		}
+		seen[g.JobID] = true
+		if g.ToGPUs != j.FullGPUs || g.FromGPUs >= g.ToGPUs || g.For != 0 {
+			t.Fatalf("grow %+v of job %d with FullGPUs %d", g, j.ID, j.FullGPUs)
+		}
 	}
 }
 

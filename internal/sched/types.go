@@ -218,6 +218,9 @@ type Job struct {
 	// stopped for. While both are pending, that job is ordered ahead of
 	// it, so that the yielded job does not take back what it gave up.
 	YieldedFor uint32
+	// FullGPUs, on a job a shrink left with fewer GPUs, is how many it
+	// had before (for Config.ShrinkRegrow); 0 otherwise.
+	FullGPUs int
 	// FixedPriority, when not 0, replaces the computed priority: set by an
 	// operator, or kept across a yield.
 	FixedPriority uint32
@@ -296,6 +299,9 @@ type Plan struct {
 	Preempts []Preempt
 	// Shrinks are running yieldable jobs to requeue with fewer GPUs.
 	Shrinks []Shrink
+	// Grows are running shrunk jobs to requeue at their full size
+	// (Config.ShrinkRegrow); For is 0.
+	Grows []Shrink
 	// Pending has one decision for every pending job not started, in
 	// scheduling order.
 	Pending []Decision

@@ -289,3 +289,55 @@ func (p *pass) tryYieldGang(pj *pjob, sh *shape, wait int64) ([]Preempt, int, bo
 	}
 	return pre, sh.nodes[picks[0].entry], true
 }
+
+// regrow picks the running jobs a shrink left smaller that may get their
+// GPUs back (Config.ShrinkRegrow), once every pending job of the pass has
+// been placed, so that a regrowth takes nothing a pending job was given or
+// promised: in job id order, each whose missing GPUs are free on its node
+// for its whole time limit at its full size (its limit scaled down by the
+// GPUs it gets back), when the time that saves is longer than YieldCost.
+func (p *pass) regrow() []Shrink {
+	var cands []int
+	for k := range p.running {
+		r := &p.running[k]
+		if r.job.FullGPUs > r.wholeGPUs && r.wholeGPUs > 0 && !r.gone && r.node >= 0 &&
+			r.job.State == slurm.Running && len(r.more) == 0 && r.job.Req.GPUMem == 0 && r.end < forever {
+			cands = append(cands, k)
+		}
+	}
+	slices.SortFunc(cands, func(a, b int) int { return cmp.Compare(p.running[a].job.ID, p.running[b].job.ID) })
+	var grows []Shrink
+	for _, k := range cands {
+		r := &p.running[k]
+		full, m := r.job.FullGPUs, r.wholeGPUs
+		left := r.end - p.now
+		if left*int64(full-m) <= int64(full)*ceilSeconds(p.cfg.YieldCost) {
+			continue // what it would save does not pay for the stop
+		}
+		j := *r.job
+		j.Req.GPUs = full
+		pj := r.pj
+		pj.job = &j
+		if pj.limit < forever {
+			pj.limit = (pj.limit*int64(m) + int64(full) - 1) / int64(full)
+		}
+		sh := p.shapeOf(&pj)
+		i := sh.nodeEntry(r.node)
+		if i < 0 {
+			continue
+		}
+		n := r.node
+		end := satAdd(p.now, pj.limit)
+		agg := p.agg2s[n]
+		p.tls[n].minOver(p.now, end, sh.cols[i], agg, p.yieldingOn(n, []release{r.rel}))
+		if !p.fitsOn(sh, i, agg) {
+			continue
+		}
+		r.gone = true
+		p.add(n, p.now, r.end, r.rel.deltas)
+		p.holdNow(sh, i, end)
+		p.untilYielded(r)
+		grows = append(grows, Shrink{JobID: r.job.ID, FromGPUs: m, ToGPUs: full})
+	}
+	return grows
+}

@@ -214,3 +214,70 @@ func TestYieldedForGoesFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestShrinkRegrow: job 10, shrunk from 4 GPUs to 2, runs on GPUs 0-1
+// with a limit of 10 h, 1 h gone; GPUs 2-3 are free. At 4 GPUs its 9 h
+// left take 4.5 h: it saves 4.5 h against a 12-minute YieldCost, and its
+// limit at full size, 5 h, fits on the free GPUs: it grows back. Pending
+// work is placed first.
+func TestShrinkRegrow(t *testing.T) {
+	now := st.Epoch
+	h := time.Hour
+	regrow := func(c *sched.Config) { c.ShrinkRegrow, c.YieldCost = true, 12*time.Minute }
+	tests := []struct {
+		name  string
+		cfg   func(*sched.Config)
+		jobs  []*st.JobBuilder
+		grows []sched.Shrink
+		start []uint32
+	}{
+		{
+			name:  "a shrunk job gets its GPUs back when they are free",
+			cfg:   regrow,
+			jobs:  []*st.JobBuilder{st.Job(10).User("bob").GPUs(2).Shrunk(4).Yieldable().Time(10*h).Running(now.Add(-h), "gpu01", 0, 1)},
+			grows: []sched.Shrink{{JobID: 10, FromGPUs: 2, ToGPUs: 4}},
+		},
+		{
+			name: "not without ShrinkRegrow",
+			cfg:  func(c *sched.Config) { c.YieldCost = 12 * time.Minute },
+			jobs: []*st.JobBuilder{st.Job(10).User("bob").GPUs(2).Shrunk(4).Yieldable().Time(10*h).Running(now.Add(-h), "gpu01", 0, 1)},
+		},
+		{
+			// 20 m left: 20 m × 2 ÷ 4 = 10 m saved, less than 12 m.
+			name: "not when what it saves does not pay for the stop",
+			cfg:  regrow,
+			jobs: []*st.JobBuilder{st.Job(10).User("bob").GPUs(2).Shrunk(4).Yieldable().Time(h+20*time.Minute).Running(now.Add(-h), "gpu01", 0, 1)},
+		},
+		{
+			name: "not when a pending job takes one of the free GPUs",
+			cfg:  regrow,
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(2).Shrunk(4).Yieldable().Time(10*h).Running(now.Add(-h), "gpu01", 0, 1),
+				st.Job(20).User("alice").GPUs(1).Time(h),
+			},
+			start: []uint32{20},
+		},
+		{
+			// Job 20 needs 3 GPUs and is reserved from job 11's end in
+			// 2 h on GPUs 2, 3 and 1... within job 10's 5 h at full size.
+			name: "not when the free GPUs are promised to a waiting job within its limit",
+			cfg:  regrow,
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(1).Shrunk(2).Yieldable().Time(10*h).Running(now.Add(-h), "gpu01", 0),
+				st.Job(11).User("carol").GPUs(1).Time(3*h).Running(now.Add(-h), "gpu01", 1),
+				st.Job(20).User("alice").GPUs(3).Time(h),
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := st.Cycle(t, fourGPUs().Configure(tc.cfg).Job(tc.jobs...).Build())
+			if diff := cmp.Diff(tc.grows, plan.Grows); diff != "" {
+				t.Errorf("grows (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.start, st.Started(plan)); diff != "" {
+				t.Errorf("starts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -351,6 +351,11 @@ func (e *engine) pass() {
 			e.stop(i, s.ToGPUs, s.For)
 		}
 	}
+	for _, g := range plan.Grows {
+		if i, ok := e.index(g.JobID); ok {
+			e.stop(i, g.ToGPUs, 0)
+		}
+	}
 }
 
 // index finds the simJob of a job id: trace jobs by position, fillers in
@@ -509,6 +514,13 @@ func (e *engine) stopped(i int) {
 		orig := e.tr.Jobs[j.trace].TimeLimit
 		j.limit = int64(math.Ceil(float64(orig)/e.rate(j)/60)) * 60
 		j.job.TimeLimit = time.Duration(j.limit) * time.Second
+	} else if j.limit > 0 {
+		j.limit = e.tr.Jobs[j.trace].TimeLimit // grown back to its full size
+		j.job.TimeLimit = time.Duration(j.limit) * time.Second
+	}
+	j.job.FullGPUs = 0
+	if j.gpus < j.origGPUs {
+		j.job.FullGPUs = j.origGPUs
 	}
 	j.job.State, j.job.Alloc, j.job.Resumed = slurm.Pending, sched.Alloc{}, true
 	j.job.Req.GPUs = j.gpus

@@ -35,6 +35,9 @@ type Policy struct {
 	// and checkpoint interval together.
 	YieldPayback bool
 	YieldOwn     bool
+	// ShrinkRegrow is the core's setting that gives shrunk jobs their
+	// GPUs back (sched.Config).
+	ShrinkRegrow bool
 	// ShortRoute, when not 0, sends every job whose time limit is at most
 	// this long to a partition of higher PriorityTier (shortPartition), as
 	// a lab's submit filter or its users' `-p short` would: its jobs are
@@ -51,7 +54,7 @@ var Policies = []Policy{
 	{Name: "P2-classic", Description: "P2 with PriorityFlags=NO_FAIR_TREE", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, NoFairTree: true},
 	{Name: "P3", Description: "P2 + a preemptible filler partition kept full of 1-GPU work", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, Fillers: true},
 	{Name: "P4", Description: "P3 + yield + short route: limits <= 1h go to a PriorityTier 2 partition; blocked jobs shrink or stop running multi-GPU jobs when it pays back", Priority: sched.PriorityMultifactor, Scheduler: sched.SchedBackfill, Fillers: true, Yield: true,
-		ShrinkTries: 500, ShrinkPayback: true, YieldPayback: true, YieldOwn: true, ShortRoute: time.Hour},
+		ShrinkTries: 500, ShrinkPayback: true, ShrinkRegrow: true, YieldPayback: true, YieldOwn: true, ShortRoute: time.Hour},
 }
 
 // PolicyNames lists the names --policy takes.
@@ -182,7 +185,8 @@ func buildWorld(lab Lab, setup Setup, pol Policy, tr *Trace, as Assumptions) wor
 	w.cfg.Shrink = pol.Yield
 	w.cfg.ShrinkTries, w.cfg.ShrinkPayback = pol.ShrinkTries, pol.ShrinkPayback
 	w.cfg.YieldPayback, w.cfg.YieldOwn = pol.Yield && pol.YieldPayback, pol.Yield && pol.YieldOwn
-	if w.cfg.YieldPayback {
+	w.cfg.ShrinkRegrow = pol.Yield && pol.ShrinkRegrow
+	if w.cfg.YieldPayback || w.cfg.ShrinkRegrow {
 		w.cfg.YieldCost = as.Stop + as.Restart + as.Checkpoint
 	}
 	// Every job of the trace is a record the core keeps while it lives; the

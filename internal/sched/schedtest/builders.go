@@ -60,6 +60,9 @@ func (b *JobBuilder) Nice(n int) *JobBuilder      { b.j.Nice = n; return b }
 func (b *JobBuilder) Yieldable() *JobBuilder      { b.j.Yieldable = true; return b }
 func (b *JobBuilder) Resumed() *JobBuilder        { b.j.Resumed = true; return b }
 
+// Shrunk marks a job a shrink left with fewer GPUs than the full count.
+func (b *JobBuilder) Shrunk(full int) *JobBuilder { b.j.FullGPUs = full; return b }
+
 // YieldedFor marks a pending job requeued by a yield for job id.
 func (b *JobBuilder) YieldedFor(id uint32) *JobBuilder {
 	b.j.Resumed, b.j.YieldedFor = true, id
