@@ -145,9 +145,10 @@ type Config struct {
 	// speed proportional to GPUs) is longer than YieldCost.
 	ShrinkRegrow bool
 	// YieldPayback lets a blocked job that no preemption or shrink
-	// starts stop (yield and requeue) running yieldable jobs of its own
-	// tier that rank below it, on one node or, for a job larger than a
-	// node, on whole nodes, when that pays back: the job would otherwise
+	// starts stop (yield and requeue) running yieldable jobs that rank
+	// below it (a lower tier, or its own tier and a lower priority), on
+	// one node or, for a job larger than a node, on whole nodes, when
+	// that pays back: the job would otherwise
 	// start W seconds from now, and each stopped job is delayed by about
 	// the job's time limit plus YieldCost; the yield goes ahead only when
 	// W is larger than the sum of those delays. Lower-tier REQUEUE jobs

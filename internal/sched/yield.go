@@ -8,8 +8,9 @@ import (
 )
 
 // Yield payback (Config.YieldPayback): a blocked job may stop running
-// yieldable jobs of its own tier that rank below it, when the wait it
-// saves is longer than the delay it causes. The stopped jobs are requeued
+// yieldable jobs that rank below it (a lower tier, or its own tier and a
+// lower priority; with YieldOwn also its own association's), when the
+// wait it saves is longer than the delay it causes. The stopped jobs are requeued
 // by the yield protocol, keep their size, and name the job they yielded
 // for (Job.YieldedFor); they come back ahead of ordinary work once it has
 // started, so each is delayed by about the job's time limit plus
@@ -94,7 +95,7 @@ func (p *pass) tryYield(pj *pjob, sh *shape, wait int64) ([]Preempt, int, bool) 
 		}
 		p.byRecency(free)
 		p.byRecency(costly)
-		cands := append(free, costly...)
+		cands := slices.Concat(free, costly)
 		agg := p.agg2s[n]
 		fitsWithout := func(set []int) bool {
 			rels = p.yieldingOn(n, rels[:0])
