@@ -68,7 +68,10 @@
 // Shrink payback: with Config.ShrinkPayback a running job is shrunk for a
 // waiting one only when the waiting job would otherwise wait longer than
 // the shrink delays the shrunk job (its time left × the GPUs it gives up
-// ÷ the GPUs it keeps), both from time limits.
+// ÷ the GPUs it keeps), both from time limits. With Config.ShrinkRegrow a
+// shrunk job gets its GPUs back (Plan.Grows) once the pass has placed
+// every pending job, when they stay free for its limit at full size and
+// that saves it more than Config.YieldCost.
 //
 // Yield payback: with Config.YieldPayback a blocked job may stop (yield
 // and requeue) running yieldable jobs that rank below it (a lower tier,
