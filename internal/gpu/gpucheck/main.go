@@ -108,7 +108,9 @@ func run(w io.Writer, types string, samples int, jobCmd string) int {
 func realJob(w io.Writer, inv *gpu.Inventory, g gpu.GPU, cmd string, started func(pid int)) bool {
 	c := exec.Command("sh", "-c", "exec "+cmd)
 	c.Env = append(os.Environ(), gpu.CUDAEnv([]int{g.Index})...)
-	c.Stdout, c.Stderr = w, w
+	// The job's own output goes straight to ours: sharing w would race
+	// with the report (exec copies into w from a goroutine).
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(w, "job:      FAIL: starting %q: %v\n", cmd, err)
