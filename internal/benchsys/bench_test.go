@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if current != nil {
 		current.Stop()
+		if realSlurm() == "" {
+			os.RemoveAll(current.Dir)
+		}
 	}
 	if binDir != "" && os.Getenv("BENCH_BIN") == "" {
 		os.RemoveAll(binDir)
