@@ -293,6 +293,9 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 		return
 	}
 	slices.SortStableFunc(jobs, func(a, b api.Job) int { return int(int64(a.ID) - int64(b.ID)) })
+	// RunTime counts to the moment the answer came, as scontrol reads the
+	// clock after loading the jobs.
+	s.env.Now = s.sio.Now()
 	var b strings.Builder
 	printed := 0
 	for i := range jobs {
