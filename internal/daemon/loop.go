@@ -202,6 +202,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.mu.Unlock()
 
 	planned = time.Since(now)
+	var starts []pendingStart
 	for _, s := range plan.Starts {
 		j, ok := snap.byID[s.JobID]
 		task := -1
@@ -211,10 +212,9 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		if !ok {
 			continue
 		}
-		if err := d.start(ctx, *j, task, s); err != nil {
-			d.log.Error("starting job", "job", j.ID, "task", task, "err", err)
-		}
+		starts = append(starts, pendingStart{job: *j, task: task, s: s})
 	}
+	d.startAll(ctx, starts)
 	for _, p := range plan.Preempts {
 		d.stop(ctx, p.JobID, stepd.WhyPreemption, "preempted for job "+strconv.Itoa(int(p.For)))
 	}
@@ -383,8 +383,16 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 	return snap
 }
 
-// start commits a job as RUNNING, then starts its supervisor. The order
-// matters for "no job runs twice":
+// pendingStart is a job the pass starts: the row it read (an array's
+// own row for a task), the task, and the core's decision.
+type pendingStart struct {
+	job  store.Job
+	task int
+	s    sched.Start
+}
+
+// startAll commits every job a pass starts as RUNNING, then starts their
+// supervisors. The order matters for "no job runs twice":
 //
 //  1. the job is RUNNING on disk, with its allocation;
 //  2. the supervisor starts and records its identity;
@@ -392,46 +400,79 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 //
 // A crash between 1 and 2 leaves a RUNNING job with no supervisor, which
 // the next start-up finds lost (NODE_FAIL, requeued if it may be): the job
-// did not run, and it cannot run twice.
-func (d *Daemon) start(ctx context.Context, pending store.Job, task int, s sched.Start) error {
+// did not run, and it cannot run twice. The jobs of one pass share one
+// commit (one fsync, not one per job: a wave of trivial jobs waited for
+// each in turn), each in its own savepoint, so that one that cannot start
+// leaves the others alone.
+func (d *Daemon) startAll(ctx context.Context, starts []pendingStart) {
+	if len(starts) == 0 {
+		return
+	}
 	now := time.Now()
-	var j store.Job
-	err := d.st.Update(ctx, func(tx *store.Tx) error {
-		var err error
-		if task >= 0 {
-			if j, err = tx.SplitTask(pending.ID, task); err != nil {
-				return err
-			}
-		} else if j, err = tx.Job(pending.ID); err != nil {
+	jobs := make([]store.Job, len(starts))
+	fns := make([]func(tx *store.Tx) error, len(starts))
+	for i, ps := range starts {
+		fns[i] = func(tx *store.Tx) error {
+			j, err := d.toRunning(tx, ps, now)
+			jobs[i] = j
 			return err
 		}
-		if j.State != slurm.Pending || j.Hold != store.HoldNone {
-			return errSkip // cancelled or held since the pass read it
-		}
-		j.State, j.Reason = slurm.Running, slurm.ReasonNone
-		j.Start = now
-		if j.Eligible.IsZero() {
-			j.Eligible = now
-		}
-		j.Alloc = storeAlloc(s.Alloc)
-		// Watched from before the commit: a cancel that reads RUNNING
-		// waits for the supervisor's socket instead of missing it.
-		d.mu.Lock()
-		d.watched[j.ID] = true
-		d.mu.Unlock()
-		return tx.PutJob(j)
-	})
-	if errors.Is(err, errSkip) {
-		return nil
 	}
-	if err != nil {
-		if j.ID != 0 {
-			d.mu.Lock()
-			delete(d.watched, j.ID)
-			d.mu.Unlock()
+	errs := d.st.UpdateEach(ctx, fns)
+	for i, ps := range starts {
+		j, err := jobs[i], errs[i]
+		if errors.Is(err, errSkip) {
+			continue
 		}
-		return err
+		if err != nil {
+			if j.ID != 0 {
+				d.mu.Lock()
+				delete(d.watched, j.ID)
+				d.mu.Unlock()
+			}
+			d.log.Error("starting job", "job", ps.job.ID, "task", ps.task, "err", err)
+			continue
+		}
+		if err := d.run(ctx, j, ps.s, now); err != nil {
+			d.log.Error("starting job", "job", j.ID, "err", err)
+		}
 	}
+}
+
+// toRunning is a start's change in the store: the job (or the array's
+// task, split off its row) RUNNING with its allocation; errSkip when it
+// was cancelled or held since the pass read it.
+func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.Job, error) {
+	var j store.Job
+	var err error
+	if ps.task >= 0 {
+		if j, err = tx.SplitTask(ps.job.ID, ps.task); err != nil {
+			return j, err
+		}
+	} else if j, err = tx.Job(ps.job.ID); err != nil {
+		return j, err
+	}
+	if j.State != slurm.Pending || j.Hold != store.HoldNone {
+		return j, errSkip
+	}
+	j.State, j.Reason = slurm.Running, slurm.ReasonNone
+	j.Start = now
+	if j.Eligible.IsZero() {
+		j.Eligible = now
+	}
+	j.Alloc = storeAlloc(ps.s.Alloc)
+	// Watched from before the commit: a cancel that reads RUNNING
+	// waits for the supervisor's socket instead of missing it.
+	d.mu.Lock()
+	d.watched[j.ID] = true
+	d.mu.Unlock()
+	return j, tx.PutJob(j)
+}
+
+// run starts a job committed as RUNNING: its supervisor, or the srun or
+// salloc waiting for it; a job whose supervisor cannot start ends at once
+// (JobLaunchFailure).
+func (d *Daemon) run(ctx context.Context, j store.Job, s sched.Start, now time.Time) error {
 	d.log.Info("job started", "job", j.ID, "user", j.User, "gpus", gpuIndices(j.Alloc), "cpus", len(j.Alloc.CPUs))
 	if d.startInteractive(j, s.TimeLimit) {
 		return nil // srun or salloc runs it (alloc.go)
@@ -474,8 +515,14 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	}
 	spec.Script = scriptPath
 	// A run directory left by an earlier attempt at this run holds a
-	// status that is not this run's.
-	_ = os.Remove(filepath.Join(dir, "status.json"))
+	// status that is not this run's. Its removal must survive a crash as
+	// the status did (the spec below is no longer synced, so it does not
+	// carry the directory's fsync).
+	if os.Remove(filepath.Join(dir, "status.json")) == nil {
+		if err := syncDir(dir); err != nil {
+			return err
+		}
+	}
 	if err := stepd.WriteSpec(dir, spec); err != nil {
 		return err
 	}
@@ -490,6 +537,19 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 		_, _ = p.Wait()
 		d.ended <- j.ID
 	}()
+	return nil
+}
+
+// syncDir makes dir's entries durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
 	return nil
 }
 

@@ -6,10 +6,11 @@
 //
 //	daemon                          supervisor (own session)       launcher → batch script
 //	WriteSpec(DIR, spec)
-//	Launch(cmd, env, DIR) ────────▶ Run: lock, stepd.json, socket
+//	Launch(cmd, env, DIR) ────────▶ Run: lock, socket
 //	                                cgroup or subreaper, spool,
 //	                                open files as the user ──────▶ fork "stepd exec" (fd 3: launch)
-//	                                join cgroup, send launch ────▶ affinity, rlimits, umask,
+//	                                join cgroup, stepd.json,
+//	                                send launch ─────────────────▶ affinity, rlimits, umask,
 //	                                                               setgroups/setgid/setuid, chdir,
 //	                                                               SLURM_TASK_PID, execve(script)
 //	Call(DIR, cancel/signal) ─────▶ loop: reap, time limit,
@@ -64,16 +65,19 @@
 // The supervisor's life, numbered; then what a daemon that died at each
 // point finds when it comes back, and does.
 //
-//  1. The daemon writes spec.json (temporary file, rename).
+//  1. The daemon writes spec.json (temporary file, rename; not synced:
+//     only a supervisor of this boot reads it).
 //  2. The daemon starts the supervisor in a new session (Launch).
 //  3. The supervisor takes stepd.lock (retrying for a second), returns at
 //     once if status.json exists, reads the spec.
-//  4. It writes stepd.json (Identity) and opens stepd.sock.
+//  4. It opens stepd.sock.
 //  5. It makes the job's cgroup (or not), the spool directory, and opens
 //     the job's files as the user.
 //  6. It forks the launcher, which waits for its instructions on fd 3;
-//     moves it into the cgroup; sends the instructions. The launcher
-//     executes the script. stepd.json is rewritten with the job's pid.
+//     moves it into the cgroup; writes stepd.json (Identity, with the
+//     job's pid and cgroup; temporary file, rename, not synced: after a
+//     reboot its boot id is stale anyway); sends the instructions. The
+//     launcher executes the script.
 //  7. The job runs: the time limit on the monotonic clock, --signal, and
 //     requests on the socket.
 //  8. The batch script ends. What it left is killed at once, unless the
@@ -85,17 +89,17 @@
 //
 // What a restarted daemon checks, in this order: status.json (the job is
 // over: record it); stepd.json with Alive (running: talk to the socket,
-// watch for status.json); Supervised (a supervisor is between 3 and 4:
+// watch for status.json); Supervised (a supervisor is between 3 and 6:
 // wait a moment); otherwise no supervisor is there.
 //
 //   - The daemon dies before 2: spec.json but no lock holder, no
 //     stepd.json, no status: the job never started and nothing was
 //     written for it; the daemon starts it again.
-//   - It dies between 2 and 4: the supervisor has no record yet. If the
+//   - It dies between 2 and 6: the supervisor has no record yet. If the
 //     daemon starts a second one, exactly one gets the lock; the other
 //     exits with status 1 and touches nothing (and one that gets the lock
 //     after the job ended finds status.json and exits).
-//   - It dies during 5 to 9: the supervisor goes on (its own session; it
+//   - It dies during 6 to 9: the supervisor goes on (its own session; it
 //     is reparented to init), enforces the time limit itself and writes
 //     the status. The restarted daemon finds it Alive and reattaches.
 //   - The supervisor dies (SIGKILL, the OOM killer) during 7: the lock is

@@ -15,6 +15,23 @@ import (
 // in the same directory, fsync, rename, fsync of the directory. The file is
 // 0600: state files are for the daemon alone.
 func writeFileAtomic(path string, data []byte) error {
+	return replaceFile(path, data, true)
+}
+
+// writeFileVolatile replaces path with data so that a reader sees the old
+// file or the new one, never a part, as long as the machine stays up: the
+// same rename as writeFileAtomic, without its two fsyncs. It is for the
+// files that mean nothing after a reboot: the spec (read by a supervisor
+// started on this boot; a restarted daemon never reads it) and the
+// supervisor's Identity (its boot id no longer matches after a reboot, so
+// Alive is false whatever the file says). A crash may leave either absent,
+// old or empty; readers treat an unreadable one as absent, which is what
+// they find after a reboot anyway. Only status.json must survive one.
+func writeFileVolatile(path string, data []byte) error {
+	return replaceFile(path, data, false)
+}
+
+func replaceFile(path string, data []byte, durable bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -30,15 +47,20 @@ func writeFileAtomic(path string, data []byte) error {
 		f.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if !durable {
+		return nil
 	}
 	return syncDir(dir)
 }

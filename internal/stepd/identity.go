@@ -70,7 +70,7 @@ func writeIdentity(dir string, rec Identity) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, IdentityFile), append(b, '\n'))
+	return writeFileVolatile(filepath.Join(dir, IdentityFile), append(b, '\n'))
 }
 
 // selfIdentity is this process's identity.

@@ -304,7 +304,8 @@ func ReadSpec(path string) (*Spec, error) {
 }
 
 // WriteSpec writes s into the job's state directory dir, which it creates
-// (mode 0700) if needed: spec.json, mode 0600, atomically.
+// (mode 0700) if needed: spec.json, mode 0600, atomically but not
+// durably (writeFileVolatile): a supervisor started on this boot reads it.
 func WriteSpec(dir string, s *Spec) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("launch spec for job %d: %w", s.JobID, err)
@@ -316,5 +317,5 @@ func WriteSpec(dir string, s *Spec) error {
 	if err != nil {
 		return fmt.Errorf("launch spec for job %d: %w", s.JobID, err)
 	}
-	return writeFileAtomic(filepath.Join(dir, SpecFile), append(b, '\n'))
+	return writeFileVolatile(filepath.Join(dir, SpecFile), append(b, '\n'))
 }

@@ -179,9 +179,9 @@ func newSupervisor(spec *Spec, dir string, lg *log.Logger) (*supervisor, error) 
 		return nil, err
 	}
 	sv.id.Socket = filepath.Join(dir, SocketFile)
-	if err := writeIdentity(dir, sv.id); err != nil {
-		return nil, err
-	}
+	// stepd.json is written once, in startJob, when it can name the job's
+	// pid and cgroup; until then the lock says that a supervisor is
+	// starting (Supervised).
 	if sv.ln, err = listen(sv.id.Socket); err != nil {
 		return nil, err
 	}
@@ -262,14 +262,16 @@ func (sv *supervisor) startJob() error {
 	}
 	sv.mainPID = pid
 	// The launcher waits for its instructions, so it runs nothing before
-	// it is in the job's cgroup.
+	// it is in the job's cgroup, nor before stepd.json names that cgroup
+	// (a daemon that finds this supervisor dead kills what it holds).
 	sv.tr.adopt(pid)
-	if err := json.NewEncoder(pw).Encode(l); err != nil {
-		return fmt.Errorf("instructing the launcher: %w", err)
-	}
 	sv.id.JobPID, sv.id.Tracking, sv.id.Cgroup = pid, sv.tr.mode(), sv.tr.cgroup
 	if err := writeIdentity(sv.dir, sv.id); err != nil {
-		sv.log.Print(err)
+		syscall.Kill(pid, syscall.SIGKILL)
+		return err
+	}
+	if err := json.NewEncoder(pw).Encode(l); err != nil {
+		return fmt.Errorf("instructing the launcher: %w", err)
 	}
 	sv.log.Printf("job %d: batch script %s started as pid %d", s.JobID, script, pid)
 	return nil

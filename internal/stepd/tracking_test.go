@@ -5,11 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -217,5 +220,37 @@ func TestOutOfMemory(t *testing.T) {
 	}
 	if !strings.Contains(j.out(), fmt.Sprintf("error: Detected %d oom-kill event(s) in StepId=%d.batch.", st.OOMKills, j.spec.JobID)) {
 		t.Errorf("no OOM line in the output:\n%s", j.out())
+	}
+}
+
+func TestDescendantsFromChildrenListsMatchTheScan(t *testing.T) {
+	if !haveChildrenLists() {
+		t.Skip("this kernel has no /proc/PID/task/TID/children")
+	}
+	// A shell with two children, one of which has a child of its own,
+	// and a double fork whose grandchild is orphaned to init: not ours.
+	cmd := exec.Command("sh", "-c", "sleep 30 & sh -c 'sleep 30 & wait' & (sleep 3 &) ; wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, p := range descendants(os.Getpid()) {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		cmd.Wait()
+	}()
+	self := os.Getpid()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(descendantsByScan(self)) < 4 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	sorted := func(p []int) []int { slices.Sort(p); return p }
+	want := sorted(descendantsByScan(self))
+	got := sorted(descendants(self))
+	if len(want) != 4 {
+		t.Fatalf("the scan found %d descendants (%v), want 4: sh, sleep, sh, sleep", len(want), want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("descendants (-scan +children lists):\n%s", diff)
 	}
 }

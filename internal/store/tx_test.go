@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -390,6 +391,50 @@ func TestFailedUpdateUndoesOnlyItself(t *testing.T) {
 	usage, _ := s.Usage(ctx)
 	if len(jobs) != 2 || len(usage) != 0 {
 		t.Errorf("stored %d jobs and %d usage rows, want 2 and 0", len(jobs), len(usage))
+	}
+}
+
+func TestUpdateEachIsOneCommitAndUndoesOnlyTheFailed(t *testing.T) {
+	s, _ := openT(t)
+	ids := []uint32{submitOne(t, s, newJob(t, trainScript)), submitOne(t, s, newJob(t, trainScript)), submitOne(t, s, newJob(t, trainScript))}
+	before := s.commits.Load()
+	start := func(id uint32, fail bool) func(tx *Tx) error {
+		return func(tx *Tx) error {
+			j, err := tx.Job(id)
+			if err != nil {
+				return err
+			}
+			j.State = slurm.Running
+			if err := tx.PutJob(j); err != nil {
+				return err
+			}
+			if fail {
+				return errors.New("changed my mind")
+			}
+			return nil
+		}
+	}
+	errs := s.UpdateEach(ctx, []func(tx *Tx) error{start(ids[0], false), start(ids[1], true), start(ids[2], false)})
+	var errText []string
+	for _, err := range errs {
+		errText = append(errText, fmt.Sprint(err))
+	}
+	if diff := cmp.Diff([]string{"<nil>", "changed my mind", "<nil>"}, errText); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if got := s.commits.Load() - before; got != 1 {
+		t.Errorf("%d commits for three updates, want 1", got)
+	}
+	jobs, err := s.Jobs(ctx, Filter{IDs: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []slurm.JobState
+	for _, j := range jobs {
+		states = append(states, j.State)
+	}
+	if diff := cmp.Diff([]slurm.JobState{slurm.Running, slurm.Pending, slurm.Running}, states); diff != "" {
+		t.Errorf("states (-want +got):\n%s", diff)
 	}
 }
 

@@ -19,6 +19,18 @@ type request struct {
 	jobs  []NewJob           // Submit
 	fn    func(tx *Tx) error // Update
 	done  chan result        // buffered: the writer never waits for the caller
+	// group, when set, makes this request a carrier for UpdateEach's
+	// requests, which the writer takes all into the same batch; the
+	// carrier itself is never run or answered.
+	group []*request
+}
+
+// members are the requests r stands for in a batch.
+func (r *request) members() []*request {
+	if r.group != nil {
+		return r.group
+	}
+	return []*request{r}
 }
 
 const (
@@ -72,6 +84,56 @@ func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	return err
 }
 
+// UpdateEach runs each of fns as Update would, in one transaction with
+// one commit (one fsync) for all of them: each in its own savepoint, so
+// that one failing rolls back only itself. It returns their errors in
+// order, once all are committed. The daemon starts every job of a
+// scheduling pass this way.
+func (s *Store) UpdateEach(ctx context.Context, fns []func(tx *Tx) error) []error {
+	errs := make([]error, len(fns))
+	if len(fns) == 0 {
+		return errs
+	}
+	group := make([]*request, len(fns))
+	for i, fn := range fns {
+		group[i] = &request{fn: fn, done: make(chan result, 1)}
+	}
+	if err := s.enqueue(ctx, &request{group: group}); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	for i, r := range group {
+		select {
+		case res := <-r.done:
+			_, errs[i] = res.unwrap()
+		case <-ctx.Done():
+			if r.state.CompareAndSwap(queued, abandoned) {
+				errs[i] = ctx.Err()
+				continue
+			}
+			_, errs[i] = (<-r.done).unwrap()
+		}
+	}
+	return errs
+}
+
+// enqueue hands r to the writer.
+func (s *Store) enqueue(ctx context.Context, r *request) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	select {
+	case s.reqs <- r:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (s *Store) do(ctx context.Context, r *request) (result, error) {
 	r.done = make(chan result, 1)
 	s.mu.RLock()
@@ -113,7 +175,7 @@ func (s *Store) writer() {
 	defer close(s.done)
 	batch := make([]*request, 0, maxBatch)
 	for first := range s.reqs {
-		batch = append(batch[:0], first)
+		batch = append(batch[:0], first.members()...)
 	fill:
 		for len(batch) < maxBatch {
 			select {
@@ -121,7 +183,7 @@ func (s *Store) writer() {
 				if !ok {
 					break fill
 				}
-				batch = append(batch, r)
+				batch = append(batch, r.members()...)
 			default:
 				break fill
 			}
