@@ -207,7 +207,7 @@ func schedDeps(r *jobscript.Request) sched.Dependency {
 			if task < 0 {
 				task = -1
 			}
-			d.Items = append(d.Items, sched.DepItem{Type: sched.DepType(t.Type), JobID: ref.JobID, Task: task})
+			d.Items = append(d.Items, sched.DepItem{Type: sched.DepType(t.Type), JobID: ref.JobID, Task: task, Delay: t.Delay})
 		}
 	}
 	return d

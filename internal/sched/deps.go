@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -143,6 +144,12 @@ func (p *pass) depItem(j *Job, d DepItem) (depResult, string) {
 		if pending {
 			return depWaiting, fmt.Sprintf("waits for job %s to start", ref)
 		}
+		// after:ID+MIN: MIN minutes after the job started. One that
+		// ended without starting (cancelled while pending) has no start
+		// to count from and satisfies the item at once.
+		if start := p.depStart(d); d.Delay > 0 && !start.IsZero() && p.snap.Now.Before(start.Add(d.Delay)) {
+			return depWaiting, fmt.Sprintf("waits until %s after job %s started", slurmMinutes(d.Delay), ref)
+		}
 		return depMet, ""
 	case DepAfterAny:
 		if finished {
@@ -167,6 +174,31 @@ func (p *pass) depItem(j *Job, d DepItem) (depResult, string) {
 		return depNever, fmt.Sprintf("afternotok:%s can never be met: the job completed", ref)
 	}
 	return depMet, ""
+}
+
+// depStart is when the job an item names started: for a whole array, when
+// its last task did; zero when none of them started.
+func (p *pass) depStart(d DepItem) time.Time {
+	var last time.Time
+	for _, i := range p.deps.byID[d.JobID] {
+		t := &p.snap.Jobs[i]
+		if d.Task >= 0 && (t.ArrayTaskID != d.Task || t.ID != d.JobID && t.ArrayJobID != d.JobID) {
+			continue
+		}
+		if t.Start.After(last) {
+			last = t.Start
+		}
+	}
+	return last
+}
+
+// slurmMinutes prints a delay as the minutes it was given in.
+func slurmMinutes(d time.Duration) string {
+	m := int64(d / time.Minute)
+	if m == 1 {
+		return "1 minute"
+	}
+	return fmt.Sprintf("%d minutes", m)
 }
 
 func depName(d DepItem) string {

@@ -33,6 +33,22 @@ func TestPendingReasons(t *testing.T) {
 			want: map[uint32]slurm.Reason{2: slurm.ReasonDependency},
 		},
 		{
+			name: "after:ID+MIN waits MIN minutes after the job started; +5 has passed, +10 has not",
+			snap: fourGPUs().Job(st.Job(1).Running(now.Add(-5*time.Minute), "gpu01"),
+				st.Job(2).AfterPlus(1, 10*time.Minute), st.Job(3).AfterPlus(1, 5*time.Minute)),
+			want: map[uint32]slurm.Reason{2: slurm.ReasonDependency, 3: "started"},
+		},
+		{
+			name: "after:ID+MIN on a job still pending waits for its start",
+			snap: fourGPUs().Job(st.Job(1).Hold(), st.Job(2).AfterPlus(1, time.Minute)),
+			want: map[uint32]slurm.Reason{2: slurm.ReasonDependency},
+		},
+		{
+			name: "after:ID+MIN on a job cancelled before it started holds at once",
+			snap: fourGPUs().Job(st.Job(1).State(slurm.Cancelled, 0), st.Job(2).AfterPlus(1, time.Hour)),
+			want: map[uint32]slurm.Reason{2: "started"},
+		},
+		{
 			name: "afterok on a job that failed can never be met",
 			snap: fourGPUs().Job(st.Job(1).State(slurm.Failed, 3), st.Job(2).AfterOK(1)),
 			want: map[uint32]slurm.Reason{2: slurm.ReasonDependencyNeverSatisfied},

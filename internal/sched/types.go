@@ -288,6 +288,9 @@ type DepItem struct {
 	JobID uint32
 	// Task is the array task; -1 means the whole job or array.
 	Task int
+	// Delay is after:ID+MIN's time: the item holds Delay after the job
+	// started (for a whole array, after its last task started).
+	Delay time.Duration
 }
 
 // Plan is what one pass decided.

@@ -98,6 +98,12 @@ func (b *JobBuilder) AfterNotOK(id uint32) *JobBuilder { return b.Dep(sched.DepA
 func (b *JobBuilder) AfterAny(id uint32) *JobBuilder   { return b.Dep(sched.DepAfterAny, id, -1) }
 func (b *JobBuilder) Singleton() *JobBuilder           { return b.Dep(sched.DepSingleton, 0, -1) }
 
+// AfterPlus is after:ID+MIN: delay after job id started.
+func (b *JobBuilder) AfterPlus(id uint32, delay time.Duration) *JobBuilder {
+	b.j.Deps.Items = append(b.j.Deps.Items, sched.DepItem{Type: sched.DepAfter, JobID: id, Task: -1, Delay: delay})
+	return b
+}
+
 // AnyDep makes the dependencies '?'-separated: one satisfied suffices.
 func (b *JobBuilder) AnyDep() *JobBuilder { b.j.Deps.Any = true; return b }
 
