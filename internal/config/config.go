@@ -113,6 +113,21 @@ type Node struct {
 	TypeAliases map[string]string `toml:"TypeAliases"`
 }
 
+// ShortGPUTypes are the configured short GPU type names (the simulated
+// GPUs' types and the TypeAliases), which a detected GPU's model name is
+// matched against: what the inventory and the export both need.
+func (n *Node) ShortGPUTypes() []string {
+	var types []string
+	for _, g := range n.SimulatedGPUs {
+		types = append(types, g.Type)
+	}
+	for alias := range n.TypeAliases {
+		types = append(types, alias)
+	}
+	slices.Sort(types[len(n.SimulatedGPUs):]) // the map's order is random
+	return types
+}
+
 // Values of Node.GPUs.
 const (
 	GPUsNVML      = "nvml"

@@ -302,7 +302,7 @@ func (d *Daemon) reload() {
 // openGPUs opens the inventory the configuration names; nvml opens the
 // driver's (nil: the real one).
 func openGPUs(cfg *config.Config, nvml func(gpu.Options) *gpu.Inventory) (*gpu.Inventory, error) {
-	opts := gpu.Options{Types: gpuTypes(cfg)}
+	opts := gpu.Options{Types: cfg.Node.ShortGPUTypes()}
 	switch cfg.Node.GPUs {
 	case config.GPUsNone:
 		return gpu.None("GPUs = none in the configuration"), nil

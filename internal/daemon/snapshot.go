@@ -300,14 +300,3 @@ func effectiveLimit(c *config.Config, j store.Job) time.Duration {
 	return slurmtime.Infinite
 }
 
-// gpuTypes are the configured short GPU types, for the inventory.
-func gpuTypes(c *config.Config) []string {
-	var types []string
-	for _, g := range c.Node.SimulatedGPUs {
-		types = append(types, g.Type)
-	}
-	for alias := range c.Node.TypeAliases {
-		types = append(types, alias)
-	}
-	return types
-}

@@ -129,7 +129,7 @@ func run(o options) ([]string, error) {
 // inventory the daemon uses (so types are named alike): the simulated list,
 // or one NVML sample. Without a driver that is no GPUs and a note saying why.
 func machineGPUs(cfg *config.Config) ([]GPU, string, error) {
-	opts := gpu.Options{Types: gpuTypes(cfg)}
+	opts := gpu.Options{Types: cfg.Node.ShortGPUTypes()}
 	var inv *gpu.Inventory
 	switch cfg.Node.GPUs {
 	case config.GPUsNone:
@@ -165,15 +165,3 @@ func fromSnapshot(s gpu.Snapshot) []GPU {
 	return out
 }
 
-// gpuTypes are the configured short type names, as the daemon passes them
-// to the inventory.
-func gpuTypes(c *config.Config) []string {
-	var types []string
-	for _, g := range c.Node.SimulatedGPUs {
-		types = append(types, g.Type)
-	}
-	for alias := range c.Node.TypeAliases {
-		types = append(types, alias)
-	}
-	return types
-}
