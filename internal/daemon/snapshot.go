@@ -299,4 +299,3 @@ func effectiveLimit(c *config.Config, j store.Job) time.Duration {
 	}
 	return slurmtime.Infinite
 }
-

@@ -164,4 +164,3 @@ func fromSnapshot(s gpu.Snapshot) []GPU {
 	}
 	return out
 }
-
