@@ -503,17 +503,13 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	// The supervisor runs a copy of the stored script; this one, in the
-	// private run directory, is what it copies from.
-	scriptPath := filepath.Join(dir, "script")
-	if err := os.WriteFile(scriptPath, []byte(script.Text), 0o600); err != nil {
-		return fmt.Errorf("writing the job's script: %w", err)
-	}
 	spec, err := d.spec(j, script, limit)
 	if err != nil {
 		return err
 	}
-	spec.Script = scriptPath
+	// The supervisor runs a copy of the stored script, which the spec
+	// carries.
+	spec.ScriptText = script.Text
 	// A run directory left by an earlier attempt at this run holds a
 	// status that is not this run's. Its removal must survive a crash as
 	// the status did (the spec below is no longer synced, so it does not

@@ -23,8 +23,10 @@
 //
 // # Files in the state directory (private to the daemon's user)
 //
+// The live supervisor holds a flock of the directory itself for its whole
+// life (earlier versions locked a file, stepd.lock).
+//
 //	spec.json    the launch spec (Spec), written by the daemon, 0600
-//	stepd.lock   flock'ed by the live supervisor, for its whole life
 //	stepd.json   the supervisor's Identity: pid, boot id, start time
 //	stepd.sock   the control socket (Request, Reply), root and owner only
 //	stepd.log    the supervisor's log (its standard output and error)
@@ -68,8 +70,8 @@
 //  1. The daemon writes spec.json (temporary file, rename; not synced:
 //     only a supervisor of this boot reads it).
 //  2. The daemon starts the supervisor in a new session (Launch).
-//  3. The supervisor takes stepd.lock (retrying for a second), returns at
-//     once if status.json exists, reads the spec.
+//  3. The supervisor takes the directory's lock (retrying for a
+//     second), returns at once if status.json exists, reads the spec.
 //  4. It opens stepd.sock.
 //  5. It makes the job's cgroup (or not), the spool directory, and opens
 //     the job's files as the user.
@@ -85,7 +87,7 @@
 //  9. Once no process of the job remains, status.json is written
 //     (temporary file, fsync, rename, fsync of the directory).
 //  10. The socket, the cgroup and the spool directory are removed; the
-//     supervisor exits and the kernel releases stepd.lock.
+//     supervisor exits and the kernel releases the lock.
 //
 // What a restarted daemon checks, in this order: status.json (the job is
 // over: record it); stepd.json with Alive (running: talk to the socket,

@@ -223,9 +223,11 @@ const spoolName = "slurm_script"
 // daemon's copy sits in a private state directory the user cannot reach.
 // It returns the directory and the script's path in it.
 func makeSpool(s *Spec) (dir, script string, err error) {
-	body, err := os.ReadFile(s.Script)
-	if err != nil {
-		return "", "", fmt.Errorf("reading the job script: %w", err)
+	body := []byte(s.ScriptText)
+	if s.ScriptText == "" {
+		if body, err = os.ReadFile(s.Script); err != nil {
+			return "", "", fmt.Errorf("reading the job script: %w", err)
+		}
 	}
 	parent := s.SpoolDir
 	if parent == "" {

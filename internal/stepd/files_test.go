@@ -349,3 +349,40 @@ func TestNonRootSupervisor(t *testing.T) {
 			st.State, j.out(), st.Tracking, st.TrackingDetail, st.Warnings, u.Uid)
 	}
 }
+
+func TestSpoolCopiesTheScriptFromTheSpecOrItsFile(t *testing.T) {
+	const text = "#!/bin/sh\necho hello\n"
+	stored := filepath.Join(t.TempDir(), "script")
+	if err := os.WriteFile(stored, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	self := Credential{Name: "me", UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}
+	tests := []struct {
+		name string
+		spec Spec
+	}{
+		{"the text in the spec", Spec{JobID: 7, User: self, ScriptText: text, SpoolDir: t.TempDir()}},
+		{"a stored file named by the spec", Spec{JobID: 7, User: self, Script: stored, SpoolDir: t.TempDir()}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, script, err := makeSpool(&tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			b, err := os.ReadFile(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprintf("%s %v %s", filepath.Base(script), fi.Mode().Perm(), b)
+			if diff := cmp.Diff(fmt.Sprintf("%s %v %s", spoolName, os.FileMode(0o500), text), got); diff != "" {
+				t.Errorf("spool copy (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -45,11 +45,13 @@ type Spec struct {
 	SubmitDir  string `json:"submit_dir"`
 	SubmitHost string `json:"submit_host,omitempty"`
 
-	// Script is the daemon's stored copy of the batch script. The
+	// Script is the daemon's stored copy of the batch script, or
+	// ScriptText the script itself (one file less to make per job). The
 	// supervisor copies it into a spool directory the job's user can
 	// reach (the state directory is private) and runs the copy.
-	Script string   `json:"script"`
-	Args   []string `json:"args,omitempty"`
+	Script     string   `json:"script,omitempty"`
+	ScriptText string   `json:"script_text,omitempty"`
+	Args       []string `json:"args,omitempty"`
 	// SpoolDir is where the per-job spool directory is made; "" is the
 	// system's temporary directory. The user must be able to search it.
 	SpoolDir string `json:"spool_dir,omitempty"`
@@ -169,8 +171,10 @@ const (
 	IdentityFile = "stepd.json"
 	StatusFile   = "status.json"
 	SocketFile   = "stepd.sock"
-	LockFile     = "stepd.lock"
-	LogFile      = "stepd.log"
+	// LockFile is what supervisors of earlier versions flock'ed; they
+	// now lock the state directory itself (Supervised asks both).
+	LockFile = "stepd.lock"
+	LogFile  = "stepd.log"
 )
 
 // killWait is the spec's KillWait with Slurm's default.
@@ -267,8 +271,8 @@ func (s *Spec) check() error {
 		// The zero Credential is root: never run a job as root by omission.
 		errs = append(errs, errors.New("user name is empty"))
 	}
-	if s.Script == "" {
-		errs = append(errs, errors.New("script is empty"))
+	if s.Script == "" && s.ScriptText == "" {
+		errs = append(errs, errors.New("script and script_text are empty"))
 	}
 	if !filepath.IsAbs(s.WorkDir) {
 		errs = append(errs, fmt.Errorf("work_dir %q is not absolute", s.WorkDir))

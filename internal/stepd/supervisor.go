@@ -54,8 +54,10 @@ func Run(specPath string) error {
 
 	// The lock is held until the process ends (its descriptor is closed
 	// on exec, so the job never holds it): a second supervisor for the
-	// same job gives up here, whoever started it.
-	lock, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	// same job gives up here, whoever started it. It is a flock of the
+	// state directory itself: a lock file was one more file to make per
+	// job, and making files is much of what a trivial job costs.
+	lock, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("opening lock: %w", err)
 	}
@@ -101,8 +103,16 @@ func lockWithin(f *os.File, patience time.Duration) error {
 // directory: one that is running, or starting and not yet recorded in
 // stepd.json. The lock dies with its process, so this cannot be fooled
 // by a reused pid; but it only says "now".
+//
+// It also asks the stepd.lock file that supervisors of earlier versions
+// locked, so that a daemon upgraded under running jobs still sees them.
 func Supervised(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, LockFile))
+	return locked(dir) || locked(filepath.Join(dir, LockFile))
+}
+
+// locked reports whether another process holds a flock on path.
+func locked(path string) bool {
+	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
