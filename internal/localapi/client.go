@@ -10,12 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/user"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
@@ -181,36 +178,13 @@ type UnreachableError = sockclient.UnreachableError
 // "slurmd-lite is not running (no socket at ...); start it with: slurmd-lite".
 func NotRunning(socket string) error { return sockclient.NotRunning(socket) }
 
-// unreachable explains a failed connect. Permission denied on a socket means
-// that it belongs to a daemon that serves only its owner (a shared one is
-// 0666), so the error names the owner.
+// unreachable explains a failed connect as sockclient does, naming a
+// socket's owner through NSS (so LDAP users have names too).
 func unreachable(socket string, err error) *UnreachableError {
-	e := &UnreachableError{Socket: socket, Err: err}
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		e.Err = errno
-	}
-	if errors.Is(errno, syscall.EACCES) {
-		e.Owner = ownerOf(socket)
-	}
-	return e
-}
-
-// ownerOf names the owner of the socket, or of its directory when that
-// already denies us.
-func ownerOf(socket string) string {
-	fi, err := os.Stat(socket)
-	if err != nil {
-		if fi, err = os.Stat(filepath.Dir(socket)); err != nil {
-			return ""
+	return sockclient.Unreachable(socket, err, func(uid uint32) string {
+		if u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10)); err == nil {
+			return u.Username
 		}
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
 		return ""
-	}
-	if u, err := user.LookupId(strconv.FormatUint(uint64(st.Uid), 10)); err == nil {
-		return fmt.Sprintf("user %q", u.Username)
-	}
-	return fmt.Sprintf("uid %d", st.Uid)
+	})
 }

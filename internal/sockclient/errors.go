@@ -63,21 +63,28 @@ func NotRunning(socket string) error {
 	return &UnreachableError{Socket: socket, Err: syscall.ENOENT}
 }
 
-// unreachable explains a failed connect. Permission denied on a socket means
-// that it belongs to a daemon that serves only its owner (a shared one is
-// 0666), so the error names the owner.
-func unreachable(socket string, err error) *UnreachableError {
+// Unreachable explains a failed connect. Permission denied on a socket
+// means that it belongs to a daemon that serves only its owner (a shared one
+// is 0666), so the error names the owner: by userName (a client that links
+// NSS passes its lookup), else from /etc/passwd (this package does not link
+// NSS; see the package comment), else by uid.
+func Unreachable(socket string, err error, userName func(uid uint32) string) *UnreachableError {
 	e := &UnreachableError{Socket: socket, Err: err}
-	if errors.Is(err, syscall.EACCES) {
-		e.Owner = ownerOf(socket)
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		e.Err = errno
+	}
+	if errors.Is(errno, syscall.EACCES) {
+		e.Owner = ownerOf(socket, userName)
 	}
 	return e
 }
 
+func unreachable(socket string, err error) *UnreachableError { return Unreachable(socket, err, nil) }
+
 // ownerOf names the owner of the socket, or of its directory when that
-// already denies us. The name comes from /etc/passwd (this package does not
-// link NSS; see the package comment), else the uid is given.
-func ownerOf(socket string) string {
+// already denies us.
+func ownerOf(socket string, userName func(uint32) string) string {
 	fi, err := os.Stat(socket)
 	if err != nil {
 		if fi, err = os.Stat(filepath.Dir(socket)); err != nil {
@@ -88,7 +95,14 @@ func ownerOf(socket string) string {
 	if !ok {
 		return ""
 	}
-	if name := passwdName("/etc/passwd", st.Uid); name != "" {
+	name := ""
+	if userName != nil {
+		name = userName(st.Uid)
+	}
+	if name == "" {
+		name = passwdName("/etc/passwd", st.Uid)
+	}
+	if name != "" {
 		return fmt.Sprintf("user %q", name)
 	}
 	return fmt.Sprintf("uid %d", st.Uid)
