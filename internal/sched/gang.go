@@ -117,13 +117,8 @@ func (p *pass) tryPreemptGang(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 				victims = append(victims, k)
 			}
 		}
-		rels = p.yieldingOn(n, rels[:0])
-		for _, k := range victims {
-			rels = append(rels, p.running[k].rel)
-		}
-		agg := p.agg2s[n]
-		p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
-		if p.fitsOn(sh.per, i, agg) {
+		var fits bool
+		if rels, fits = p.fitsWithout(sh, sh.per, i, end, victims, rels); fits {
 			p.byRecency(victims) // the plan must not depend on the snapshot's job order
 			picks = append(picks, pick{i, victims})
 		}
@@ -134,25 +129,11 @@ func (p *pass) tryPreemptGang(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 	slices.SortStableFunc(picks, func(a, b pick) int { return cmp.Compare(len(a.victims), len(b.victims)) })
 	picks = picks[:sh.gang]
 	slices.SortFunc(picks, func(a, b pick) int { return cmp.Compare(a.entry, b.entry) })
-	var pre []Preempt
-	for _, pk := range picks {
-		n := sh.nodes[pk.entry]
-		for _, k := range pk.victims {
-			r := &p.running[k]
-			r.gone = true
-			p.add(n, p.now, r.end, r.rel.deltas)
-			p.countStart(&r.pj, -1)
-			pre = append(pre, Preempt{JobID: r.job.ID, For: pj.job.ID})
-		}
+	entries, victims := make([]int, len(picks)), make([][]int, len(picks))
+	for x, pk := range picks {
+		entries[x], victims[x] = pk.entry, pk.victims
 	}
-	for _, pk := range picks {
-		p.holdNow(sh.per, pk.entry, end)
-	}
-	for _, pk := range picks {
-		for _, k := range pk.victims {
-			p.untilYielded(&p.running[k])
-		}
-	}
+	pre := p.stopGang(pj, sh, end, entries, victims)
 	return pre, sh.nodes[picks[0].entry], true
 }
 

@@ -75,14 +75,10 @@ func (p *pass) tryPreemptShape(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 			continue
 		}
 		p.byRecency(cands)
-		agg := p.agg2s[n]
 		fitsWithout := func(set []int) bool {
-			rels = p.yieldingOn(n, rels[:0])
-			for _, k := range set {
-				rels = append(rels, p.running[k].rel)
-			}
-			p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
-			return p.fitsOn(sh, i, agg)
+			var ok bool
+			rels, ok = p.fitsWithout(sh, sh, i, end, set, rels)
+			return ok
 		}
 		if !fitsWithout(cands) {
 			continue
@@ -94,20 +90,45 @@ func (p *pass) tryPreemptShape(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 	if best == nil {
 		return nil, -1, false
 	}
-	n := sh.nodes[bestEntry]
-	pre := make([]Preempt, 0, len(best))
-	for _, k := range best {
-		r := &p.running[k]
-		r.gone = true
-		p.add(n, p.now, r.end, r.rel.deltas)
-		p.countStart(&r.pj, -1)
-		pre = append(pre, Preempt{JobID: r.job.ID, For: pj.job.ID})
-	}
+	pre := p.stopFor(pj, best)
 	p.holdNow(sh, bestEntry, end)
 	for _, k := range best {
 		p.untilYielded(&p.running[k])
 	}
-	return pre, n, true
+	return pre, sh.nodes[bestEntry], true
+}
+
+// fitsWithout says whether entry i of fit (sh's own shape, or a gang's
+// per-node one) fits on node sh.nodes[i] from now to end once the running
+// jobs in set, and those already being yielded there, are gone. rels is
+// scratch space, returned for the next call.
+func (p *pass) fitsWithout(sh, fit *shape, i int, end int64, set []int, rels []release) ([]release, bool) {
+	n := sh.nodes[i]
+	rels = p.yieldingOn(n, rels[:0])
+	for _, k := range set {
+		rels = append(rels, p.running[k].rel)
+	}
+	agg := p.agg2s[n]
+	p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
+	return rels, p.fitsOn(fit, i, agg)
+}
+
+// stopGang stops each pick's victims for pj and holds the picked nodes for
+// it from now to end: the end of a gang's preemption or yield.
+func (p *pass) stopGang(pj *pjob, sh *shape, end int64, entries []int, victims [][]int) []Preempt {
+	var pre []Preempt
+	for _, v := range victims {
+		pre = append(pre, p.stopFor(pj, v)...)
+	}
+	for _, e := range entries {
+		p.holdNow(sh.per, e, end)
+	}
+	for _, v := range victims {
+		for _, k := range v {
+			p.untilYielded(&p.running[k])
+		}
+	}
+	return pre
 }
 
 // untilYielded holds a job being stopped a little longer: it runs until

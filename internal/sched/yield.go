@@ -96,14 +96,10 @@ func (p *pass) tryYield(pj *pjob, sh *shape, wait int64) ([]Preempt, int, bool) 
 		p.byRecency(free)
 		p.byRecency(costly)
 		cands := slices.Concat(free, costly)
-		agg := p.agg2s[n]
 		fitsWithout := func(set []int) bool {
-			rels = p.yieldingOn(n, rels[:0])
-			for _, k := range set {
-				rels = append(rels, p.running[k].rel)
-			}
-			p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
-			return p.fitsOn(sh, i, agg)
+			var ok bool
+			rels, ok = p.fitsWithout(sh, sh, i, end, set, rels)
+			return ok
 		}
 		if !fitsWithout(cands) {
 			continue
@@ -248,13 +244,8 @@ func (p *pass) tryYieldGang(pj *pjob, sh *shape, wait int64) ([]Preempt, int, bo
 				}
 			}
 		}
-		rels = p.yieldingOn(n, rels[:0])
-		for _, k := range victims {
-			rels = append(rels, p.running[k].rel)
-		}
-		agg := p.agg2s[n]
-		p.tls[n].minOver(p.now, end, sh.cols[i], agg, rels)
-		if p.fitsOn(sh.per, i, agg) {
+		var fits bool
+		if rels, fits = p.fitsWithout(sh, sh.per, i, end, victims, rels); fits {
 			picks = append(picks, pick{i, cost, victims})
 		}
 	}
@@ -276,19 +267,11 @@ func (p *pass) tryYieldGang(pj *pjob, sh *shape, wait int64) ([]Preempt, int, bo
 		return nil, -1, false // with no cost, preemption would have done it
 	}
 	slices.SortFunc(picks, func(a, b pick) int { return cmp.Compare(a.entry, b.entry) })
-	var pre []Preempt
-	for _, pk := range picks {
-		pre = append(pre, p.stopFor(pj, pk.victims)...)
+	entries, victims := make([]int, len(picks)), make([][]int, len(picks))
+	for x, pk := range picks {
+		entries[x], victims[x] = pk.entry, pk.victims
 	}
-	for _, pk := range picks {
-		p.holdNow(sh.per, pk.entry, end)
-	}
-	for _, pk := range picks {
-		for _, k := range pk.victims {
-			p.untilYielded(&p.running[k])
-		}
-	}
-	return pre, sh.nodes[picks[0].entry], true
+	return p.stopGang(pj, sh, end, entries, victims), sh.nodes[picks[0].entry], true
 }
 
 // regrow picks the running jobs a shrink left smaller that may get their
