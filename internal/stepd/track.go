@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 )
 
 // Tracking modes, as Identity.Tracking and Status.Tracking name them.
@@ -262,6 +263,14 @@ func (t *tracker) remove() error {
 // job's CPU. A kernel without those lists (CONFIG_PROC_CHILDREN unset)
 // gets the scan of /proc.
 func descendants(root int) []int {
+	if root == os.Getpid() && !hasChildren() {
+		// The usual answer once a job is over, for a subreaper: the
+		// orphans of its descendants are its own children, so none
+		// means no descendant at all. Asked this way, /proc is not
+		// touched: reading it for every thread of the supervisor cost
+		// its reaper more, in the kernel, than the question saved.
+		return nil
+	}
 	if !haveChildrenLists() {
 		return descendantsByScan(root)
 	}
@@ -280,6 +289,19 @@ func descendants(root int) []int {
 		}
 	}
 	return out
+}
+
+// hasChildren reports whether the calling process has a child, live or
+// not yet reaped (waitid answers ECHILD when it has none).
+func hasChildren() bool {
+	var info [128]byte // siginfo_t
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, 0 /* P_ALL */, 0, uintptr(unsafe.Pointer(&info)),
+			syscall.WEXITED|syscall.WNOHANG|syscall.WNOWAIT, 0, 0)
+		if e != syscall.EINTR {
+			return e != syscall.ECHILD
+		}
+	}
 }
 
 // childrenOf lists pid's children, of every thread (a process's children

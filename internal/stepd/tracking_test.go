@@ -254,3 +254,18 @@ func TestDescendantsFromChildrenListsMatchTheScan(t *testing.T) {
 		t.Errorf("descendants (-scan +children lists):\n%s", diff)
 	}
 }
+
+func TestHasChildrenSeesALiveChildAndNotAReapedOne(t *testing.T) {
+	before := hasChildren()
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	during := hasChildren()
+	cmd.Process.Kill()
+	cmd.Wait()
+	after := hasChildren()
+	if diff := cmp.Diff([]bool{false, true, false}, []bool{before, during, after}); diff != "" {
+		t.Errorf("hasChildren before, during and after a child (-want +got):\n%s", diff)
+	}
+}
