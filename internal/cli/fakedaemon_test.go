@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,8 +167,12 @@ func idMatch(ids []string, id, arrayID uint32) bool {
 func anyOf(want []string, got string) bool { return len(want) == 0 || slices.Contains(want, got) }
 
 func (d *fakeDaemon) listJobs(ctx context.Context, req *localapi.Request[struct{}]) ([]api.Job, error) {
-	q := req.Query
-	d.record("GET", api.PathJobs, q.Encode(), nil)
+	d.record("GET", api.PathJobs, req.Query.Encode(), nil)
+	return d.jobsFor(req.Query), nil
+}
+
+// jobsFor is the daemon's job list filtered by a query.
+func (d *fakeDaemon) jobsFor(q url.Values) []api.Job {
 	out := []api.Job{}
 	for _, j := range d.state().jobs {
 		if idMatch(q["id"], j.ID, j.ArrayJobID) && anyOf(q["user"], j.User) && anyOf(q["partition"], j.Partition) &&
@@ -175,7 +180,7 @@ func (d *fakeDaemon) listJobs(ctx context.Context, req *localapi.Request[struct{
 			out = append(out, j)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (d *fakeDaemon) accounting(ctx context.Context, req *localapi.Request[struct{}]) ([]store.Record, error) {

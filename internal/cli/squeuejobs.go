@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -17,7 +19,16 @@ import (
 
 // show asks for the jobs and prints them once, as squeue's _print_job.
 func (a *squeueArgs) show(c *localapi.Client, cfg *config.Config, sio IO) int {
-	jobs, err := getJobs(c, a.query())
+	f, warnings := a.parsedFormat()
+	sortSpec := a.sort
+	if sortSpec == "" {
+		sortSpec = format.SqueueSort
+	}
+	get := getJobs
+	if a.lean(f, sortSpec) {
+		get = getSqueueJobs
+	}
+	jobs, err := get(c, a.query())
 	if err == nil && len(a.jobs) == 1 && len(jobs) == 0 {
 		err = &localapi.Error{Code: codeInvalidJobID}
 	}
@@ -26,18 +37,6 @@ func (a *squeueArgs) show(c *localapi.Client, cfg *config.Config, sio IO) int {
 	}
 	env := newEnv(sio, cfg)
 	env.NoConvert = a.noConvert
-	var f format.Format
-	var warnings []string
-	switch {
-	case a.formatSet:
-		f, warnings = format.ParseFormat(a.format)
-	case a.formatLongSet:
-		f, warnings = format.ParseLongFormat(a.formatLong)
-	case a.long:
-		f, warnings = format.ParseLongFormat(format.SqueueLong)
-	default:
-		f, warnings = format.ParseLongFormat(format.SqueueDefault)
-	}
 	for _, w := range warnings {
 		fmt.Fprintf(sio.Stderr, "squeue: error: %s\n", w)
 	}
@@ -46,28 +45,45 @@ func (a *squeueArgs) show(c *localapi.Client, cfg *config.Config, sio IO) int {
 	}
 	format.ControllerOrder(jobs)
 	rows := a.selectRows(jobs, env, cfg)
-	sortSpec := a.sort
-	if sortSpec == "" {
-		sortSpec = format.SqueueSort
-	}
 	if err := format.SortRows(rows, sortSpec, env.Now); err != nil {
 		fmt.Fprintf(sio.Stderr, "squeue: error: %v\n", err)
 		return 1
 	}
-	var b strings.Builder
-	for _, r := range rows {
+	b := make([]byte, 0, 80*len(rows))
+	for i := range rows {
+		r := &rows[i]
 		if a.array && r.Tasks != "" {
-			for _, t := range rowTasks(r) {
-				task := r
+			for _, t := range rowTasks(*r) {
+				task := *r
 				task.Tasks, task.Task = "", t
-				b.WriteString(f.Line(task))
+				b = f.AppendLine(b, &task)
 			}
 			continue
 		}
-		b.WriteString(f.Line(r))
+		b = f.AppendLine(b, r)
 	}
-	fmt.Fprint(sio.Stdout, b.String())
+	sio.Stdout.Write(b)
 	return 0
+}
+
+// parsedFormat is the format squeue prints in, with the warnings about it.
+func (a *squeueArgs) parsedFormat() (format.Format, []string) {
+	switch {
+	case a.formatSet:
+		return format.ParseFormat(a.format)
+	case a.formatLongSet:
+		return format.ParseLongFormat(a.formatLong)
+	case a.long:
+		return format.ParseLongFormat(format.SqueueLong)
+	}
+	return format.ParseLongFormat(format.SqueueDefault)
+}
+
+// lean reports whether the compact job list (api.SqueueJobs) holds all
+// that the format, the sort and the filters read: the default formats,
+// -l and --start do, a format naming the request's fields does not.
+func (a *squeueArgs) lean(f format.Format, sortSpec string) bool {
+	return f.Lean() && format.LeanSort(sortSpec) && len(a.licenses) == 0 && a.reservation == ""
 }
 
 // loadJobsError prints a failed job listing as Slurm's commands do
@@ -287,4 +303,18 @@ func hostsIntersect(hostlist, node string, st slurm.JobState) bool {
 		return false
 	}
 	return slices.Contains(hosts, node)
+}
+
+// getSqueueJobs asks the daemon for jobs in squeue's compact form (the
+// query of getJobs): the fields api.SqueueJobs carries, the others zero.
+func getSqueueJobs(c *localapi.Client, q url.Values) ([]api.Job, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	path := api.PathSqueueJobs
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var list api.SqueueJobs
+	err := c.DoGob(ctx, "GET", path, nil, &list)
+	return list.Jobs(), err
 }

@@ -44,6 +44,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "GET", Path: api.PathPing, Handler: localapi.Func(d.ping)},
 		{Method: "POST", Path: api.PathJobs, Handler: localapi.Func(d.submit)},
 		{Method: "GET", Path: api.PathJobs, Handler: localapi.Func(d.jobs)},
+		{Method: "GET", Path: api.PathSqueueJobs, Handler: localapi.Func(d.squeueJobs)},
 		{Method: "POST", Path: api.PathCancel, Handler: localapi.Func(d.cancel)},
 		{Method: "POST", Path: api.PathControl, Handler: localapi.Func(d.control)},
 		{Method: "POST", Path: api.PathUpdate, Handler: localapi.Func(d.update)},
@@ -201,9 +202,22 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 // user, state, partition, name (repeated each). It returns pending and
 // running jobs and those that ended within MinJobAge.
 func (d *Daemon) jobs(ctx context.Context, req *localapi.Request[struct{}]) ([]api.Job, error) {
+	rows, err := d.listedJobs(ctx, req.Query)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.Job, 0, len(rows))
+	for i := range rows {
+		out = append(out, d.apiJob(rows[i], req.Caller))
+	}
+	return out, nil
+}
+
+// listedJobs are the stored jobs a job list's query selects (see jobs),
+// without those that ended more than MinJobAge ago.
+func (d *Daemon) listedJobs(ctx context.Context, q url.Values) ([]store.Job, error) {
 	cfg := d.config()
 	now := time.Now()
-	q := req.Query
 	f := store.Filter{Users: q["user"], Partitions: q["partition"], Names: q["name"],
 		Since: now.Add(-cfg.MinJobAge)}
 	for _, s := range q["state"] {
@@ -224,25 +238,53 @@ func (d *Daemon) jobs(ctx context.Context, req *localapi.Request[struct{}]) ([]a
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.Job, 0, len(rows))
-	for i := range rows {
-		j := &rows[i] // a Job is large: no copy for the ones left out
-		if j.State.Finished() && !j.End.IsZero() && now.Sub(j.End) > cfg.MinJobAge {
-			continue
-		}
-		out = append(out, d.apiJob(*j, req.Caller))
-	}
-	return out, nil
+	return slices.DeleteFunc(rows, func(j store.Job) bool {
+		return j.State.Finished() && !j.End.IsZero() && now.Sub(j.End) > cfg.MinJobAge
+	}), nil
 }
 
 // apiJob is a stored job with what the live daemon knows of it.
 func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	cfg := d.config()
+	aj := api.Job{Job: j}
+	d.setLive(&aj)
+	r := &j.Request
+	aj.WorkDir = j.SubmitDir
+	if r.Chdir != "" {
+		aj.WorkDir = r.Chdir
+	}
+	aj.Command = r.ScriptPath
+	if r.HasWrap || r.ScriptPath == "" {
+		aj.Command = "(null)"
+	}
+	if len(r.Args) > 0 {
+		aj.Command += " " + strings.Join(r.Args, " ")
+	}
+	paths := stdPaths(cfg.Node.NodeName, j)
+	aj.StdOut, aj.StdErr, aj.StdIn = paths.Output, paths.Error, paths.Input
+	// The request may carry --export=NAME=value secrets: only the owner and
+	// root see them.
+	if caller.UID != 0 && caller.UID != j.UID && aj.Request.Export != nil {
+		exp := *aj.Request.Export
+		exp.Vars = nil
+		exp.Spec = ""
+		aj.Request.Export = &exp
+	}
+	return aj
+}
+
+// setLive adds to a stored job what the live daemon decided of it: its
+// priority, reason and expected start, and the counts squeue and scontrol
+// print. apiJob adds the paths and command; squeue's list needs none. It
+// works in place: a Job is large, and squeue asks this of every job.
+func (d *Daemon) setLive(aj *api.Job) {
+	j := &aj.Job
 	d.mu.Lock()
+	cfg := d.cfg
 	dec, decided := d.decisions[j.ID]
-	prio := d.prio[j.ID]
+	aj.Priority = d.prio[j.ID]
 	d.mu.Unlock()
-	aj := api.Job{Job: j, Priority: prio, Limit: effectiveLimit(cfg, j)}
+	aj.Limit = effectiveLimit(cfg, *j)
 	switch {
 	case j.State == slurm.Pending && j.Hold == store.HoldNone && decided:
 		aj.Reason = dec.Reason
@@ -269,28 +311,6 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	if aj.NumCPUs == 0 {
 		aj.NumCPUs = max(aj.NumTasks*max(r.CPUsPerTask, 1), 1)
 	}
-	aj.WorkDir = j.SubmitDir
-	if r.Chdir != "" {
-		aj.WorkDir = r.Chdir
-	}
-	aj.Command = r.ScriptPath
-	if r.HasWrap || r.ScriptPath == "" {
-		aj.Command = "(null)"
-	}
-	if len(r.Args) > 0 {
-		aj.Command += " " + strings.Join(r.Args, " ")
-	}
-	paths := stdPaths(cfg.Node.NodeName, j)
-	aj.StdOut, aj.StdErr, aj.StdIn = paths.Output, paths.Error, paths.Input
-	// The request may carry --export=NAME=value secrets: only the owner and
-	// root see them.
-	if caller.UID != 0 && caller.UID != j.UID && aj.Request.Export != nil {
-		exp := *aj.Request.Export
-		exp.Vars = nil
-		exp.Spec = ""
-		aj.Request.Export = &exp
-	}
-	return aj
 }
 
 // stdPaths are a job's standard files, expanded as its supervisor expands

@@ -159,16 +159,18 @@ func (f Format) Header() string {
 }
 
 // Line is one row in the format, with its newline.
-func (f Format) Line(r Row) string {
-	var b strings.Builder
+func (f Format) Line(r Row) string { return string(f.AppendLine(nil, &r)) }
+
+// AppendLine appends Line(*r) to b: squeue writes its thousands of rows
+// into one buffer.
+func (f Format) AppendLine(b []byte, r *Row) []byte {
 	for _, c := range f {
 		if c.f != nil {
-			b.WriteString(cell(c.f.value(&r), c.width, c.right, !c.f.whole))
+			b = appendCell(b, c.f.value(r), c.width, c.right, !c.f.whole)
 		}
-		b.WriteString(c.suffix)
+		b = append(b, c.suffix...)
 	}
-	b.WriteByte('\n')
-	return b.String()
+	return append(b, '\n')
 }
 
 // Uses reports whether the format prints a field, by its -o letter.

@@ -2,7 +2,6 @@ package format
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -19,6 +18,12 @@ const Null = "\x00(null)"
 // cuts a right-justified value that is too long. A negative width prints the
 // value and one space, zero the value alone.
 func cell(s string, width int, right, cut bool) string {
+	return string(appendCell(make([]byte, 0, max(width, len(s))+1), s, width, right, cut))
+}
+
+// appendCell appends cell(s, width, right, cut) to b: squeue prints
+// thousands of cells, and a cell of its own was two allocations each.
+func appendCell(b []byte, s string, width int, right, cut bool) []byte {
 	if s == Null {
 		s = "(null)"
 		if !right && width > 0 && width < len(s) {
@@ -27,22 +32,29 @@ func cell(s string, width int, right, cut bool) string {
 	}
 	switch {
 	case width < 0:
-		return s + " "
+		return append(append(b, s...), ' ')
 	case width == 0:
-		return s
+		return append(b, s...)
 	case right:
 		if len(s) < width {
-			s = strings.Repeat(" ", width-len(s)) + s
+			b = appendSpaces(b, width-len(s))
 		} else if cut {
 			s = s[:width]
 		}
-		return s
+		return append(b, s...)
 	default:
 		if len(s) > width {
 			s = s[:width]
 		}
-		return s + strings.Repeat(" ", width-len(s))
+		return appendSpaces(append(b, s...), width-len(s))
 	}
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for ; n > 0; n-- {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // orNull is s, or Null when s is empty: the C NULL of a text field that was
