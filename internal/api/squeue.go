@@ -38,7 +38,8 @@ type SqueueJobs struct {
 func CompactJobs(jobs []Job) SqueueJobs {
 	c := NewSqueueJobs(len(jobs))
 	for i := range jobs {
-		c.Append(&jobs[i])
+		l := jobs[i].Live()
+		c.Append(&jobs[i].Job, &l)
 	}
 	return c
 }
@@ -60,22 +61,23 @@ func NewSqueueJobs(n int) SqueueJobs {
 	}
 }
 
-// Append adds a job's fields to the columns.
-func (c *SqueueJobs) Append(j *Job) {
+// Append adds a stored job, with what the daemon adds to it, to the
+// columns. The reason is the live one.
+func (c *SqueueJobs) Append(j *jobrec.Job, l *Live) {
 	c.ID, c.ArrayJobID = append(c.ID, j.ID), append(c.ArrayJobID, j.ArrayJobID)
 	c.ArrayTaskID, c.ArrayLimit = append(c.ArrayTaskID, j.ArrayTaskID), append(c.ArrayLimit, j.ArrayLimit)
-	c.ArrayPending, c.ArrayTasks = append(c.ArrayPending, j.ArrayPending), append(c.ArrayTasks, j.ArrayTasks)
+	c.ArrayPending, c.ArrayTasks = append(c.ArrayPending, j.ArrayPending), append(c.ArrayTasks, l.ArrayTasks)
 	c.User, c.Account = append(c.User, j.User), append(c.Account, j.Account)
 	c.Partition, c.QOS = append(c.Partition, j.Partition), append(c.QOS, j.QOS)
 	c.Name, c.Node = append(c.Name, j.Name), append(c.Node, j.Alloc.Node)
-	c.UID, c.GID, c.Priority = append(c.UID, j.UID), append(c.GID, j.GID), append(c.Priority, j.Priority)
-	c.State, c.Reason = append(c.State, j.State), append(c.Reason, j.Reason)
-	c.StateDesc = append(c.StateDesc, j.StateDesc)
+	c.UID, c.GID, c.Priority = append(c.UID, j.UID), append(c.GID, j.GID), append(c.Priority, l.Priority)
+	c.State, c.Reason = append(c.State, j.State), append(c.Reason, l.Reason)
+	c.StateDesc = append(c.StateDesc, l.StateDesc)
 	c.Submit, c.Eligible = append(c.Submit, unixNano(j.Submit)), append(c.Eligible, unixNano(j.Eligible))
 	c.Start, c.End = append(c.Start, unixNano(j.Start)), append(c.End, unixNano(j.End))
-	c.ExpectedStart = append(c.ExpectedStart, unixNano(j.ExpectedStart))
-	c.TimeLimit, c.Limit = append(c.TimeLimit, j.TimeLimit), append(c.Limit, j.Limit)
-	c.Hold, c.NumCPUs, c.NumTasks = append(c.Hold, j.Hold), append(c.NumCPUs, j.NumCPUs), append(c.NumTasks, j.NumTasks)
+	c.ExpectedStart = append(c.ExpectedStart, unixNano(l.ExpectedStart))
+	c.TimeLimit, c.Limit = append(c.TimeLimit, j.TimeLimit), append(c.Limit, l.Limit)
+	c.Hold, c.NumCPUs, c.NumTasks = append(c.Hold, j.Hold), append(c.NumCPUs, l.NumCPUs), append(c.NumTasks, l.NumTasks)
 }
 
 // Len is the number of jobs.
@@ -110,6 +112,35 @@ func (c *SqueueJobs) Jobs() []Job {
 		j.Hold, j.NumCPUs, j.NumTasks = c.Hold[i], c.NumCPUs[i], c.NumTasks[i]
 	}
 	return jobs
+}
+
+// Live is what the daemon adds to a stored job when it lists it: the
+// fields of Job beyond jobrec.Job that squeue reads, and the job's reason
+// as the scheduler last gave it. The daemon computes it from the stored
+// job in place: copying each large record into a Job cost squeue's list
+// more than the rest.
+type Live struct {
+	Priority      uint32
+	Reason        slurm.Reason
+	ReasonDetail  string
+	StateDesc     string
+	ExpectedStart time.Time
+	Limit         time.Duration
+	ArrayTasks    string
+	NumCPUs       int
+	NumTasks      int
+}
+
+// Live is what the daemon added to the job.
+func (j *Job) Live() Live {
+	return Live{Priority: j.Priority, Reason: j.Reason, ReasonDetail: j.ReasonDetail, StateDesc: j.StateDesc,
+		ExpectedStart: j.ExpectedStart, Limit: j.Limit, ArrayTasks: j.ArrayTasks, NumCPUs: j.NumCPUs, NumTasks: j.NumTasks}
+}
+
+// SetLive sets what the daemon adds to the job.
+func (j *Job) SetLive(l Live) {
+	j.Priority, j.Reason, j.ReasonDetail, j.StateDesc = l.Priority, l.Reason, l.ReasonDetail, l.StateDesc
+	j.ExpectedStart, j.Limit, j.ArrayTasks, j.NumCPUs, j.NumTasks = l.ExpectedStart, l.Limit, l.ArrayTasks, l.NumCPUs, l.NumTasks
 }
 
 // Lean is the job as it comes back through CompactJobs and Jobs: what

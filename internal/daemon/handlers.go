@@ -238,16 +238,24 @@ func (d *Daemon) listedJobs(ctx context.Context, q url.Values) ([]store.Job, err
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(rows, func(j store.Job) bool {
-		return j.State.Finished() && !j.End.IsZero() && now.Sub(j.End) > cfg.MinJobAge
-	}), nil
+	n := 0
+	for i := range rows {
+		if j := &rows[i]; j.State.Finished() && !j.End.IsZero() && now.Sub(j.End) > cfg.MinJobAge {
+			continue
+		}
+		if n != i { // move only when one was left out: a Job is large
+			rows[n] = rows[i]
+		}
+		n++
+	}
+	return rows[:n], nil
 }
 
 // apiJob is a stored job with what the live daemon knows of it.
 func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	cfg := d.config()
 	aj := api.Job{Job: j}
-	d.setLive(&aj)
+	aj.SetLive(d.live(&j))
 	r := &j.Request
 	aj.WorkDir = j.SubmitDir
 	if r.Chdir != "" {
@@ -273,44 +281,44 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	return aj
 }
 
-// setLive adds to a stored job what the live daemon decided of it: its
-// priority, reason and expected start, and the counts squeue and scontrol
-// print. apiJob adds the paths and command; squeue's list needs none. It
-// works in place: a Job is large, and squeue asks this of every job.
-func (d *Daemon) setLive(aj *api.Job) {
-	j := &aj.Job
+// live is what the live daemon adds to a stored job: its priority,
+// reason and expected start as the scheduler decided them, and the counts
+// squeue and scontrol print. apiJob adds the paths and command; squeue's
+// list needs none, and reads the job in place (a Job is large).
+func (d *Daemon) live(j *store.Job) api.Live {
 	d.mu.Lock()
 	cfg := d.cfg
 	dec, decided := d.decisions[j.ID]
-	aj.Priority = d.prio[j.ID]
+	l := api.Live{Priority: d.prio[j.ID], Reason: j.Reason}
 	d.mu.Unlock()
-	aj.Limit = effectiveLimit(cfg, *j)
+	l.Limit = effectiveLimit(cfg, *j)
 	switch {
 	case j.State == slurm.Pending && j.Hold == store.HoldNone && decided:
-		aj.Reason = dec.Reason
-		aj.ReasonDetail, aj.StateDesc, aj.ExpectedStart = dec.Detail, dec.StateDesc, dec.ExpectedStart
+		l.Reason = dec.Reason
+		l.ReasonDetail, l.StateDesc, l.ExpectedStart = dec.Detail, dec.StateDesc, dec.ExpectedStart
 	case j.State == slurm.Pending && j.Hold != store.HoldNone:
 		// A switch, not a map literal: squeue asks this of every job.
 		switch j.Hold {
 		case store.HoldUser:
-			aj.Reason = slurm.ReasonJobHeldUser
+			l.Reason = slurm.ReasonJobHeldUser
 		case store.HoldAdmin:
-			aj.Reason = slurm.ReasonJobHeldAdmin
+			l.Reason = slurm.ReasonJobHeldAdmin
 		}
-		aj.Priority = 0
+		l.Priority = 0
 	}
-	if aj.Reason == "" {
-		aj.Reason = slurm.ReasonNone
+	if l.Reason == "" {
+		l.Reason = slurm.ReasonNone
 	}
 	if j.ArrayRecord() {
-		aj.ArrayTasks = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
+		l.ArrayTasks = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
 	}
 	r := &j.Request
-	aj.NumTasks = max(r.NTasks, 1)
-	aj.NumCPUs = len(j.Alloc.CPUs)
-	if aj.NumCPUs == 0 {
-		aj.NumCPUs = max(aj.NumTasks*max(r.CPUsPerTask, 1), 1)
+	l.NumTasks = max(r.NTasks, 1)
+	l.NumCPUs = len(j.Alloc.CPUs)
+	if l.NumCPUs == 0 {
+		l.NumCPUs = max(l.NumTasks*max(r.CPUsPerTask, 1), 1)
 	}
+	return l
 }
 
 // stdPaths are a job's standard files, expanded as its supervisor expands

@@ -17,11 +17,9 @@ func (d *Daemon) squeueJobs(ctx context.Context, req *localapi.Request[struct{}]
 		return api.SqueueJobs{}, err
 	}
 	c := api.NewSqueueJobs(len(rows))
-	var aj api.Job
 	for i := range rows {
-		aj = api.Job{Job: rows[i]}
-		d.setLive(&aj)
-		c.Append(&aj)
+		l := d.live(&rows[i])
+		c.Append(&rows[i], &l)
 	}
 	return c, nil
 }
