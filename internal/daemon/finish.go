@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -275,6 +276,19 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 	return err
 }
 
+// removeCgroup removes a dead supervisor's cgroup once the processes
+// cgroup.kill ended have gone (until then rmdir says EBUSY), so that lost
+// jobs leave no empty cgroups behind. It gives up after 10 s: a process
+// stuck in the kernel keeps it, and the directory is then left as is.
+func removeCgroup(dir string) {
+	for range 200 {
+		if err := os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // lost ends a job whose supervisor is gone without a status: NODE_FAIL,
 // and back to PENDING when the job may be requeued (Slurm's rule for a
 // node that failed under a job).
@@ -286,6 +300,7 @@ func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 		if err := os.WriteFile(id.Cgroup+"/cgroup.kill", []byte("1"), 0); err == nil {
 			d.log.Info("killed what the lost job left running", "job", j.ID, "cgroup", id.Cgroup)
 		}
+		go removeCgroup(id.Cgroup)
 	}
 	st := stepd.Status{JobID: j.ID, State: slurm.NodeFail, ExitCode: "0:0", Start: j.Start, End: time.Now(),
 		Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:9"}}
