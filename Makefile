@@ -13,6 +13,9 @@ all: build
 build:
 	@mkdir -p $(BINDIR)
 	$(GO) build -o $(BINDIR)/ ./cmd/...
+	@# The job supervisor, static (its net package would otherwise link
+	@# cgo for a resolver it never uses): it starts twice per job.
+	CGO_ENABLED=0 $(GO) build -o $(BINDIR)/ ./cmd/slurmstepd-lite
 
 ## test: vet, unit and end-to-end tests, then each fuzz target briefly
 test: vet unit fuzz

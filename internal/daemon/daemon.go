@@ -75,6 +75,10 @@ type Daemon struct {
 	ln      *localapi.Listener
 	srv     *localapi.Server
 	exe     string
+	// stepd is the command that starts a job's supervisor: slurmstepd-lite
+	// beside the daemon's binary when it is there, else the daemon's own
+	// binary as `slurmd-lite stepd`.
+	stepd []string
 	jobsDir string
 	boot    time.Time
 
@@ -133,7 +137,7 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 	d := &Daemon{
-		opts: opts, log: log, exe: exe, cfg: cfg, cfgPath: path,
+		opts: opts, log: log, exe: exe, stepd: supervisorCommand(exe), cfg: cfg, cfgPath: path,
 		boot:      time.Now(),
 		jobsDir:   filepath.Join(cfg.StateSaveLocation, "jobs"),
 		kick:      make(chan struct{}, 1),
@@ -190,6 +194,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer d.inv.Close()
 	log.Info("gpus", "mode", string(d.inv.Mode()), "comment", d.inv.Comment())
+	log.Info("job supervisors", "command", strings.Join(d.stepd, " "))
 	// The inventory learns its GPUs from a first sample; only then can
 	// the stored drains be applied to them (by UUID).
 	d.gsnap = d.inv.Sample(time.Now(), nil)
@@ -297,6 +302,20 @@ func (d *Daemon) reload() {
 	d.mu.Unlock()
 	d.log.Info("configuration reloaded", "config", d.cfgPath)
 	d.wake()
+}
+
+// supervisorCommand is how jobs' supervisors are started. slurmstepd-lite
+// (installed beside slurmd-lite by make build and make install) links only
+// the supervisor: it starts in under a millisecond, where the daemon's
+// binary, with SQLite, NVML and HTTP in it, takes a few, twice per job
+// (the supervisor and its launcher). Without it, the daemon's binary does
+// the same work as `slurmd-lite stepd`.
+func supervisorCommand(exe string) []string {
+	small := filepath.Join(filepath.Dir(exe), "slurmstepd-lite")
+	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return []string{small}
+	}
+	return []string{exe, "stepd"}
 }
 
 // openGPUs opens the inventory the configuration names; nvml opens the

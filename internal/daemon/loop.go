@@ -522,7 +522,7 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	if err := stepd.WriteSpec(dir, spec); err != nil {
 		return err
 	}
-	p, err := stepd.Launch([]string{d.exe, "stepd"}, supervisorEnv(), dir)
+	p, err := stepd.Launch(d.stepd, supervisorEnv(), dir)
 	if err != nil {
 		return err
 	}

@@ -186,3 +186,24 @@ func TestAfterFromStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestSupervisorCommand(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "slurmd-lite")
+	if diff := cmp.Diff([]string{exe, "stepd"}, supervisorCommand(exe)); diff != "" {
+		t.Errorf("without slurmstepd-lite beside it (-want +got):\n%s", diff)
+	}
+	small := filepath.Join(dir, "slurmstepd-lite")
+	if err := os.WriteFile(small, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{exe, "stepd"}, supervisorCommand(exe)); diff != "" {
+		t.Errorf("with a slurmstepd-lite that is not executable (-want +got):\n%s", diff)
+	}
+	if err := os.Chmod(small, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{small}, supervisorCommand(exe)); diff != "" {
+		t.Errorf("with slurmstepd-lite beside it (-want +got):\n%s", diff)
+	}
+}
