@@ -68,17 +68,17 @@ type Options struct {
 
 // Daemon is one running slurmd-lite.
 type Daemon struct {
-	opts    Options
-	log     *slog.Logger
-	st      *store.Store
-	inv     *gpu.Inventory
-	ln      *localapi.Listener
-	srv     *localapi.Server
-	exe     string
+	opts Options
+	log  *slog.Logger
+	st   *store.Store
+	inv  *gpu.Inventory
+	ln   *localapi.Listener
+	srv  *localapi.Server
+	exe  string
 	// stepd is the command that starts a job's supervisor: slurmstepd-lite
 	// beside the daemon's binary when it is there, else the daemon's own
 	// binary as `slurmd-lite stepd`.
-	stepd []string
+	stepd   []string
 	jobsDir string
 	boot    time.Time
 
