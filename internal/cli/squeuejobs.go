@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -316,5 +317,11 @@ func getSqueueJobs(c *localapi.Client, q url.Values) ([]api.Job, error) {
 	}
 	var list api.SqueueJobs
 	err := c.DoGob(ctx, "GET", path, nil, &list)
+	var le *localapi.Error
+	if errors.As(err, &le) && le.Status == http.StatusNotFound {
+		// A daemon older than this command (binaries replaced while it
+		// runs) lists full records only.
+		return getJobs(c, q)
+	}
 	return list.Jobs(), err
 }
