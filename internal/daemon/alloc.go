@@ -166,7 +166,7 @@ func (d *Daemon) readoptInteractive(j store.Job, id stepd.Identity) bool {
 	if !interactive(j) {
 		return false
 	}
-	a := d.newAllocation(j, id.PID, id.Cgroup, effectiveLimit(d.config(), j))
+	a := d.newAllocation(j, id.PID, id.Cgroup, effectiveLimit(d.config(), &j))
 	a.adopted[id.PID] = true
 	d.mu.Lock()
 	d.watched[j.ID] = true
@@ -239,7 +239,7 @@ func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}])
 // the job runs.
 func (d *Daemon) allocAnswer(ctx context.Context, j store.Job, a *allocation, pid int) (api.Allocation, error) {
 	cfg := d.config()
-	out := api.Allocation{JobID: j.ID, State: j.State, Limit: effectiveLimit(cfg, j), KillWait: cfg.KillWait}
+	out := api.Allocation{JobID: j.ID, State: j.State, Limit: effectiveLimit(cfg, &j), KillWait: cfg.KillWait}
 	if j.State == slurm.Pending {
 		out.Reason = j.Reason
 		d.mu.Lock()

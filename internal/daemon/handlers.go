@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
@@ -216,6 +217,14 @@ func (d *Daemon) jobs(ctx context.Context, req *localapi.Request[struct{}]) ([]a
 // listedJobs are the stored jobs a job list's query selects (see jobs),
 // without those that ended more than MinJobAge ago.
 func (d *Daemon) listedJobs(ctx context.Context, q url.Values) ([]store.Job, error) {
+	var rows []store.Job
+	err := d.eachListedJob(ctx, q, func(j *store.Job) { rows = append(rows, *j) })
+	return rows, err
+}
+
+// eachListedJob calls fn with each job listedJobs returns, in place (see
+// store.EachJob: fn must not keep the job, change it, or call the store).
+func (d *Daemon) eachListedJob(ctx context.Context, q url.Values, fn func(*store.Job)) error {
 	cfg := d.config()
 	now := time.Now()
 	f := store.Filter{Users: q["user"], Partitions: q["partition"], Names: q["name"],
@@ -230,25 +239,16 @@ func (d *Daemon) listedJobs(ctx context.Context, q url.Values) ([]store.Job, err
 	for _, s := range q["id"] {
 		ref, err := parseJobRef(s)
 		if err != nil {
-			return nil, refusal(codeInvalidJobID, "Invalid job id specified")
+			return refusal(codeInvalidJobID, "Invalid job id specified")
 		}
 		f.IDs = append(f.IDs, ref.id)
 	}
-	rows, err := d.st.Jobs(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	n := 0
-	for i := range rows {
-		if j := &rows[i]; j.State.Finished() && !j.End.IsZero() && now.Sub(j.End) > cfg.MinJobAge {
-			continue
+	return d.st.EachJob(ctx, f, func(j *store.Job) {
+		if j.State.Finished() && !j.End.IsZero() && now.Sub(j.End) > cfg.MinJobAge {
+			return
 		}
-		if n != i { // move only when one was left out: a Job is large
-			rows[n] = rows[i]
-		}
-		n++
-	}
-	return rows[:n], nil
+		fn(j)
+	})
 }
 
 // apiJob is a stored job with what the live daemon knows of it.
@@ -285,13 +285,30 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 // reason and expected start as the scheduler decided them, and the counts
 // squeue and scontrol print. apiJob adds the paths and command; squeue's
 // list needs none, and reads the job in place (a Job is large).
-func (d *Daemon) live(j *store.Job) api.Live {
+func (d *Daemon) live(j *store.Job) api.Live { return d.liveView().live(j) }
+
+// liveView is what live reads of the daemon, taken at once: the last
+// pass's decisions and priorities, and the configuration. Each pass and
+// reload replaces these maps and the configuration whole, never changing
+// them in place, so a view is read without the daemon's lock, which a job
+// list must not take while it holds the store's cache (a lock order
+// against every caller of the store that holds d.mu).
+type liveView struct {
+	cfg       *config.Config
+	decisions map[uint32]sched.Decision
+	prio      map[uint32]uint32
+}
+
+func (d *Daemon) liveView() liveView {
 	d.mu.Lock()
-	cfg := d.cfg
-	dec, decided := d.decisions[j.ID]
-	l := api.Live{Priority: d.prio[j.ID], Reason: j.Reason}
-	d.mu.Unlock()
-	l.Limit = effectiveLimit(cfg, *j)
+	defer d.mu.Unlock()
+	return liveView{d.cfg, d.decisions, d.prio}
+}
+
+func (v liveView) live(j *store.Job) api.Live {
+	dec, decided := v.decisions[j.ID]
+	l := api.Live{Priority: v.prio[j.ID], Reason: j.Reason}
+	l.Limit = effectiveLimit(v.cfg, j)
 	switch {
 	case j.State == slurm.Pending && j.Hold == store.HoldNone && decided:
 		l.Reason = dec.Reason

@@ -224,7 +224,7 @@ func changeLimit(j store.Job, limit time.Duration, who updater, cfg *config.Conf
 	if limit <= 0 {
 		return j, codeBadTimeLimit
 	}
-	old := effectiveLimit(cfg, j)
+	old := effectiveLimit(cfg, &j)
 	switch {
 	case limit == old:
 		return j, 0
@@ -583,7 +583,7 @@ func describe(u api.Update) string {
 // limit; a lower one is then enforced by a timer of this process, which a
 // restart of the daemon loses.
 func (d *Daemon) setLimit(j store.Job) {
-	limit := effectiveLimit(d.config(), j)
+	limit := effectiveLimit(d.config(), &j)
 	_, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpLimit, Limit: limit})
 	if err == nil {
 		d.log.Info("running job's time limit changed", "job", j.ID, "limit", slurmtime.FormatDuration(limit))
@@ -606,7 +606,7 @@ func (d *Daemon) enforceLimit(id uint32, run int) {
 	if err != nil || j.State != slurm.Running || j.Restarts != run {
 		return
 	}
-	limit := effectiveLimit(d.config(), j)
+	limit := effectiveLimit(d.config(), &j)
 	if limit == slurmtime.Infinite || time.Since(j.Start) < limit-time.Second {
 		return
 	}

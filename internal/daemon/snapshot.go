@@ -288,7 +288,7 @@ func storeUsage(us []sched.Usage) []store.Usage {
 
 // effectiveLimit is the time limit in force for a job: its own, else its
 // partition's DefaultTime, else MaxTime.
-func effectiveLimit(c *config.Config, j store.Job) time.Duration {
+func effectiveLimit(c *config.Config, j *store.Job) time.Duration {
 	if j.TimeLimit != 0 {
 		return j.TimeLimit
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // squeueJobs is squeue's job list: the jobs of d.jobs (same query), in
@@ -12,14 +13,14 @@ import (
 // apiJob's paths and command and the full records' encoding, which were
 // most of a 10,000-job squeue.
 func (d *Daemon) squeueJobs(ctx context.Context, req *localapi.Request[struct{}]) (api.SqueueJobs, error) {
-	rows, err := d.listedJobs(ctx, req.Query)
+	c := api.NewSqueueJobs(0)
+	v := d.liveView()
+	err := d.eachListedJob(ctx, req.Query, func(j *store.Job) {
+		l := v.live(j)
+		c.Append(j, &l)
+	})
 	if err != nil {
 		return api.SqueueJobs{}, err
-	}
-	c := api.NewSqueueJobs(len(rows))
-	for i := range rows {
-		l := d.live(&rows[i])
-		c.Append(&rows[i], &l)
 	}
 	return c, nil
 }

@@ -562,7 +562,7 @@ func (d *Daemon) jobEnv(ctx context.Context, j store.Job, base []string) ([]stri
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	spec, err := d.spec(j, script, effectiveLimit(d.config(), j))
+	spec, err := d.spec(j, script, effectiveLimit(d.config(), &j))
 	if err != nil {
 		return nil, err
 	}

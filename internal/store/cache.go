@@ -116,7 +116,7 @@ func (s *Store) refreshCache(touched map[uint32]struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, ch := range changes {
-		if ch.gone || !within(*ch.j, since) {
+		if ch.gone || !within(ch.j, since) {
 			delete(c.rows, ch.id)
 		} else {
 			c.rows[ch.id] = ch.j
@@ -124,7 +124,7 @@ func (s *Store) refreshCache(touched map[uint32]struct{}) {
 	}
 	if now.Sub(c.pruned) > window/4 {
 		for id, j := range c.rows {
-			if !within(*j, since) {
+			if !within(j, since) {
 				delete(c.rows, id)
 			}
 		}
@@ -134,35 +134,46 @@ func (s *Store) refreshCache(touched map[uint32]struct{}) {
 
 // cachedJobs answers Jobs from the cache, or ok=false when it cannot.
 func (s *Store) cachedJobs(f Filter) (jobs []Job, ok bool) {
+	ok = s.cachedEach(f, func(n int) { jobs = make([]Job, 0, n) }, func(j *Job) { jobs = append(jobs, *j) })
+	return jobs, ok
+}
+
+// cachedEach calls fn with every cached job f matches, in id order, in
+// place: no job is copied (size, when not nil, hears how many first). It
+// holds the cache's read lock meanwhile, so fn must not keep the pointer,
+// change the job, or call the store. It reports false, calling nothing,
+// when the cache cannot answer f.
+func (s *Store) cachedEach(f Filter, size func(int), fn func(*Job)) bool {
 	s.mu.RLock()
 	c := s.cache
 	s.mu.RUnlock()
 	if c == nil || f.Since.IsZero() {
-		return nil, false
+		return false
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if !c.loaded || f.Since.Before(time.Now().Add(-c.window)) {
-		return nil, false
+		return false
 	}
-	// Sort the ids, not the rows: a Job is large, and moving them made the
-	// sort the cost of a query.
 	var ids []uint32
 	for id, j := range c.rows {
 		if f.matches(j) {
 			ids = append(ids, id)
 		}
 	}
+	// Sort the ids, not the rows: a Job is large.
 	slices.Sort(ids)
-	jobs = make([]Job, len(ids))
-	for i, id := range ids {
-		jobs[i] = *c.rows[id]
+	if size != nil {
+		size(len(ids))
 	}
-	return jobs, true
+	for _, id := range ids {
+		fn(c.rows[id])
+	}
+	return true
 }
 
 // within is the cache's condition: not ended, or ended at or after since.
-func within(j Job, since time.Time) bool {
+func within(j *Job, since time.Time) bool {
 	return j.End.IsZero() || j.End.UnixNano() >= since.UnixNano()
 }
 
@@ -178,7 +189,7 @@ func (f Filter) matches(j *Job) bool {
 		len(f.States) > 0 && !slices.Contains(f.States, j.State) {
 		return false
 	}
-	if !f.Since.IsZero() && !within(*j, f.Since) {
+	if !f.Since.IsZero() && !within(j, f.Since) {
 		return false
 	}
 	if !f.Until.IsZero() && (j.Submit.IsZero() || j.Submit.UnixNano() > f.Until.UnixNano()) {

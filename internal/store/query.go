@@ -147,6 +147,24 @@ func (s *Store) Jobs(ctx context.Context, f Filter) ([]Job, error) {
 	return queryJobs(ctx, s.r, "jobs", f)
 }
 
+// EachJob calls fn with each job Jobs would return, in the same order,
+// without copying the jobs when the cache answers (a 10,000-job squeue
+// copied 14 MB). fn must not keep the pointer or change the job, and must
+// not call the store: the cache is read-locked meanwhile.
+func (s *Store) EachJob(ctx context.Context, f Filter, fn func(*Job)) error {
+	if s.cachedEach(f, nil, fn) {
+		return nil
+	}
+	jobs, err := queryJobs(ctx, s.r, "jobs", f)
+	if err != nil {
+		return err
+	}
+	for i := range jobs {
+		fn(&jobs[i])
+	}
+	return nil
+}
+
 // Records returns the accounting records f selects, for sacct: each job's
 // latest run and, with f.EarlierRuns, its earlier ones, with their steps,
 // ordered by job id and run.
