@@ -115,6 +115,14 @@ func TestJobCacheAnswersAsSQLDoes(t *testing.T) {
 				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 					rt.Fatalf("cached jobs for %+v (-sql +cache):\n%s", f, diff)
 				}
+				// EachJob visits the same jobs in place, in the same order.
+				var each []Job
+				if err := s.EachJob(ctx, f, func(j *Job) { each = append(each, *j) }); err != nil {
+					rt.Fatal(err)
+				}
+				if diff := cmp.Diff(want, each, cmpopts.EquateEmpty()); diff != "" {
+					rt.Fatalf("EachJob for %+v (-sql +each):\n%s", f, diff)
+				}
 			}
 		}
 	})
