@@ -451,6 +451,12 @@ func (d *Daemon) watchCaller(id uint32, pid int) {
 			err = d.recordAllocEnd(ctx, id, ending, store.ExitCode{Signal: int(syscall.SIGKILL)})
 		}
 		a.cleanup()
+	default:
+		// Ended and recorded (the caller said so before exiting): what is
+		// left to clean up is the daemon's, the job's cgroup with it.
+		if a := d.alloc(id); a != nil {
+			a.cleanup()
+		}
 	}
 	if err != nil {
 		d.log.Error("ending an interactive job whose caller is gone", "job", id, "err", err)
@@ -606,9 +612,8 @@ func (a *allocation) cleanup() {
 	cg := a.cgroup
 	a.mu.Unlock()
 	if cg != "" {
-		for i := 0; i < 50 && os.Remove(cg) != nil; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
+		// The caller (srun, salloc) may still be in it, on its way out.
+		go removeCgroup(cg)
 	}
 	x := a.d.extras()
 	x.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -276,12 +277,13 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 	return err
 }
 
-// removeCgroup removes a dead supervisor's cgroup once the processes
-// cgroup.kill ended have gone (until then rmdir says EBUSY), so that lost
-// jobs leave no empty cgroups behind. It gives up after 10 s: a process
-// stuck in the kernel keeps it, and the directory is then left as is.
+// removeCgroup removes a job's cgroup that the daemon, not a supervisor,
+// must clean up (a lost job's, an interactive job's) once its processes
+// have gone (until then rmdir says EBUSY), so that no empty cgroups are
+// left behind. It gives up after 30 s: a process stuck in the kernel, or
+// an interactive caller that lingers, keeps it, and it is then left as is.
 func removeCgroup(dir string) {
-	for range 200 {
+	for range 600 {
 		if err := os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
 			return
 		}
@@ -382,7 +384,7 @@ func (d *Daemon) reattach(ctx context.Context) error {
 			d.watch(j.ID, id.PID, dir)
 			continue
 		}
-		if stepd.Supervised(dir) {
+		if stepd.Supervised(dir) || supervisorComing(j, dir, time.Now()) {
 			d.log.Info("reattached to a starting supervisor", "job", j.ID)
 			d.watch(j.ID, 0, dir)
 			continue
@@ -423,6 +425,31 @@ func (d *Daemon) watch(id uint32, pid int, dir string) {
 		}
 		d.ended <- id
 	}()
+}
+
+// supervisorStartGrace bounds how long a job's supervisor may take from
+// the daemon's launch to holding its lock. A daemon that died in that
+// moment leaves a supervisor that is still coming: the restarted one waits
+// for it rather than declaring the job lost (and running it twice).
+const supervisorStartGrace = 5 * time.Second
+
+// supervisorComing waits, while the job started less than
+// supervisorStartGrace ago, for its supervisor to take its lock or to have
+// written its status; it reports whether one did.
+func supervisorComing(j store.Job, dir string, now time.Time) bool {
+	if _, err := os.Stat(filepath.Join(dir, stepd.SpecFile)); err != nil {
+		return false // never launched
+	}
+	for deadline := j.Start.Add(supervisorStartGrace); now.Before(deadline); now = time.Now() {
+		if stepd.Supervised(dir) {
+			return true
+		}
+		if _, err := stepd.ReadStatus(dir); err == nil {
+			return true // it came and went: the watch reads its status
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }
 
 // parseExit reads Slurm's "status:signal".

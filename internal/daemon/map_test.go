@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -205,5 +206,35 @@ func TestSupervisorCommand(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{small}, supervisorCommand(exe)); diff != "" {
 		t.Errorf("with slurmstepd-lite beside it (-want +got):\n%s", diff)
+	}
+}
+
+func TestSupervisorComing(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	fresh := store.Job{ID: 1, Start: now}
+	if supervisorComing(fresh, dir, now) {
+		t.Error("no spec: the supervisor was never launched, yet it is said to be coming")
+	}
+	if err := os.WriteFile(filepath.Join(dir, stepd.SpecFile), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := store.Job{ID: 1, Start: now.Add(-time.Minute)}
+	if supervisorComing(old, dir, now) {
+		t.Error("a job started a minute ago has no supervisor still coming")
+	}
+	// A supervisor that takes its lock (on the state directory) a moment
+	// after the restarted daemon looks is waited for.
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+	}()
+	if !supervisorComing(fresh, dir, time.Now()) {
+		t.Error("a supervisor that locked its directory 100 ms later was not waited for")
 	}
 }
