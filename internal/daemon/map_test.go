@@ -230,11 +230,14 @@ func TestSupervisorComing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	fd, locked := int(f.Fd()), make(chan struct{})
 	go func() {
+		defer close(locked)
 		time.Sleep(100 * time.Millisecond)
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		_ = syscall.Flock(fd, syscall.LOCK_EX)
 	}()
 	if !supervisorComing(fresh, dir, time.Now()) {
 		t.Error("a supervisor that locked its directory 100 ms later was not waited for")
 	}
+	<-locked
 }
