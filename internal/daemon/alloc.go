@@ -452,10 +452,18 @@ func (d *Daemon) watchCaller(id uint32, pid int) {
 		}
 		a.cleanup()
 	default:
-		// Ended and recorded (the caller said so before exiting): what is
-		// left to clean up is the daemon's, the job's cgroup with it.
+		// Ended and recorded (the caller said so before exiting): once the
+		// caller itself is gone (not merely another process that spoke for
+		// the job), what is left to clean up is the daemon's, the job's
+		// cgroup with it. While the caller lives it may still be printing
+		// its last words; endAlloc's own check covers the other order.
 		if a := d.alloc(id); a != nil {
-			a.cleanup()
+			a.mu.Lock()
+			leader := a.leader
+			a.mu.Unlock()
+			if leader == pid || !alive(leader) {
+				a.cleanup()
+			}
 		}
 	}
 	if err != nil {
