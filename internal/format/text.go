@@ -1,6 +1,7 @@
 package format
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -50,9 +51,17 @@ func appendCell(b []byte, s string, width int, right, cut bool) []byte {
 	}
 }
 
+// appendSpaces appends n spaces, doubling what it copies as
+// strings.Repeat does: a format may ask for a width of millions.
 func appendSpaces(b []byte, n int) []byte {
-	for ; n > 0; n-- {
-		b = append(b, ' ')
+	if n <= 0 {
+		return b
+	}
+	start := len(b)
+	b = slices.Grow(b, n)[:start+n]
+	b[start] = ' '
+	for done := 1; done < n; done *= 2 {
+		copy(b[start+done:], b[start:start+done])
 	}
 	return b
 }
