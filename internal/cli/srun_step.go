@@ -342,6 +342,15 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 			drained = true
 		}
 	}
+	// The job's SIGTERM may not have reached sigs yet (signal delivery is
+	// asynchronous) when tasks that exit on it were quicker: ask once more,
+	// so that a step ended by its job's end says so, as Slurm's does.
+	if !aborted && !forced {
+		if e := jobEnding(c, tr.info.jobID); e.Ending {
+			aborted = true
+			tr.printAbort(e)
+		}
+	}
 	tr.finish()
 	if !forced && !aborted {
 		for _, e := range all {
