@@ -16,6 +16,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -423,7 +424,7 @@ func (tr *taskRun) printStatus(exited []taskExit, stepName string) {
 		if len(g.ids) > 1 {
 			s = "s"
 		}
-		fmt.Fprintf(tr.sio.Stderr, "srun: %s task%s %s: %s\n", stepName, s, rangeList(g.ids), g.what)
+		fmt.Fprintf(tr.sio.Stderr, "srun: %s task%s %s: %s\n", stepName, s, slurmtime.FormatRanges(g.ids), g.what)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
 // A step's tasks are srun's children, each launched through srunTask in a
@@ -431,24 +431,6 @@ func groupExits(exits []taskExit) []exitGroup {
 	return groups
 }
 
-// rangeList prints task ids as Slurm's bit_fmt: "0-2,5".
-func rangeList(ids []int) string {
-	var parts []string
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(ids[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
-}
-
 // exitLine is srun's report of a group of tasks that ended badly, "" for
 // a clean exit or, when srun or the job's end killed them (quiet), a
 // death by signal (launch_slurm.c's _task_finish).
@@ -457,7 +439,7 @@ func exitLine(node string, g exitGroup, quiet bool) string {
 	if len(g.tasks) > 1 {
 		s = "s"
 	}
-	who := fmt.Sprintf("srun: error: %s: task%s %s: ", node, s, rangeList(g.tasks))
+	who := fmt.Sprintf("srun: error: %s: task%s %s: ", node, s, slurmtime.FormatRanges(g.tasks))
 	switch {
 	case g.ws.Exited() && g.ws.ExitStatus() != 0:
 		return fmt.Sprintf("%sExited with exit code %d", who, g.ws.ExitStatus())

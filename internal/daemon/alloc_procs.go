@@ -7,12 +7,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -54,28 +54,9 @@ func allocCgroup(j store.Job, cpus int) (string, error) {
 		_ = os.WriteFile(filepath.Join(dir, "memory.max"), []byte(strconv.FormatInt(j.Alloc.Mem, 10)), 0)
 	}
 	if c := pinnable(j.Alloc.CPUs); len(c) > 0 && len(c) < cpus {
-		_ = os.WriteFile(filepath.Join(dir, "cpuset.cpus"), []byte(cpuRanges(c)), 0)
+		_ = os.WriteFile(filepath.Join(dir, "cpuset.cpus"), []byte(slurmtime.FormatRanges(c)), 0)
 	}
 	return dir, nil
-}
-
-// cpuRanges prints CPU ids in the kernel's list format ("0-3,8").
-func cpuRanges(cpus []int) string {
-	c := slices.Sorted(slices.Values(cpus))
-	var parts []string
-	for i := 0; i < len(c); {
-		k := i
-		for k+1 < len(c) && c[k+1] == c[k]+1 {
-			k++
-		}
-		if k > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", c[i], c[k]))
-		} else {
-			parts = append(parts, strconv.Itoa(c[i]))
-		}
-		i = k + 1
-	}
-	return strings.Join(parts, ",")
 }
 
 // peerUID is the uid of a Unix socket's peer.

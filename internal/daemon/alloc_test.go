@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -50,8 +51,8 @@ func TestCPURanges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := cpuRanges(tt.in); got != tt.want {
-				t.Errorf("cpuRanges(%v) = %q, want %q", tt.in, got, tt.want)
+			if got := slurmtime.FormatRanges(tt.in); got != tt.want {
+				t.Errorf("FormatRanges(%v) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}

@@ -361,24 +361,4 @@ func gpuType(j *api.Job, cfg *config.Config) string {
 
 // BitFmt prints ids as Slurm's bit_fmt does: ascending, ranges joined by
 // commas ("0-3,8").
-func BitFmt(ids []int) string {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	var b strings.Builder
-	for i := 0; i < len(ids); {
-		k := i
-		for k+1 < len(ids) && ids[k+1] == ids[k]+1 {
-			k++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(ids[i]))
-		if k > i {
-			b.WriteString("-" + strconv.Itoa(ids[k]))
-		}
-		i = k + 1
-	}
-	return b.String()
-}
+func BitFmt(ids []int) string { return slurmtime.FormatRanges(ids) }

@@ -220,7 +220,7 @@ func (v *NodeView) gresIndices(pick func(api.GPU) bool, skipEmpty bool) string {
 		}
 		list := "N/A"
 		if len(idx) > 0 {
-			list = indexRanges(idx)
+			list = BitFmt(idx)
 		}
 		parts = append(parts, fmt.Sprintf("%s%d(IDX:%s)", name, len(idx), list))
 	}
@@ -249,26 +249,6 @@ func (v *NodeView) GresDrain() string {
 
 // gpuOut reports whether a GPU is out of service: drained or lost.
 func gpuOut(g api.GPU) bool { return g.State == "drained" || g.State == "lost" }
-
-// indexRanges is bit_fmt: "0-1,3".
-func indexRanges(idx []int) string {
-	idx = slices.Clone(idx)
-	slices.Sort(idx)
-	var parts []string
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", idx[i], idx[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(idx[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
-}
 
 // gpusInUse counts the GPUs that jobs hold.
 func (v *NodeView) gpusInUse() int {

@@ -162,8 +162,8 @@ func TestIndexRanges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := indexRanges(tt.in); got != tt.want {
-				t.Errorf("indexRanges(%v) = %q, want %q", tt.in, got, tt.want)
+			if got := BitFmt(tt.in); got != tt.want {
+				t.Errorf("BitFmt(%v) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}

@@ -178,7 +178,7 @@ func FormatTasks(ids []int, limit int) string {
 	}
 	out := stride(ts)
 	if out == "" {
-		out = taskRanges(ts)
+		out = FormatRanges(ts)
 		if len(out) > bitstrLen-3 {
 			out = out[:bitstrLen-4] + "..."
 		}
@@ -205,21 +205,27 @@ func stride(ts []int) string {
 	return fmt.Sprintf("%d-%d:%d", first, last, step)
 }
 
-// taskRanges is bit_fmt: runs of consecutive ids as "a-b", others alone.
-func taskRanges(ts []int) string {
+// FormatRanges is Slurm's bit_fmt: ids in order, runs of consecutive ids
+// as "a-b", others alone, joined by commas ("0-3,8"); duplicates count
+// once, and ids may come in any order. It serves task ids, CPU ids and GPU
+// indices alike.
+func FormatRanges(ids []int) string {
+	if !slices.IsSorted(ids) {
+		ids = slices.Sorted(slices.Values(ids))
+	}
 	var b strings.Builder
-	for i := 0; i < len(ts); {
+	for i := 0; i < len(ids); {
 		j := i
-		for j+1 < len(ts) && ts[j+1] == ts[j]+1 {
+		for j+1 < len(ids) && ids[j+1] <= ids[j]+1 {
 			j++
 		}
 		if b.Len() > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Itoa(ts[i]))
-		if j > i {
+		b.WriteString(strconv.Itoa(ids[i]))
+		if ids[j] > ids[i] {
 			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(ts[j]))
+			b.WriteString(strconv.Itoa(ids[j]))
 		}
 		i = j + 1
 	}
