@@ -191,22 +191,25 @@ func allocError(prog string, err error, sio IO) int {
 // question up to wait seconds while the job is pending; a signal that
 // should end srun abandons it and is returned.
 func waitAllocation(c *localapi.Client, id uint32, wait int, sigs chan os.Signal) (*api.Allocation, syscall.Signal, error) {
+	path := fmt.Sprintf("%s?job=%d&wait=%d", api.PathAlloc, id, wait)
+	return untilSignal(sigs, func(ctx context.Context, a *api.Allocation) error {
+		return c.Do(ctx, "GET", path, nil, a)
+	})
+}
+
+// untilSignal runs ask, a request to the daemon, and returns its answer;
+// a signal that should end srun (not SIGCONT, SIGUSR1, SIGUSR2, SIGALRM)
+// abandons the request and is returned instead.
+func untilSignal[T any](sigs chan os.Signal, ask func(context.Context, *T) error) (*T, syscall.Signal, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	type answer struct {
-		a   api.Allocation
-		err error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		var a api.Allocation
-		err := c.Do(ctx, "GET", fmt.Sprintf("%s?job=%d&wait=%d", api.PathAlloc, id, wait), nil, &a)
-		done <- answer{a, err}
-	}()
+	var v T
+	done := make(chan error, 1)
+	go func() { done <- ask(ctx, &v) }()
 	for {
 		select {
-		case ans := <-done:
-			return &ans.a, 0, ans.err
+		case err := <-done:
+			return &v, 0, err
 		case s := <-sigs:
 			switch s {
 			case syscall.SIGCONT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM:

@@ -178,32 +178,9 @@ func createStep(c *localapi.Client, o *srunOpts, sio IO, join bool, env []string
 // askStep sends one step request; a signal that would end srun (not
 // SIGCONT, SIGUSR1, SIGUSR2, SIGALRM) abandons it and is returned.
 func askStep(c *localapi.Client, req api.StepRequest, sigs chan os.Signal) (*api.Step, syscall.Signal, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	type answer struct {
-		st  api.Step
-		err error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		var st api.Step
-		err := c.Do(ctx, "POST", api.PathSteps, req, &st)
-		done <- answer{st, err}
-	}()
-	for {
-		select {
-		case a := <-done:
-			return &a.st, 0, a.err
-		case s := <-sigs:
-			switch s {
-			case syscall.SIGCONT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM:
-				continue
-			}
-			cancel()
-			<-done
-			return nil, s.(syscall.Signal), nil
-		}
-	}
+	return untilSignal(sigs, func(ctx context.Context, st *api.Step) error {
+		return c.Do(ctx, "POST", api.PathSteps, req, st)
+	})
 }
 
 // codeNodesBusy is ESLURM_NODES_BUSY: the step would fit once others end.
