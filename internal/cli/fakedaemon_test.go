@@ -40,6 +40,7 @@ func TestClientScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SLURM_LITE_CONF", "")
 			env.Setenv("HOME", env.WorkDir)
+			env.Setenv(testClockEnv, strconv.FormatInt(int64(clockOffset()), 10))
 			return nil
 		},
 	})
@@ -101,7 +102,12 @@ func cmdFakeDaemon(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("listen: %v", err)
 	}
-	d := &fakeDaemon{scenario: sc, opts: opts, log: filepath.Join(ts.Getenv("WORK"), "requests.log")}
+	off, err := strconv.ParseInt(ts.Getenv(testClockEnv), 10, 64)
+	if err != nil {
+		ts.Fatalf("%s: %v", testClockEnv, err)
+	}
+	d := &fakeDaemon{scenario: sc, opts: opts, log: filepath.Join(ts.Getenv("WORK"), "requests.log"),
+		now: shiftedNow(time.Duration(off))}
 	srv := &localapi.Server{Routes: localapi.Routes{
 		{Method: "GET", Path: api.PathJobs, Handler: localapi.Func(d.listJobs)},
 		{Method: "GET", Path: api.PathAccounting, Handler: localapi.Func(d.accounting)},
@@ -125,7 +131,10 @@ type fakeDaemon struct {
 	scenario scenario
 	opts     map[string]string
 	log      string
-	mu       sync.Mutex
+	// now is the clock the scenario is computed at, the one the commands
+	// run under (testclock_test.go).
+	now func() time.Time
+	mu  sync.Mutex
 }
 
 func (d *fakeDaemon) record(method, path, query string, body any) {
@@ -146,7 +155,7 @@ func (d *fakeDaemon) record(method, path, query string, body any) {
 	}
 }
 
-func (d *fakeDaemon) state() fakeState { return d.scenario(time.Now(), d.opts) }
+func (d *fakeDaemon) state() fakeState { return d.scenario(d.now(), d.opts) }
 
 // idMatch is the daemon's side of the id parameter: a job id N matches
 // jobs whose id or array id is N.
@@ -304,7 +313,7 @@ func runGoldenCommand(ts *testscript.TestScript, command string) (stdout, stderr
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	for _, name := range []string{"PATH", "HOME", "SLURM_LITE_CONF", "WORK", "TMPDIR"} {
+	for _, name := range []string{"PATH", "HOME", "SLURM_LITE_CONF", "WORK", "TMPDIR", testClockEnv} {
 		cmd.Env = append(cmd.Env, name+"="+ts.Getenv(name))
 	}
 	var out, errb bytes.Buffer

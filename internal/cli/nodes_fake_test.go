@@ -203,7 +203,7 @@ func (n *fakeNode) update(ctx context.Context, req *localapi.Request[api.NodeUpd
 		id, _ := strconv.ParseUint(me.Uid, 10, 32)
 		by = uint32(id)
 	}
-	dr := api.Drain{Reason: u.Reason, Since: time.Now(), By: by}
+	dr := api.Drain{Reason: u.Reason, Since: n.d.now(), By: by}
 	if len(u.GPUs) == 0 {
 		switch {
 		case u.State == api.NodeResume && n.nodeDrain == nil:

@@ -19,20 +19,20 @@ import (
 // binary under each command's name, with its PATH pointing at them.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"sbatch": func() { os.Exit(Sbatch(os.Args[1:], Stdio())) },
+		"sbatch": func() { os.Exit(Sbatch(os.Args[1:], testStdio())) },
 		"slurmd-lite": func() {
 			os.Exit(SlurmdLite(os.Args[1:], Stdio(), Daemon{Run: daemon.Main, Stepd: stepd.Main}))
 		},
-		"squeue":   func() { os.Exit(Squeue(os.Args[1:], Stdio())) },
-		"scancel":  func() { os.Exit(Scancel(os.Args[1:], Stdio())) },
-		"scontrol": func() { os.Exit(Scontrol(os.Args[1:], Stdio())) },
-		"sacct":    func() { os.Exit(Sacct(os.Args[1:], Stdio())) },
-		"sshare":   func() { os.Exit(Sshare(os.Args[1:], Stdio())) },
-		"sprio":    func() { os.Exit(Sprio(os.Args[1:], Stdio())) },
-		"sacctmgr": func() { os.Exit(Sacctmgr(os.Args[1:], Stdio())) },
-		"sinfo":    func() { os.Exit(Sinfo(os.Args[1:], Stdio())) },
-		"srun":     func() { os.Exit(Srun(os.Args[1:], Stdio())) },
-		"salloc":   func() { os.Exit(Salloc(os.Args[1:], Stdio())) },
+		"squeue":   func() { os.Exit(Squeue(os.Args[1:], testStdio())) },
+		"scancel":  func() { os.Exit(Scancel(os.Args[1:], testStdio())) },
+		"scontrol": func() { os.Exit(Scontrol(os.Args[1:], testStdio())) },
+		"sacct":    func() { os.Exit(Sacct(os.Args[1:], testStdio())) },
+		"sshare":   func() { os.Exit(Sshare(os.Args[1:], testStdio())) },
+		"sprio":    func() { os.Exit(Sprio(os.Args[1:], testStdio())) },
+		"sacctmgr": func() { os.Exit(Sacctmgr(os.Args[1:], testStdio())) },
+		"sinfo":    func() { os.Exit(Sinfo(os.Args[1:], testStdio())) },
+		"srun":     func() { os.Exit(Srun(os.Args[1:], testStdio())) },
+		"salloc":   func() { os.Exit(Salloc(os.Args[1:], testStdio())) },
 	})
 }
 
@@ -90,7 +90,7 @@ func cmdGolden(ts *testscript.TestScript, neg bool, args []string) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	for _, name := range []string{"PATH", "HOME", "SLURM_LITE_CONF", "WORK", "TMPDIR"} {
+	for _, name := range []string{"PATH", "HOME", "SLURM_LITE_CONF", "WORK", "TMPDIR", testClockEnv} {
 		cmd.Env = append(cmd.Env, name+"="+ts.Getenv(name))
 	}
 	var stdout, stderr bytes.Buffer
