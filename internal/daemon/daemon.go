@@ -91,8 +91,9 @@ type Daemon struct {
 	gsnap     gpu.Snapshot
 	decisions map[uint32]sched.Decision
 	prio      map[uint32]uint32
-	usage     []sched.Usage
-	usageAt   time.Time
+	// usage is every association's usage as of usageAt (usage.go).
+	usage   []sched.Usage
+	usageAt time.Time
 	// usageSaved is when usage was last written to the store.
 	usageSaved time.Time
 	watched    map[uint32]bool
@@ -209,10 +210,9 @@ func Run(ctx context.Context, opts Options) error {
 			}
 		}
 	}
-	if us, err := d.st.Usage(ctx); err == nil {
-		d.usage = schedUsage(us)
+	if err := d.loadUsage(ctx, time.Now()); err != nil {
+		return err
 	}
-	d.usageAt = time.Now()
 
 	if d.ln, err = localapi.Listen(cfg.SocketPath, localapi.AccessFor(os.Geteuid())); err != nil {
 		return err

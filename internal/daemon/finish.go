@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -137,10 +138,14 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 	use := d.gpuUse[id]
 	delete(d.gpuUse, id)
 	d.mu.Unlock()
+	usage := d.chargeUntil(ctx, endTime(st))
 	var j store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
 		if j, err = tx.Job(id); err != nil {
+			return err
+		}
+		if err := tx.PutUsage(usage...); err != nil {
 			return err
 		}
 		applyStatus(&j, st)
@@ -170,10 +175,7 @@ func applyStatus(j *store.Job, st stepd.Status) {
 	if !st.Start.IsZero() {
 		j.Start = st.Start
 	}
-	j.End = st.End
-	if j.End.IsZero() {
-		j.End = time.Now()
-	}
+	j.End = endTime(st)
 	switch {
 	case st.Reason != "":
 		j.Reason = st.Reason
@@ -188,6 +190,15 @@ func applyStatus(j *store.Job, st stepd.Status) {
 		by := *st.Ending.By
 		j.CancelledBy = &by
 	}
+}
+
+// endTime is when a supervisor's run ended: its status's time, or now
+// for a status that has none (a lost job's).
+func endTime(st stepd.Status) time.Time {
+	if st.End.IsZero() {
+		return time.Now()
+	}
+	return st.End
 }
 
 // endNotes are what users should learn from how a job ended: that it died
@@ -254,9 +265,13 @@ func batchStep(j store.Job, st stepd.Status) store.Step {
 func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as slurm.JobState) error {
 	now := time.Now()
 	d.releaseGPUs(j, now)
+	usage := d.chargeUntil(ctx, endTime(st))
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(j.ID)
 		if err != nil {
+			return err
+		}
+		if err := tx.PutUsage(usage...); err != nil {
 			return err
 		}
 		applyStatus(&cur, st)
@@ -365,10 +380,32 @@ func (d *Daemon) reattach(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading running jobs: %w", err)
 	}
+	// The jobs that ended while the daemon was away are settled in the
+	// order they ended: each end charges the jobs still running up to it
+	// (usage.go), and one that ended earlier must not be among them.
+	type ended struct {
+		j  store.Job
+		st stepd.Status
+	}
+	var done []ended
+	var live []store.Job
 	for _, j := range jobs {
+		if st, err := stepd.ReadStatus(d.runDir(j.ID, j.Restarts)); err == nil {
+			done = append(done, ended{j, st})
+		} else {
+			live = append(live, j)
+		}
+	}
+	slices.SortStableFunc(done, func(a, b ended) int { return endTime(a.st).Compare(endTime(b.st)) })
+	for _, e := range done {
+		d.log.Info("job ended while the daemon was away", "job", e.j.ID, "state", string(e.st.State))
+		if err := d.settle(ctx, e.j, e.st, afterFromStatus(e.st)); err != nil {
+			return err
+		}
+	}
+	for _, j := range live {
 		dir := d.runDir(j.ID, j.Restarts)
-		if st, err := stepd.ReadStatus(dir); err == nil {
-			d.log.Info("job ended while the daemon was away", "job", j.ID, "state", string(st.State))
+		if st, err := stepd.ReadStatus(dir); err == nil { // ended just now
 			if err := d.settle(ctx, j, st, afterFromStatus(st)); err != nil {
 				return err
 			}

@@ -764,7 +764,7 @@ func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([
 	if err != nil {
 		return nil, err
 	}
-	snap.Usage = sched.AdvanceUsage(snap, snap.Now)
+	snap.Usage = d.usageNow(snap)
 	var out []api.ShareRow
 	for _, r := range sched.FairShareTree(snap) {
 		row := api.ShareRow{Account: r.Account, User: r.User, Depth: r.Depth, RawShares: r.RawShares,
@@ -790,10 +790,10 @@ func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]
 		return nil, err
 	}
 	d.mu.Lock()
-	gs, usage := d.gsnap, d.usage
+	gs := d.gsnap
 	d.mu.Unlock()
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
-	snap.Usage = usage
+	snap.Usage = d.usageNow(snap.Snapshot)
 	byID := map[uint32]sched.Job{}
 	for _, j := range snap.Jobs {
 		byID[j.ID] = j

@@ -168,11 +168,10 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.keepCheckJobs(snap.Jobs)
 
 	d.mu.Lock()
-	snap.Usage = d.usage
-	d.mu.Unlock()
-	snap.Usage = sched.AdvanceUsage(snap.Snapshot, now)
-	d.mu.Lock()
-	d.usage, d.usageAt = snap.Usage, now
+	snap.Usage = advanceUsage(snap.Snapshot, d.usage, d.usageAt, now)
+	if now.After(d.usageAt) {
+		d.usage, d.usageAt = snap.Usage, now
+	}
 	d.mu.Unlock()
 
 	plan := sched.Cycle(snap.Snapshot)
@@ -218,7 +217,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	for _, p := range plan.Preempts {
 		d.stop(ctx, p.JobID, stepd.WhyPreemption, "preempted for job "+strconv.Itoa(int(p.For)))
 	}
-	if now.Sub(d.lastUsageSave()) > time.Minute {
+	if now.Sub(d.lastUsageSave()) > usageSaveEvery(cfg.Priority.CalcPeriod) {
 		d.saveUsage(ctx)
 	}
 	return planned
@@ -751,27 +750,6 @@ func gpuIndices(a store.Alloc) []int {
 		out = append(out, g.Index)
 	}
 	return out
-}
-
-// lastUsageSave is when usage was last written.
-func (d *Daemon) lastUsageSave() time.Time {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.usageSaved
-}
-
-// saveUsage writes the decayed usage, so a restart keeps fair share.
-func (d *Daemon) saveUsage(ctx context.Context) {
-	d.mu.Lock()
-	us := storeUsage(d.usage)
-	d.usageSaved = time.Now()
-	d.mu.Unlock()
-	if len(us) == 0 {
-		return
-	}
-	if err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.PutUsage(us...) }); err != nil {
-		d.log.Error("saving usage", "err", err)
-	}
 }
 
 // specOptions is what a job's environment repeats of its options.

@@ -189,13 +189,16 @@ func TestSignalRequest(t *testing.T) {
 	j := newJob(t, `#!/bin/bash
 trap 'echo batch shell got USR2' USR2
 trap 'echo batch shell got HUP; exit 0' HUP
-sh -c 'trap "echo step got USR2" USR2; trap "exit 0" HUP; while :; do sleep 0.05; done' &
+sh -c 'trap "echo step got USR2" USR2; trap "exit 0" HUP; echo step ready; while :; do sleep 0.05; done' &
 echo start
 while :; do sleep 0.05; done
 `)
 	j.start()
 	name := fmt.Sprintf("slurm-%d.out", j.spec.JobID)
+	// Both shells have set their traps once both have spoken (the step
+	// runs in the background: under load it speaks after "start").
 	j.waitOutput(name, "start\n")
+	j.waitOutput(name, "step ready\n")
 	rep, err := Call(j.dir, Request{Op: OpSignal, Signal: syscall.SIGUSR2, Target: TargetSteps})
 	if err != nil {
 		t.Fatal(err)

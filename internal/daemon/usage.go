@@ -1,0 +1,129 @@
+package daemon
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// Fair-share usage in the daemon.
+//
+// d.usage is every association's decayed usage as of d.usageAt: what the
+// jobs that ran until then cost, in TRES-billing seconds. It moves forward
+// in two places, and only forward:
+//
+//  1. every pass charges the jobs the store has running from d.usageAt to
+//     the pass's time (advanceUsage);
+//  2. the end of every run (recordEnd, requeue) first charges the jobs
+//     still running, the ending one included, up to the run's end
+//     (chargeUntil), and stores the result with the end, in one commit.
+//
+// So a run's last stretch is charged before the store stops calling it
+// running, a restart resumes from the stored usage's time (running jobs are
+// charged from there by the first pass), and the jobs that ended while the
+// daemon was away are charged up to their ends as reattach records them.
+//
+// Decay is continuous: each instant's charge is decayed from that instant
+// (sched.AdvanceUsage). Slurm decays in steps of PriorityCalcPeriod; at
+// the end of each period both give the same usage for what ran before it,
+// so CalcPeriod only sets how often the daemon writes usage that no job's
+// end wrote (see usageSaveEvery).
+
+// advanceUsage is usage (as of from) moved to `to`: decayed, with the jobs
+// snap has running charged for the time between. snap is not changed.
+func advanceUsage(snap sched.Snapshot, usage []sched.Usage, from, to time.Time) []sched.Usage {
+	if !to.After(from) {
+		return usage
+	}
+	snap.Now, snap.Usage = from, usage
+	return sched.AdvanceUsage(snap, to)
+}
+
+// usageNow is the usage as of snap.Now, for the views (sshare, sprio)
+// between passes: the stored advance plus what the running jobs in snap
+// have cost since. It changes nothing.
+func (d *Daemon) usageNow(snap sched.Snapshot) []sched.Usage {
+	d.mu.Lock()
+	usage, at := d.usage, d.usageAt
+	d.mu.Unlock()
+	return advanceUsage(snap, usage, at, snap.Now)
+}
+
+// chargeUntil advances usage to t, where a run ends at t: every job the
+// store still has running, the ending one included, is charged up to t. It
+// returns the usage to store with the end. A t before the last advance (the
+// pass that read the job still running came after its end) charges nothing
+// more: the pass already charged it, by at most the time between.
+func (d *Daemon) chargeUntil(ctx context.Context, t time.Time) []store.Usage {
+	cfg := d.config()
+	jobs, err := d.st.Jobs(ctx, store.Filter{Since: time.Now().Add(-max(cfg.MinJobAge, time.Minute)),
+		States: []slurm.JobState{slurm.Running}})
+	if err != nil {
+		d.log.Error("reading running jobs to charge usage", "err", err)
+		jobs = nil
+	}
+	d.mu.Lock()
+	gs := d.gsnap
+	d.mu.Unlock()
+	snap := d.buildSnapshot(ctx, t, jobs, gs)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t.After(d.usageAt) {
+		d.usage = advanceUsage(snap.Snapshot, d.usage, d.usageAt, t)
+		d.usageAt = t
+	}
+	return storeUsage(d.usage)
+}
+
+// loadUsage reads the stored usage at start-up; usage resumes from the
+// time it was stored at, so that the first pass charges the jobs that kept
+// running while the daemon was away.
+func (d *Daemon) loadUsage(ctx context.Context, now time.Time) error {
+	us, err := d.st.Usage(ctx)
+	if err != nil {
+		return err
+	}
+	d.usage, d.usageAt = schedUsage(us), now
+	if len(us) > 0 {
+		d.usageAt = slices.MaxFunc(us, func(a, b store.Usage) int { return a.AsOf.Compare(b.AsOf) }).AsOf
+		if d.usageAt.After(now) { // a clock set back: charge nothing twice
+			d.usageAt = now
+		}
+	}
+	d.usageSaved = d.usageAt
+	return nil
+}
+
+// usageSaveEvery is how often a pass writes usage that no job's end has
+// written: PriorityCalcPeriod, at most a minute (a daemon killed without
+// warning loses no usage that ended runs charged, and running jobs are
+// charged again from the stored time after a restart, so this bounds only
+// the work a restart redoes).
+func usageSaveEvery(calc time.Duration) time.Duration {
+	return min(max(calc, time.Second), time.Minute)
+}
+
+// lastUsageSave is when usage was last written.
+func (d *Daemon) lastUsageSave() time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.usageSaved
+}
+
+// saveUsage writes the decayed usage, so a restart keeps fair share.
+func (d *Daemon) saveUsage(ctx context.Context) {
+	d.mu.Lock()
+	us := storeUsage(d.usage)
+	d.usageSaved = time.Now()
+	d.mu.Unlock()
+	if len(us) == 0 {
+		return
+	}
+	if err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.PutUsage(us...) }); err != nil {
+		d.log.Error("saving usage", "err", err)
+	}
+}
