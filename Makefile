@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test vet unit fuzz bench bench-go bench-vs-slurm test-slurm demo install clean gpu-check
+.PHONY: all build test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm demo install clean gpu-check
 
 all: build
 
@@ -25,6 +25,11 @@ vet:
 
 unit:
 	$(GO) test -count=1 ./...
+
+## test-stress: the unit stage three times with every core kept busy
+## (scripts/cpuhog): what passes only on an idle machine fails here
+test-stress:
+	@scripts/test-stress
 
 # Each fuzz target runs on its own for FUZZTIME: go test -fuzz takes one
 # target per package at a time.

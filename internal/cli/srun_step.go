@@ -225,17 +225,25 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 		select {
 		case e := <-tr.exits:
 			batch := []taskExit{e}
-			// Exits reaped together are reported together.
-			timer := time.After(20 * time.Millisecond)
+			// Exits reaped together are reported together, as slurmstepd
+			// sends the exits one waitpid loop collects in one message:
+			// tasks that end at the same moment share a line ("tasks
+			// 0-1: Exited with exit code 3"). Each task's end reaches srun
+			// through its own goroutine, which a busy machine may run
+			// tens of milliseconds late, so the batch stays open while
+			// exits keep coming within exitGather of each other.
+			timer := time.NewTimer(exitGather)
 		gather:
 			for len(batch) < left {
 				select {
 				case e := <-tr.exits:
 					batch = append(batch, e)
-				case <-timer:
+					timer.Reset(exitGather)
+				case <-timer.C:
 					break gather
 				}
 			}
+			timer.Stop()
 			left -= len(batch)
 			all = append(all, batch...)
 			if !quiet && killedTask(batch) {

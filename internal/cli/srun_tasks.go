@@ -405,6 +405,11 @@ func (tr *taskRun) finish() {
 	}
 }
 
+// exitGather is how long srun waits for more task exits to report with
+// one (see Srun's loop): long enough for a loaded machine to deliver exits
+// that happened together, short beside a step's life.
+const exitGather = 150 * time.Millisecond
+
 // exitGroup is tasks that ended the same way, reported on one line.
 type exitGroup struct {
 	tasks []int

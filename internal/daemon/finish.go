@@ -426,6 +426,12 @@ func (d *Daemon) reattach(ctx context.Context) error {
 			d.watch(j.ID, 0, dir)
 			continue
 		}
+		if neverLaunched(j, dir) {
+			if err := d.unstart(ctx, j); err != nil {
+				return err
+			}
+			continue
+		}
 		d.lost(ctx, j, "no supervisor after a restart")
 	}
 	return nil
@@ -462,6 +468,35 @@ func (d *Daemon) watch(id uint32, pid int, dir string) {
 		}
 		d.ended <- id
 	}()
+}
+
+// neverLaunched says whether a batch job committed RUNNING never had a
+// supervisor: the daemon died between the commit and writing the launch
+// spec (start's steps 1 and 2), so no supervisor was or can be started,
+// and the job's script never ran. Interactive jobs have no spec.
+func neverLaunched(j store.Job, dir string) bool {
+	if interactive(j) {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, stepd.SpecFile))
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// unstart puts a job that never ran back to PENDING as it was before its
+// start was committed: not a run, so no NODE_FAIL, no requeue and no
+// restart counted (a restart count of 2 for a job that ran once misled
+// both its checkpoint logic and sacct).
+func (d *Daemon) unstart(ctx context.Context, j store.Job) error {
+	d.log.Warn("job was never launched before the daemon stopped: pending again", "job", j.ID)
+	return d.st.Update(ctx, func(tx *store.Tx) error {
+		cur, err := tx.Job(j.ID)
+		if err != nil {
+			return err
+		}
+		cur.State, cur.Reason = slurm.Pending, slurm.ReasonNone
+		cur.Start, cur.End, cur.Alloc = time.Time{}, time.Time{}, store.Alloc{}
+		return tx.PutJob(cur)
+	})
 }
 
 // supervisorStartGrace bounds how long a job's supervisor may take from
