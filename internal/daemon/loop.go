@@ -214,6 +214,15 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		starts = append(starts, pendingStart{job: *j, task: task, s: s})
 	}
 	d.startAll(ctx, starts)
+	if startsGPUs(starts) {
+		// The views (sinfo -G, scontrol show node) read the last sample:
+		// take one with the new jobs on their GPUs, rather than show
+		// them idle until the next tick.
+		if jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute)),
+			States: []slurm.JobState{slurm.Running}}); err == nil {
+			d.sample(time.Now(), jobs)
+		}
+	}
 	for _, p := range plan.Preempts {
 		d.stop(ctx, p.JobID, stepd.WhyPreemption, "preempted for job "+strconv.Itoa(int(p.For)))
 	}
@@ -356,7 +365,11 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 			}
 			continue
 		}
-		snap.Jobs = append(snap.Jobs, schedJob(*j, j.ID, j.ArrayTaskID, shard, node))
+		sj := schedJob(*j, j.ID, j.ArrayTaskID, shard, node)
+		if len(sj.Alloc.GPUs) > 0 {
+			sj.Alloc = withUsed(sj.Alloc, gs.Jobs[strconv.Itoa(int(j.ID))])
+		}
+		snap.Jobs = append(snap.Jobs, sj)
 	}
 	// Dependencies may name jobs that ended long ago: the core needs their
 	// end states to decide afterok and friends.
@@ -380,6 +393,16 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 		}
 	}
 	return snap
+}
+
+// startsGPUs says whether any of a pass's starts holds a GPU.
+func startsGPUs(starts []pendingStart) bool {
+	for _, ps := range starts {
+		if len(ps.s.Alloc.GPUs) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // pendingStart is a job the pass starts: the row it read (an array's

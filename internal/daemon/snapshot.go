@@ -262,6 +262,19 @@ func schedAlloc(a store.Alloc) sched.Alloc {
 	return out
 }
 
+// withUsed fills in what a running job's processes hold on each of its
+// GPUs, as the inventory last sampled it (NVML: the job's processes;
+// simulated: what the job declared). The core subtracts only the reserved
+// memory not yet touched from the driver's free memory, which already
+// counts what the job's processes hold: without Used, a 20G job that holds
+// its 20G was counted twice, and one 80G GPU took two 20G jobs, not four.
+func withUsed(a sched.Alloc, use gpu.JobSample) sched.Alloc {
+	for i := range a.GPUs {
+		a.GPUs[i].Used = int64(use.Memory[a.GPUs[i].UUID])
+	}
+	return a
+}
+
 func storeAlloc(a sched.Alloc) store.Alloc {
 	out := store.Alloc{Node: a.Node, CPUs: a.CPUs, Mem: a.Mem}
 	for _, g := range a.GPUs {
