@@ -399,3 +399,43 @@ func TestNVMLDriverMismatchDrainsTheNode(t *testing.T) {
 		t.Errorf("a job on a node drained for a driver mismatch is %s, want PENDING", j.State)
 	}
 }
+
+// A job whose processes hold exactly what it reserved leaves the rest of
+// its GPU offered: its memory is counted once (the driver's used memory),
+// not again as a reservation. A100-40GB, of which the driver holds half a
+// GiB: a 10G job holding its 10G leaves 29.5G, which a 29G job takes beside
+// it rather than a GPU of its own (counted twice, 19.5G would be left).
+func TestNVMLReservedMemoryHeldByTheJobIsCountedOnce(t *testing.T) {
+	nd := startNVMLDaemon(t, "warn")
+	first := nd.submit("echo $$ > first.pid; exec sleep 60", "--gpu-mem=10G")
+	j := nd.waitState(first, slurm.Running)
+	if len(j.Alloc.GPUs) != 1 {
+		t.Fatalf("job %d holds %v, want one shared GPU", first, j.Alloc.GPUs)
+	}
+	dev := nd.devOf(j.Alloc.GPUs[0].UUID)
+	nd.m.RunLive(dev, gputest.Proc(nd.readPID("first.pid"), 10*gib))
+	// The daemon sees the job's process hold its 10G, and nothing foreign.
+	var seen api.GPU
+	nd.waitFor(func() bool {
+		for _, g := range nd.node().GPUs {
+			if g.UUID == nd.m.UUID(dev) {
+				seen = g
+			}
+		}
+		return len(seen.Processes) == 1 && seen.Processes[0].JobID == strconv.Itoa(int(first))
+	}, "the first job's 10G on its GPU")
+	// The mock driver holds half a GiB of each GPU itself, as real ones do.
+	if base := seen.MemoryUsed - 10*gib; base > gib {
+		t.Fatalf("GPU %d uses %d bytes beside the job's 10G", dev, base)
+	}
+	second := nd.submit("exec sleep 60", "--gpu-mem=29G")
+	s := nd.waitState(second, slurm.Running)
+	if len(s.Alloc.GPUs) != 1 || s.Alloc.GPUs[0].UUID != j.Alloc.GPUs[0].UUID {
+		t.Errorf("the 29G job went to %v; want GPU %d beside the 10G job (29.5 of 40G are free)", s.Alloc.GPUs, j.Alloc.GPUs[0].Index)
+	}
+	// A third, of 1G, no longer fits there.
+	third := nd.submit("exec sleep 60", "--gpu-mem=1G")
+	if g := nd.waitState(third, slurm.Running).Alloc.GPUs; len(g) != 1 || g[0].UUID == j.Alloc.GPUs[0].UUID {
+		t.Errorf("the 1G job went to %v; GPU %d is full", g, j.Alloc.GPUs[0].Index)
+	}
+}

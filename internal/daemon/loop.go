@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
@@ -333,43 +334,15 @@ func (d *Daemon) saveDrains(gs gpu.Snapshot) {
 	}
 }
 
-// buildSnapshot maps jobs, configuration and GPUs onto the core's types.
+// buildSnapshot maps jobs, configuration and GPUs onto the core's types
+// (mapSnapshot), with the ended jobs that pending jobs' dependencies name.
 func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.Job, gs gpu.Snapshot) snapshot {
 	cfg := d.config()
-	node := schedNode(cfg, gs, d.nodeDrained())
-	snap := snapshot{
-		Snapshot: sched.Snapshot{
-			Now:        now,
-			Config:     schedConfig(cfg),
-			Nodes:      []sched.Node{node},
-			Partitions: schedPartitions(cfg),
-			QOS:        schedQOS(cfg),
-			Accounts:   schedAccounts(cfg),
-		},
-		byID:        make(map[uint32]*store.Job, len(jobs)),
-		placeholder: map[uint32]arrayKey{},
-	}
-	shard := cfg.ShardSize
-	snap.Jobs = make([]sched.Job, 0, len(jobs))
-	next := placeholderBase
+	snap := mapSnapshot(cfg, gs, d.nodeDrained(), now, jobs)
+	node, shard := snap.Nodes[0], cfg.ShardSize
 	known := make(map[uint32]bool, len(jobs))
 	for i := range jobs {
-		j := &jobs[i]
-		known[j.ID] = true
-		snap.byID[j.ID] = j
-		if j.ArrayRecord() {
-			for _, task := range j.ArrayPending {
-				snap.placeholder[next] = arrayKey{j.ID, task}
-				snap.Jobs = append(snap.Jobs, schedJob(*j, next, task, shard, node))
-				next++
-			}
-			continue
-		}
-		sj := schedJob(*j, j.ID, j.ArrayTaskID, shard, node)
-		if len(sj.Alloc.GPUs) > 0 {
-			sj.Alloc = withUsed(sj.Alloc, gs.Jobs[strconv.Itoa(int(j.ID))])
-		}
-		snap.Jobs = append(snap.Jobs, sj)
+		known[jobs[i].ID] = true
 	}
 	// Dependencies may name jobs that ended long ago: the core needs their
 	// end states to decide afterok and friends.
@@ -391,6 +364,47 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 				}
 			}
 		}
+	}
+	return snap
+}
+
+// mapSnapshot is the core's view of the configuration, the GPUs as last
+// sampled and the stored jobs: pure, so that what the daemon hands the
+// core can be checked without a daemon (map_test.go). A running job's GPUs
+// carry what its processes hold (withUsed).
+func mapSnapshot(cfg *config.Config, gs gpu.Snapshot, drained bool, now time.Time, jobs []store.Job) snapshot {
+	node := schedNode(cfg, gs, drained)
+	snap := snapshot{
+		Snapshot: sched.Snapshot{
+			Now:        now,
+			Config:     schedConfig(cfg),
+			Nodes:      []sched.Node{node},
+			Partitions: schedPartitions(cfg),
+			QOS:        schedQOS(cfg),
+			Accounts:   schedAccounts(cfg),
+		},
+		byID:        make(map[uint32]*store.Job, len(jobs)),
+		placeholder: map[uint32]arrayKey{},
+	}
+	shard := cfg.ShardSize
+	snap.Jobs = make([]sched.Job, 0, len(jobs))
+	next := placeholderBase
+	for i := range jobs {
+		j := &jobs[i]
+		snap.byID[j.ID] = j
+		if j.ArrayRecord() {
+			for _, task := range j.ArrayPending {
+				snap.placeholder[next] = arrayKey{j.ID, task}
+				snap.Jobs = append(snap.Jobs, schedJob(*j, next, task, shard, node))
+				next++
+			}
+			continue
+		}
+		sj := schedJob(*j, j.ID, j.ArrayTaskID, shard, node)
+		if len(sj.Alloc.GPUs) > 0 {
+			sj.Alloc = withUsed(sj.Alloc, gs.Jobs[strconv.Itoa(int(j.ID))])
+		}
+		snap.Jobs = append(snap.Jobs, sj)
 	}
 	return snap
 }
