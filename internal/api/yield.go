@@ -42,4 +42,7 @@ type Yielded struct {
 	BatchSize int   `json:"batch_size,omitempty"`
 	NumGPUs   int   `json:"num_gpus,omitempty"`
 	GPUMem    int64 `json:"gpu_mem,omitempty"`
+	// For is the pending job the GPUs go to first (0: none could use
+	// them, and the yielded job may take them back).
+	For uint32 `json:"for,omitempty"`
 }

@@ -233,9 +233,14 @@ func sharedCommand(ts *testscript.TestScript, name string) string {
 	}
 	self, err := os.Executable()
 	ts.Check(err)
-	data, err := os.ReadFile(self)
-	ts.Check(err)
-	ts.Check(os.WriteFile(path, data, 0o755))
+	// Copied by cp, not written from here: a file this process held open
+	// for writing would be inherited by whatever another script forks
+	// meanwhile, and exec of it would fail with "text file busy" until that
+	// child had exec'd in turn (golang.org/issue/22315).
+	if out, err := exec.Command("cp", self, path).CombinedOutput(); err != nil {
+		ts.Fatalf("copying the commands for other users: %v: %s", err, out)
+	}
+	ts.Check(os.Chmod(path, 0o755))
 	return path
 }
 

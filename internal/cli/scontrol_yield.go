@@ -80,7 +80,7 @@ func (s *scontrolArgs) fail(format string, a ...any) {
 
 // yieldReport is the one line scontrol prints for a yield:
 // "Job 42 yielded 2 GPUs (0,1) in 14s, exited cleanly; requeued with
-// BatchSize=16 Gpus=1".
+// BatchSize=16 Gpus=1; yielded for job 57" (the job its GPUs go to).
 func yieldReport(y api.Yielded) string {
 	next := requestWords(y)
 	if y.Pending {
@@ -101,8 +101,16 @@ func yieldReport(y api.Yielded) string {
 	if len(y.GPUs) == 0 {
 		held = "no GPUs"
 	}
+	forJob := ""
+	if y.For != 0 {
+		forJob = fmt.Sprintf(" for job %d", y.For)
+	}
 	if !y.Waited {
-		return fmt.Sprintf("Job %d is yielding %s; it will be requeued%s", y.JobID, held, withWords(next))
+		line := fmt.Sprintf("Job %d is yielding %s; it will be requeued%s", y.JobID, held, withWords(next))
+		if forJob != "" {
+			line += "; yielded" + forJob
+		}
+		return line
 	}
 	how := "exited cleanly"
 	if !y.Clean {
@@ -110,6 +118,9 @@ func yieldReport(y api.Yielded) string {
 	}
 	line := fmt.Sprintf("Job %d yielded %s in %s, %s; requeued%s", y.JobID, held,
 		time.Duration(y.StopSeconds*float64(time.Second)).Round(time.Second), how, withWords(next))
+	if forJob != "" {
+		line += "; yielded" + forJob
+	}
 	if !y.Released {
 		line += " (GPU memory not confirmed free yet)"
 	}

@@ -261,8 +261,9 @@ func batchStep(j store.Job, st stepd.Status) store.Step {
 }
 
 // requeue ends a run and puts the job back to PENDING under the same id,
-// its run archived as REQUEUED (or PREEMPTED) for sacct -D.
-func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as slurm.JobState) error {
+// its run archived as REQUEUED (or PREEMPTED) for sacct -D, with notes
+// that say why (a yield's: by whom, for which job, the checkpoint).
+func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as slurm.JobState, notes ...string) error {
 	now := time.Now()
 	d.releaseGPUs(j, now)
 	usage := d.chargeUntil(ctx, endTime(st))
@@ -276,6 +277,7 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 		}
 		applyStatus(&cur, st)
 		cur.State = as
+		cur.Notes = append(cur.Notes, notes...)
 		if err := tx.PutJob(cur); err != nil {
 			return err
 		}

@@ -493,6 +493,7 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 	}
 	j.State, j.Reason = slurm.Running, slurm.ReasonNone
 	j.Start = now
+	j.YieldedFor = 0 // it has its GPUs again: the yield's hand-over is over
 	if j.Eligible.IsZero() {
 		j.Eligible = now
 	}

@@ -240,6 +240,7 @@ func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sche
 		Req:           schedRequest(r, shard),
 		Yieldable:     r.Yieldable,
 		Resumed:       j.YieldedBy != nil && j.State == "PENDING",
+		YieldedFor:    j.YieldedFor,
 		FixedPriority: j.Priority,
 	}
 	if r.Sharing == jobscript.Exclusive {

@@ -12,6 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
@@ -31,6 +32,9 @@ type yieldPlan struct {
 	gpuMem    int64
 	priority  uint32
 	eligible  time.Time
+	// forJob is the pending job the GPUs go to first (yieldFor); 0 for
+	// none.
+	forJob uint32
 	// done receives the supervisor's final status once the job is
 	// requeued (buffered: the loop never waits on a caller that left).
 	done chan stepd.Status
@@ -69,7 +73,7 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	if y.BatchSize != nil && *y.BatchSize < 1 || y.GPUs != nil && *y.GPUs < 1 {
 		return api.Yielded{}, localapi.Errorf(http.StatusBadRequest, "BatchSize and Gpus must be 1 or more")
 	}
-	batch := nextBatchSize(j, y.BatchSize)
+	batch := nextBatchSize(j, y.BatchSize, y.GPUs)
 	if j.State == slurm.Pending {
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
 			cur, err := tx.Job(j.ID)
@@ -105,7 +109,7 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		grace = time.Duration(*y.Grace) * time.Second
 	}
 	plan := &yieldPlan{by: caller.UID, byName: caller.User, batchSize: batch, gpus: y.GPUs, gpuMem: gpuMem,
-		eligible: j.Eligible, done: make(chan stepd.Status, 1)}
+		eligible: j.Eligible, forJob: d.yieldFor(ctx, caller, j), done: make(chan stepd.Status, 1)}
 	d.mu.Lock()
 	if _, busy := d.after[j.ID]; busy {
 		d.mu.Unlock()
@@ -127,8 +131,8 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		d.mu.Unlock()
 		return api.Yielded{}, fmt.Errorf("signalling job %d: %w", j.ID, err)
 	}
-	d.log.Info("yielding job", "job", j.ID, "by", caller.User, "grace", grace.String())
-	out := api.Yielded{JobID: j.ID, GPUs: gpuIndices(j.Alloc), BatchSize: batch, GPUMem: gpuMem}
+	d.log.Info("yielding job", "job", j.ID, "by", caller.User, "grace", grace.String(), "for", plan.forJob)
+	out := api.Yielded{JobID: j.ID, GPUs: gpuIndices(j.Alloc), BatchSize: batch, GPUMem: gpuMem, For: plan.forJob}
 	out.NumGPUs = len(j.Alloc.GPUs)
 	if y.GPUs != nil {
 		out.NumGPUs = *y.GPUs
@@ -203,8 +207,10 @@ func (d *Daemon) yieldable(j store.Job) bool {
 }
 
 // nextBatchSize is the batch size a yielded job comes back with: the one
-// given, else half of what it ran with (never below 1), else none.
-func nextBatchSize(j store.Job, given *int) int {
+// given; else, when the yield shrinks it (Gpus= below what it holds or
+// asks), half of what it ran with (never below 1); else the same. A plain
+// yield hands the GPUs over for a while: the job's work is unchanged.
+func nextBatchSize(j store.Job, given, gpus *int) int {
 	if given != nil {
 		return *given
 	}
@@ -212,10 +218,62 @@ func nextBatchSize(j store.Job, given *int) int {
 	if cur == 0 {
 		cur = j.Request.BatchSize
 	}
-	if cur == 0 {
-		return 0
+	if cur == 0 || gpus == nil || *gpus >= jobGPUs(j) {
+		return cur
 	}
 	return max(cur/2, 1)
+}
+
+// jobGPUs is how many GPUs a job holds, or asks for when it holds none.
+func jobGPUs(j store.Job) int {
+	if n := len(j.Alloc.GPUs); n > 0 {
+		return n
+	}
+	return max(schedRequest(&j.Request, 0).GPUs, 1)
+}
+
+// yieldFor is the pending job that the GPUs a yield frees go to first, as
+// the design brief says: of the caller's own pending jobs (of anyone's,
+// when the caller is the job's owner, root or an operator), the first the
+// plan would start, with the yielded job gone and its GPU memory back, on
+// at least one of its GPUs; 0 when none would, and then the yielded job
+// may take them back. The yielded job keeps its priority but is ordered
+// behind this one until it has started (sched.Job.YieldedFor).
+func (d *Daemon) yieldFor(ctx context.Context, caller localapi.Identity, j store.Job) uint32 {
+	now := time.Now()
+	cfg := d.config()
+	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
+	if err != nil {
+		d.log.Warn("finding the job a yield is for", "job", j.ID, "err", err)
+		return 0
+	}
+	jobs = slices.DeleteFunc(jobs, func(o store.Job) bool { return o.ID == j.ID })
+	d.mu.Lock()
+	gs := d.gsnap
+	d.mu.Unlock()
+	snap := d.buildSnapshot(ctx, now, jobs, gs)
+	freed := map[string]bool{}
+	held := gs.Jobs[strconv.Itoa(int(j.ID))].Memory
+	for _, g := range j.Alloc.GPUs {
+		freed[g.UUID] = true
+	}
+	for i := range snap.Nodes[0].GPUs {
+		if g := &snap.Nodes[0].GPUs[i]; freed[g.UUID] {
+			g.FreeMem = min(g.TotalMem, g.FreeMem+int64(held[g.UUID]))
+		}
+	}
+	snap.Usage = d.usageNow(snap.Snapshot)
+	anyone := d.mayAct(caller, j)
+	for _, s := range sched.Cycle(snap.Snapshot).Starts {
+		o, ok := snap.byID[s.JobID]
+		if !ok || o.ArrayRecord() || (!anyone && o.UID != caller.UID) {
+			continue // an array's task not split yet has no id to name
+		}
+		if slices.ContainsFunc(s.Alloc.GPUs, func(g sched.GPUAlloc) bool { return freed[g.UUID] }) {
+			return o.ID
+		}
+	}
+	return 0
 }
 
 // applyYieldRequest writes a yield's changes into a job's request.
@@ -256,7 +314,17 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 	if plan == nil {
 		return d.requeue(ctx, j, st, slurm.Requeued)
 	}
-	if err := d.requeue(ctx, j, st, slurm.Requeued); err != nil {
+	detail := fmt.Sprintf("stopped in %s, %s", st.StopTime.Round(time.Second), cleanWords(st))
+	note := "yielded by " + plan.byName
+	if plan.forJob != 0 {
+		note += fmt.Sprintf(" for job %d", plan.forJob)
+	}
+	note += ": " + detail
+	ckpt := checkpointDir(d.config().CheckpointDir, j)
+	if ckpt != "" {
+		note += "; checkpoint in " + ckpt
+	}
+	if err := d.requeue(ctx, j, st, slurm.Requeued, note); err != nil {
 		return err
 	}
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
@@ -275,11 +343,17 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 		}
 		by := plan.by
 		cur.YieldedBy = &by
+		cur.YieldedFor = plan.forJob
 		if err := tx.PutJob(cur); err != nil {
 			return err
 		}
-		detail := fmt.Sprintf("stopped in %s, %s; requeued with BatchSize=%d", st.StopTime.Round(time.Second),
-			cleanWords(st), cur.BatchSize)
+		detail := detail + fmt.Sprintf("; requeued with BatchSize=%d", cur.BatchSize)
+		if plan.forJob != 0 {
+			detail += fmt.Sprintf("; for job %d", plan.forJob)
+		}
+		if ckpt != "" {
+			detail += "; checkpoint in " + ckpt
+		}
 		_, err = tx.AppendEvent(store.Event{Time: time.Now(), Actor: plan.by, ActorName: plan.byName,
 			JobID: j.ID, Action: "yield", Detail: detail})
 		return err

@@ -84,6 +84,9 @@ type Job struct {
 	CancelledBy *uint32
 	RequeuedBy  *uint32
 	YieldedBy   *uint32
+	// YieldedFor is the job a yield stopped this one for (0: none): the
+	// yielded job may not take its GPUs back before that job has started.
+	YieldedFor uint32
 
 	// PeakGPUMem is the most GPU memory the job's processes held at once,
 	// summed over its GPUs, in bytes; MeanGPUUtil its mean utilization over
