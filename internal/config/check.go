@@ -25,6 +25,30 @@ func (p *parser) check(c *Config) {
 	p.checkQOS(c)
 	p.checkPartitions(c)
 	p.checkUsers(c)
+	p.checkYield(c)
+}
+
+// checkYield checks the scheduler's own yields and the routes.
+func (p *parser) checkYield(c *Config) {
+	y := c.Yield
+	p.notNegative(key("Yield", "ShrinkTries"), "Yield.ShrinkTries", y.ShrinkTries)
+	if y.Cost < 0 {
+		p.errorf(key("Yield", "Cost"), "Yield.Cost is negative; use a time such as \"3\" (minutes)")
+	}
+	if (y.ShrinkTries > 0 || y.ShrinkPayback || y.ShrinkRegrow) && !y.Shrink {
+		p.errorf(key("Yield", "Shrink"), "Yield.ShrinkTries, ShrinkPayback and ShrinkRegrow need Shrink = true")
+	}
+	if y.Own && !y.Payback {
+		p.errorf(key("Yield", "Own"), "Yield.Own needs Payback = true")
+	}
+	for i, r := range c.Routes {
+		if r.MaxTime <= 0 {
+			p.errorf(elem("Route", i, "MaxTime"), "Route.MaxTime must be a time above 0, such as \"1:00:00\"")
+		}
+		if c.Partition(r.Partition) == nil {
+			p.errorf(elem("Route", i, "Partition"), "Route.Partition %q is not a [[Partition]]; name one of them", r.Partition)
+		}
+	}
 }
 
 // key is the path of a top-level key or of a key in a plain table.

@@ -66,6 +66,49 @@ type Config struct {
 	QOS                 []QOS               `toml:"QOS"`
 	Accounts            []Account           `toml:"Account"`
 	Users               []User              `toml:"User"`
+	// Yield turns on the scheduler's own shrinks and yields (off by
+	// default): slurm-lite's, not slurm.conf's.
+	Yield YieldPolicy `toml:"Yield"`
+	// Routes send jobs that name no partition to one by their time limit,
+	// as a lab's job_submit filter would: the first that matches wins.
+	Routes []Route `toml:"Route"`
+}
+
+// YieldPolicy is what the scheduler may do to running yieldable jobs by
+// itself (sched.Config's fields of the same names): the P4 policy of
+// docs/simulate.md is Shrink, ShrinkPayback, ShrinkRegrow, Payback and
+// Own, with ShrinkTries 500, and a Route of jobs of an hour or less to a
+// partition of higher PriorityTier.
+type YieldPolicy struct {
+	// Shrink lets a blocked job shrink a running yieldable multi-GPU job:
+	// it is yielded and requeued with the GPUs the blocked job leaves it.
+	Shrink bool `toml:"Shrink"`
+	// ShrinkTries is how many blocked jobs of a pass may each shrink one;
+	// 0 means the first blocked job only.
+	ShrinkTries int `toml:"ShrinkTries"`
+	// ShrinkPayback shrinks only when the waiting job gains more time than
+	// the shrunk one loses.
+	ShrinkPayback bool `toml:"ShrinkPayback"`
+	// ShrinkRegrow gives a shrunk job its GPUs back when they are free.
+	ShrinkRegrow bool `toml:"ShrinkRegrow"`
+	// Payback lets a blocked job stop running yieldable jobs that rank
+	// below it when its wait is longer than what the stops cost them.
+	Payback bool `toml:"Payback"`
+	// Own lets Payback stop the waiting user's own jobs whatever their
+	// priority.
+	Own bool `toml:"Own"`
+	// Cost is what one yield costs the stopped job (stop, restart, work
+	// since its last checkpoint). A time; default 3 minutes.
+	Cost time.Duration `toml:"Cost" conf:"time"`
+}
+
+// Route sends a job that names no partition, and whose time limit is at
+// most MaxTime, to Partition.
+type Route struct {
+	// MaxTime is the longest time limit the route takes. A time.
+	MaxTime time.Duration `toml:"MaxTime" conf:"time"`
+	// Partition is where such jobs go.
+	Partition string `toml:"Partition" conf:"name"`
 }
 
 // Values of SchedulerType, PriorityType and PreemptType.
@@ -326,7 +369,8 @@ func Default() *Config {
 			BFInterval:        30 * time.Second,
 			DefaultQueueDepth: 100,
 		},
-		Node: Node{GPUs: GPUsNVML},
+		Node:  Node{GPUs: GPUsNVML},
+		Yield: YieldPolicy{Cost: 3 * time.Minute},
 		Priority: Priority{
 			// Slurm's weights all default to 0, which makes multifactor
 			// FIFO; these are the recorded cluster's (golden/slurm.conf).

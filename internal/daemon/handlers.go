@@ -146,9 +146,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		j.Priority = *r.Priority
 	}
 	if j.Partition == "" {
-		if p := cfg.DefaultPartition(); p != nil {
-			j.Partition = p.PartitionName
-		}
+		j.Partition = routedPartition(cfg, j.TimeLimit)
 	}
 	if j.Account == "" {
 		if accts, ok := cfg.UserAccounts(j.User); ok && len(accts) > 0 {

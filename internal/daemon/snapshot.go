@@ -41,7 +41,29 @@ func schedConfig(c *config.Config) sched.Config {
 	sc.MaxArraySize = c.MaxArraySize
 	sc.AllowUnlistedUsers = c.AllowUnlistedUsers
 	sc.DefaultAccount = implicitAccount(c)
+	y := c.Yield
+	sc.Shrink, sc.ShrinkTries, sc.ShrinkPayback, sc.ShrinkRegrow = y.Shrink, y.ShrinkTries, y.ShrinkPayback, y.ShrinkRegrow
+	sc.YieldPayback, sc.YieldOwn, sc.YieldCost = y.Payback, y.Own, y.Cost
 	return sc
+}
+
+// routedPartition is the partition of a job that names none: the first
+// [[Route]] whose MaxTime its time limit (0: none given) is within, else
+// the default partition. A job without a limit gets its partition's
+// DefaultTime, which a route cannot know, so it is routed only by a limit
+// it gave.
+func routedPartition(c *config.Config, limit time.Duration) string {
+	if limit > 0 {
+		for _, r := range c.Routes {
+			if limit <= r.MaxTime {
+				return r.Partition
+			}
+		}
+	}
+	if p := c.DefaultPartition(); p != nil {
+		return p.PartitionName
+	}
+	return ""
 }
 
 // implicitAccount is where users go that no account lists: the account
@@ -241,6 +263,7 @@ func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sche
 		Yieldable:     r.Yieldable,
 		Resumed:       j.YieldedBy != nil && j.State == "PENDING",
 		YieldedFor:    j.YieldedFor,
+		FullGPUs:      j.FullGPUs,
 		FixedPriority: j.Priority,
 	}
 	if r.Sharing == jobscript.Exclusive {

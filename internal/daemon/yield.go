@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"os/user"
 	"slices"
 	"strconv"
@@ -35,6 +36,9 @@ type yieldPlan struct {
 	// forJob is the pending job the GPUs go to first (yieldFor); 0 for
 	// none.
 	forJob uint32
+	// fullGPUs, for a shrink, is the GPUs the job had before (kept for the
+	// regrow); -1 for a regrow, which clears it; 0 leaves it.
+	fullGPUs int
 	// done receives the supervisor's final status once the job is
 	// requeued (buffered: the loop never waits on a caller that left).
 	done chan stepd.Status
@@ -98,40 +102,15 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		return api.Yielded{}, refusal(codeAlreadyDone, "Job/step already completing or completed")
 	}
 
-	cfg := d.config()
-	grace := cfg.KillWait
-	for _, p := range cfg.Partitions {
-		if p.PartitionName == j.Partition && p.GraceTime > 0 {
-			grace = p.GraceTime
-		}
-	}
+	grace := d.graceOf(j)
 	if y.Grace != nil {
 		grace = time.Duration(*y.Grace) * time.Second
 	}
 	plan := &yieldPlan{by: caller.UID, byName: caller.User, batchSize: batch, gpus: y.GPUs, gpuMem: gpuMem,
 		eligible: j.Eligible, forJob: d.yieldFor(ctx, caller, j), done: make(chan stepd.Status, 1)}
-	d.mu.Lock()
-	if _, busy := d.after[j.ID]; busy {
-		d.mu.Unlock()
-		return api.Yielded{}, localapi.Errorf(http.StatusConflict, "job %d is already being stopped", j.ID)
+	if err := d.startYield(j, plan, grace); err != nil {
+		return api.Yielded{}, err
 	}
-	plan.priority = d.prio[j.ID]
-	d.after[j.ID] = afterYield
-	d.yields[j.ID] = plan
-	d.mu.Unlock()
-
-	creq := stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyRequeue, Grace: grace, By: &plan.by}
-	if s := j.Request.Signal; s != nil && s.Signal != 0 {
-		creq.Signal = s.Signal // the signal the job checkpoints on
-	}
-	if _, err := d.callSupervisor(j, creq); err != nil {
-		d.mu.Lock()
-		delete(d.after, j.ID)
-		delete(d.yields, j.ID)
-		d.mu.Unlock()
-		return api.Yielded{}, fmt.Errorf("signalling job %d: %w", j.ID, err)
-	}
-	d.log.Info("yielding job", "job", j.ID, "by", caller.User, "grace", grace.String(), "for", plan.forJob)
 	out := api.Yielded{JobID: j.ID, GPUs: gpuIndices(j.Alloc), BatchSize: batch, GPUMem: gpuMem, For: plan.forJob}
 	out.NumGPUs = len(j.Alloc.GPUs)
 	if y.GPUs != nil {
@@ -150,6 +129,85 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	}
 	out.Released = d.waitReleased(ctx, j.ID, 2*time.Minute)
 	return out, nil
+}
+
+// graceOf is the time a stopped job has between its checkpoint signal and
+// SIGKILL: its partition's GraceTime, else KillWait.
+func (d *Daemon) graceOf(j store.Job) time.Duration {
+	cfg := d.config()
+	for _, p := range cfg.Partitions {
+		if p.PartitionName == j.Partition && p.GraceTime > 0 {
+			return p.GraceTime
+		}
+	}
+	return cfg.KillWait
+}
+
+// startYield sends a running job its checkpoint signal (its --signal, else
+// SIGTERM) through its supervisor, which gives it grace before SIGKILL, and
+// remembers the plan for finishYield. Both scontrol yield and the
+// scheduler's own shrinks, regrows and payback stops start here.
+func (d *Daemon) startYield(j store.Job, plan *yieldPlan, grace time.Duration) error {
+	d.mu.Lock()
+	if _, busy := d.after[j.ID]; busy {
+		d.mu.Unlock()
+		return localapi.Errorf(http.StatusConflict, "job %d is already being stopped", j.ID)
+	}
+	plan.priority = d.prio[j.ID]
+	d.after[j.ID] = afterYield
+	d.yields[j.ID] = plan
+	d.mu.Unlock()
+
+	creq := stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyRequeue, Grace: grace, By: &plan.by}
+	if s := j.Request.Signal; s != nil && s.Signal != 0 {
+		creq.Signal = s.Signal // the signal the job checkpoints on
+	}
+	if _, err := d.callSupervisor(j, creq); err != nil {
+		d.mu.Lock()
+		delete(d.after, j.ID)
+		delete(d.yields, j.ID)
+		d.mu.Unlock()
+		return fmt.Errorf("signalling job %d: %w", j.ID, err)
+	}
+	d.log.Info("yielding job", "job", j.ID, "by", plan.byName, "grace", grace.String(), "for", plan.forJob,
+		"gpus", plan.gpus)
+	return nil
+}
+
+// autoYield carries out a yield the scheduling core planned (Plan.Shrinks,
+// Plan.Grows, and Plan.Preempts of jobs outside a REQUEUE partition, which
+// YieldPayback stops): the job is yielded as scontrol yield would, by the
+// daemon, for the job named (0 for a regrow), and comes back with gpus
+// GPUs (0: as it was). It runs in the loop; it does not wait.
+func (d *Daemon) autoYield(ctx context.Context, id uint32, gpus int, forJob uint32, what string) {
+	j, err := d.st.Job(ctx, id)
+	if err != nil || j.State != slurm.Running {
+		return
+	}
+	d.mu.Lock()
+	_, busy := d.after[id]
+	d.mu.Unlock()
+	if busy {
+		return // a stop already under way: the core plans it again each pass until it ends
+	}
+	plan := &yieldPlan{by: uint32(os.Geteuid()), byName: "slurmd-lite (" + what + ")", eligible: j.Eligible,
+		forJob: forJob, done: make(chan stepd.Status, 1)}
+	if gpus > 0 {
+		plan.gpus = &gpus
+		plan.batchSize = nextBatchSize(j, nil, &gpus)
+		switch have := len(j.Alloc.GPUs); {
+		case gpus < have: // a shrink: remember the full size for the regrow
+			plan.fullGPUs = max(j.FullGPUs, have)
+		case j.FullGPUs > 0 && gpus >= j.FullGPUs: // a regrow: the batch it had
+			plan.batchSize = max(j.Request.BatchSize, plan.batchSize)
+			plan.fullGPUs = -1
+		}
+	} else {
+		plan.batchSize = nextBatchSize(j, nil, nil)
+	}
+	if err := d.startYield(j, plan, d.graceOf(j)); err != nil {
+		d.log.Error("yielding job", "job", id, "for", forJob, "what", what, "err", err)
+	}
 }
 
 // yieldTarget is the job a yield names, or the running job on a GPU.
@@ -195,15 +253,13 @@ func (d *Daemon) mayYield(caller localapi.Identity, j store.Job) bool {
 
 // yieldable: marked --yieldable, or in a preemptible partition.
 func (d *Daemon) yieldable(j store.Job) bool {
-	if j.Request.Yieldable {
-		return true
-	}
-	for _, p := range d.config().Partitions {
-		if p.PartitionName == j.Partition && p.PreemptMode == "REQUEUE" {
-			return true
-		}
-	}
-	return false
+	return j.Request.Yieldable || d.preemptible(j)
+}
+
+// preemptible: in a partition with PreemptMode REQUEUE (filler work).
+func (d *Daemon) preemptible(j store.Job) bool {
+	p := d.config().Partition(j.Partition)
+	return p != nil && p.PreemptMode == "REQUEUE"
 }
 
 // nextBatchSize is the batch size a yielded job comes back with: the one
@@ -344,6 +400,12 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 		by := plan.by
 		cur.YieldedBy = &by
 		cur.YieldedFor = plan.forJob
+		switch {
+		case plan.fullGPUs > 0:
+			cur.FullGPUs = plan.fullGPUs
+		case plan.fullGPUs < 0:
+			cur.FullGPUs = 0
+		}
 		if err := tx.PutJob(cur); err != nil {
 			return err
 		}

@@ -87,6 +87,9 @@ type Job struct {
 	// YieldedFor is the job a yield stopped this one for (0: none): the
 	// yielded job may not take its GPUs back before that job has started.
 	YieldedFor uint32
+	// FullGPUs, on a job that a shrink left with fewer GPUs, is how many it
+	// had before (0: not shrunk), for the regrow.
+	FullGPUs int
 
 	// PeakGPUMem is the most GPU memory the job's processes held at once,
 	// summed over its GPUs, in bytes; MeanGPUUtil its mean utilization over

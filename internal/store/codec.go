@@ -17,7 +17,7 @@ const jobCols = `id, array_job_id, array_task_id, array_pending, array_limit, sc
 	user, uid, gid, account, partition, qos, name, state, reason,
 	submit_time, eligible_time, start_time, end_time, time_limit, exit_status, exit_signal,
 	restarts, requeue, hold, priority, nice, request, submit_dir, alloc, batch_size,
-	checkpoint_dir, cancelled_by, requeued_by, yielded_by, peak_gpu_mem, mean_gpu_util, notes, yielded_for`
+	checkpoint_dir, cancelled_by, requeued_by, yielded_by, peak_gpu_mem, mean_gpu_util, notes, yielded_for, full_gpus`
 
 var jobColCount = strings.Count(jobCols, ",") + 1
 
@@ -54,7 +54,7 @@ func jobArgs(j *Job, scriptID uint32) ([]any, error) {
 		j.Restarts, j.Requeue, int(j.Hold), j.Priority, j.Nice, string(reqJSON), j.SubmitDir,
 		string(allocJSON), j.BatchSize, j.CheckpointDir,
 		uidArg(j.CancelledBy), uidArg(j.RequeuedBy), uidArg(j.YieldedBy),
-		j.PeakGPUMem, j.MeanGPUUtil, string(notesJSON), j.YieldedFor,
+		j.PeakGPUMem, j.MeanGPUUtil, string(notesJSON), j.YieldedFor, j.FullGPUs,
 	}, nil
 }
 
@@ -77,7 +77,7 @@ func scanJob(row scanner) (Job, uint32, error) {
 		&submit, &eligible, &start, &end, &limit, &j.ExitCode.Status, &j.ExitCode.Signal,
 		&j.Restarts, &j.Requeue, &hold, &j.Priority, &j.Nice, &reqJSON, &j.SubmitDir,
 		&alloc, &j.BatchSize, &j.CheckpointDir,
-		&cancelledBy, &requeuedBy, &yieldedBy, &j.PeakGPUMem, &j.MeanGPUUtil, &notes, &j.YieldedFor,
+		&cancelledBy, &requeuedBy, &yieldedBy, &j.PeakGPUMem, &j.MeanGPUUtil, &notes, &j.YieldedFor, &j.FullGPUs,
 	)
 	if err != nil {
 		return Job{}, 0, err

@@ -30,7 +30,7 @@ var migrations = []migration{
 	{version: 2, what: "accounting: earlier runs and steps", sql: schemaV2},
 	{version: 3, what: "fair-share usage, GPU drains and the audit trail", sql: schemaV3},
 	{version: 4, what: "notes on each run of a job", sql: schemaV4},
-	{version: 5, what: "the job a yielded job was stopped for", sql: schemaV5},
+	{version: 5, what: "the job a yielded job was stopped for, a shrunk job's GPUs", sql: schemaV5},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -171,10 +171,13 @@ ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '[]';
 `
 
 // A yielded job remembers the job it gave its GPUs to (0: none), so that a
-// restarted daemon keeps it from taking them back first.
+// restarted daemon keeps it from taking them back first; a shrunk one, the
+// GPUs it had before (0: not shrunk), to be given them back.
 const schemaV5 = `
 ALTER TABLE jobs ADD COLUMN yielded_for INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN yielded_for INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN full_gpus INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN full_gpus INTEGER NOT NULL DEFAULT 0;
 `
 
 // migrate brings db from version from up to the last of steps, one
