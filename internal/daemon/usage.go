@@ -69,7 +69,7 @@ func (d *Daemon) chargeUntil(ctx context.Context, t time.Time) []store.Usage {
 	d.mu.Lock()
 	gs := d.gsnap
 	d.mu.Unlock()
-	snap := d.buildSnapshot(ctx, t, jobs, gs)
+	snap := mapSnapshot(cfg, gs, false, t, jobs) // billing needs no drain, no dependencies
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if t.After(d.usageAt) {

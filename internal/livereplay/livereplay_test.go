@@ -100,7 +100,7 @@ q5,40,gamma,2,20,40
 		}
 		var log bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		live, err := Run(ctx, tr, pols[0], opt, Options{Scale: 0.1, Exe: exe, Log: &log})
+		live, err := Run(ctx, tr, pols[0], opt, Options{Scale: 0.2, Exe: exe, Log: &log})
 		cancel()
 		if err != nil {
 			t.Fatalf("%s: live replay: %v\n%s", name, err, log.String())
@@ -110,20 +110,21 @@ q5,40,gamma,2,20,40
 			if so.FirstStart != j.Submit || so.End != j.Submit+j.Duration {
 				t.Fatalf("%s: the simulator ran %s %d-%d, want %d-%d", name, j.Name, so.FirstStart, so.End, j.Submit, j.Submit+j.Duration)
 			}
-			// Live: started within a trace second (a tenth of a wall
-			// second) of its submission, ended within two of its
-			// duration (the job's own start and its checkpoints). Under
-			// P4 a filler holds every idle GPU and must stop first: two
-			// seconds more each (the simulator's stop takes no time).
+			// Live (a trace second is a fifth of a wall second): started
+			// within 3 trace seconds of its submission, ended within 5 of
+			// its duration (a busy machine delays the job's own start and
+			// each of its checkpoints). Under P4 a filler holds every idle
+			// GPU and must stop first: 3 seconds more (the simulator's
+			// stop takes no time).
 			slack := int64(0)
 			if pols[0].Fillers {
-				slack = 2
+				slack = 3
 			}
-			if lo.FirstStart < j.Submit || lo.FirstStart > j.Submit+1+slack || lo.End < so.End || lo.End > so.End+2+2*slack || lo.Stops != 0 {
+			if lo.FirstStart < j.Submit || lo.FirstStart > j.Submit+3+slack || lo.End < so.End || lo.End > so.End+5+2*slack || lo.Stops != 0 {
 				t.Errorf("%s: the daemon ran %s %d-%d with %d stops; the simulator %d-%d", name, j.Name, lo.FirstStart, lo.End, lo.Stops, so.FirstStart, so.End)
 			}
 		}
-		if sm, lm := sim.Summarize(simRun), sim.Summarize(live); lm.Jobs != len(tr.Jobs) || math.Abs(lm.AvgJCT-sm.AvgJCT) > 2+3*float64(btoi(pols[0].Fillers)) {
+		if sm, lm := sim.Summarize(simRun), sim.Summarize(live); lm.Jobs != len(tr.Jobs) || math.Abs(lm.AvgJCT-sm.AvgJCT) > 5+3*float64(btoi(pols[0].Fillers)) {
 			t.Errorf("%s: %d jobs finished live, average completion %.1f s; the simulator's %.1f s", name, lm.Jobs, lm.AvgJCT, sm.AvgJCT)
 		}
 	}
