@@ -240,13 +240,21 @@ func TestDescendantsFromChildrenListsMatchTheScan(t *testing.T) {
 		cmd.Wait()
 	}()
 	self := os.Getpid()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(descendantsByScan(self)) < 4 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
 	sorted := func(p []int) []int { slices.Sort(p); return p }
-	want := sorted(descendantsByScan(self))
-	got := sorted(descendants(self))
+	// The tree settles in steps (the subshell of the double fork lives a
+	// moment; the inner sh forks its sleep when it gets the CPU): compare
+	// the two ways once two scans around the children lists' answer agree
+	// on the four processes that stay.
+	var want, got []int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		before := sorted(descendantsByScan(self))
+		lists := sorted(descendants(self))
+		after := sorted(descendantsByScan(self))
+		want, got = after, lists
+		if len(before) == 4 && slices.Equal(before, after) {
+			break
+		}
+	}
 	if len(want) != 4 {
 		t.Fatalf("the scan found %d descendants (%v), want 4: sh, sleep, sh, sleep", len(want), want)
 	}
