@@ -230,9 +230,13 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 			// tasks that end at the same moment share a line ("tasks
 			// 0-1: Exited with exit code 3"). Each task's end reaches srun
 			// through its own goroutine, which a busy machine may run
-			// tens of milliseconds late, so the batch stays open while
-			// exits keep coming within exitGather of each other.
+			// late, and a task may still be starting (srun's own binary,
+			// not yet its command) when another has ended: the batch
+			// stays open while exits keep coming within exitGather of
+			// each other, and while a task is still starting (up to
+			// launchGather), since it cannot have ended apart.
 			timer := time.NewTimer(exitGather)
+			started := time.Now()
 		gather:
 			for len(batch) < left {
 				select {
@@ -240,6 +244,10 @@ func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (
 					batch = append(batch, e)
 					timer.Reset(exitGather)
 				case <-timer.C:
+					if time.Since(started) < launchGather && tr.launching(append(all, batch...)) {
+						timer.Reset(exitGather)
+						continue
+					}
 					break gather
 				}
 			}

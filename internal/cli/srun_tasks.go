@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -407,8 +408,38 @@ func (tr *taskRun) finish() {
 
 // exitGather is how long srun waits for more task exits to report with
 // one (see Srun's loop): long enough for a loaded machine to deliver exits
-// that happened together, short beside a step's life.
-const exitGather = 150 * time.Millisecond
+// that happened together, short beside a step's life. launchGather bounds
+// how long it waits for tasks that are still starting.
+const (
+	exitGather   = 150 * time.Millisecond
+	launchGather = 5 * time.Second
+)
+
+// launching reports whether a task not in ended is still starting (its
+// process still runs srun's own binary, before the exec of its command) or
+// has ended without its exit having reached srun yet (a zombie): either
+// way its end belongs with the ones at hand.
+func (tr *taskRun) launching(ended []taskExit) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	for i, cmd := range tr.cmds {
+		if cmd == nil || cmd.Process == nil || slices.ContainsFunc(ended, func(e taskExit) bool { return e.task == i }) {
+			continue
+		}
+		pid := cmd.Process.Pid
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe == self {
+			return true
+		}
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+			if k := bytes.LastIndexByte(stat, ')'); k > 0 && k+2 < len(stat) && stat[k+2] == 'Z' {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // exitGroup is tasks that ended the same way, reported on one line.
 type exitGroup struct {

@@ -169,8 +169,12 @@ func (d *Daemon) startYield(j store.Job, plan *yieldPlan, grace time.Duration) e
 		d.mu.Unlock()
 		return fmt.Errorf("signalling job %d: %w", j.ID, err)
 	}
+	gpus := len(j.Alloc.GPUs)
+	if plan.gpus != nil {
+		gpus = *plan.gpus
+	}
 	d.log.Info("yielding job", "job", j.ID, "by", plan.byName, "grace", grace.String(), "for", plan.forJob,
-		"gpus", plan.gpus)
+		"next_gpus", gpus)
 	return nil
 }
 
