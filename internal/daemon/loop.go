@@ -383,7 +383,7 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 
 // mapSnapshot is the core's view of the configuration, the GPUs as last
 // sampled and the stored jobs: pure, so that what the daemon hands the
-// core can be checked without a daemon (map_test.go). A running job's GPUs
+// core can be checked without a daemon (snapshot_test.go). A running job's GPUs
 // carry what its processes hold (withUsed).
 func mapSnapshot(cfg *config.Config, gs gpu.Snapshot, drained bool, now time.Time, jobs []store.Job) snapshot {
 	node := schedNode(cfg, gs, drained)
