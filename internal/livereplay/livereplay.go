@@ -495,7 +495,9 @@ func (r *replay) result(recs []store.Record) *sim.Run {
 			if !rec.Latest {
 				o.Stops++
 				run.Preemptions++
-				if len(j.Alloc.GPUs) > 0 && j.Request.GPUs != nil && strings.Contains(strings.Join(j.Notes, " "), "(shrink)") {
+				// A shrink is a yield by the daemon that says so in the
+				// run's notes (finishYield).
+				if slices.ContainsFunc(j.Notes, func(n string) bool { return strings.Contains(n, "slurmd-lite (shrink)") }) {
 					o.Shrinks++
 					run.Shrinks++
 				}
