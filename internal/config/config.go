@@ -98,15 +98,17 @@ type YieldPolicy struct {
 	// priority.
 	Own bool `toml:"Own"`
 	// Cost is what one yield costs the stopped job (stop, restart, work
-	// since its last checkpoint). A time; default 3 minutes.
-	Cost time.Duration `toml:"Cost" conf:"time"`
+	// since its last checkpoint). A time, to the second ("0:00:20" is 20
+	// seconds; slurm.conf's times round up to minutes); default 3 minutes.
+	Cost time.Duration `toml:"Cost" conf:"timesec"`
 }
 
 // Route sends a job that names no partition, and whose time limit is at
 // most MaxTime, to Partition.
 type Route struct {
-	// MaxTime is the longest time limit the route takes. A time.
-	MaxTime time.Duration `toml:"MaxTime" conf:"time"`
+	// MaxTime is the longest time limit the route takes. A time, to the
+	// second.
+	MaxTime time.Duration `toml:"MaxTime" conf:"timesec"`
 	// Partition is where such jobs go.
 	Partition string `toml:"Partition" conf:"name"`
 }

@@ -21,7 +21,9 @@ import (
 //
 // A field's toml tag is its key. Its conf tag says how a time.Duration is
 // written ("seconds", "minutes": a whole number; "time": a Slurm time
-// string such as "2-00:00:00", or a whole number of minutes), or marks the
+// string such as "2-00:00:00", or a whole number of minutes, rounded up to
+// minutes as slurm.conf reads it; "timesec": the same to the second, for
+// slurm-lite's own keys), or marks the
 // key that names an element of an array of tables ("name").
 
 // parser holds what one Parse learns about the file: where each key is,
@@ -380,8 +382,8 @@ func (p *parser) duration(at keyPath, name, unit string, v any, fv reflect.Value
 			return
 		}
 		fv.SetInt(n * int64(per))
-	case "time":
-		d, err := parseTime(v)
+	case "time", "timesec":
+		d, err := parseTime(v, unit == "timesec")
 		switch {
 		case err == errWrongType:
 			p.errorf(at, "%s must be %s, not %s", name, wantTime, describe(v))
@@ -391,7 +393,7 @@ func (p *parser) duration(at keyPath, name, unit string, v any, fv reflect.Value
 			fv.SetInt(int64(d))
 		}
 	default:
-		panic(fmt.Sprintf("config: duration %s needs a conf tag: seconds, minutes or time", name))
+		panic(fmt.Sprintf("config: duration %s needs a conf tag: seconds, minutes, time or timesec", name))
 	}
 }
 
@@ -401,7 +403,10 @@ var errWrongType = fmt.Errorf("wrong type")
 // string in any sbatch --time form, or a whole number of minutes. Unlike
 // sbatch's --time, 0 is zero here (PriorityDecayHalfLife=0 means no decay),
 // and "UNLIMITED", "INFINITE" and -1 are slurmtime.Infinite.
-func parseTime(v any) (time.Duration, error) {
+//
+// exact keeps the seconds (time_str2secs) for slurm-lite's own keys, where
+// a scaled replay or a short test needs times under a minute.
+func parseTime(v any, exact bool) (time.Duration, error) {
 	switch x := v.(type) {
 	case int64:
 		switch {
@@ -414,7 +419,11 @@ func parseTime(v any) (time.Duration, error) {
 	case string:
 		// slurm.conf's reading: "0" is zero (no decay, no age factor), not
 		// sbatch's "no limit".
-		d, err := slurmtime.ParseMinutes(strings.TrimSpace(x))
+		parse := slurmtime.ParseMinutes
+		if exact {
+			parse = slurmtime.ParseSeconds
+		}
+		d, err := parse(strings.TrimSpace(x))
 		if err != nil {
 			return 0, err
 		}

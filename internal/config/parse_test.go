@@ -152,6 +152,21 @@ func TestParseValid(t *testing.T) {
 			}),
 		},
 		{
+			"slurm-lite's own times keep their seconds: a yield's cost, a route's limit",
+			lines(`[Yield]`, `Shrink = true`, `Cost = "0:00:05"`,
+				`[[Partition]]`, `PartitionName = "gpu"`, `Default = true`,
+				`[[Partition]]`, `PartitionName = "short"`,
+				`[[Route]]`, `MaxTime = "0:30"`, `Partition = "short"`),
+			cfg(func(c *Config) {
+				c.Yield.Shrink, c.Yield.Cost = true, 5*time.Second
+				c.Partitions = []Partition{
+					partition("gpu", func(p *Partition) { p.Default = true }),
+					partition("short", func(p *Partition) {}),
+				}
+				c.Routes = []Route{{MaxTime: 30 * time.Second, Partition: "short"}}
+			}),
+		},
+		{
 			"a lone unmarked partition is the default",
 			lines(`[[Partition]]`, `PartitionName = "all"`),
 			cfg(func(c *Config) {

@@ -642,6 +642,7 @@ func (d *Daemon) spec(j store.Job, script store.Script, limit time.Duration) (*s
 		CPUsOnNode:   len(j.Alloc.CPUs),
 		GPUs:         gpuIndices(j.Alloc),
 		TimeLimit:    limit,
+		Start:        j.Start,
 		Signal:       r.Signal,
 		KillWait:     cfg.KillWait,
 		Output:       r.Output,

@@ -154,19 +154,22 @@ func (d *Daemon) updateNode(ctx context.Context, req *localapi.Request[api.NodeU
 		return api.Drains{}, localapi.Errorf(http.StatusBadRequest, "no change: give State= or Reason=")
 	}
 
-	nodeAdmins.Lock()
-	defer nodeAdmins.Unlock()
 	asked := time.Now()
+	nodeAdmins.Lock()
 	if len(u.GPUs) > 0 {
 		err = d.updateGPUs(ctx, caller, u, asked)
 	} else {
 		err = d.updateWholeNode(ctx, caller, u, asked)
 	}
+	nodeAdmins.Unlock()
 	if err != nil {
 		return api.Drains{}, err
 	}
+	// Not under the lock: the pass that takes the sample asks nodeDrained.
+	// (Held, it stalled the scheduling loop until awaitSample gave up,
+	// three seconds for every drain and resume.)
 	d.awaitSample(ctx, asked)
-	return d.drainsLocked(ctx)
+	return d.drains(ctx, nil)
 }
 
 // updateWholeNode drains, resumes or re-words the node itself.

@@ -139,6 +139,7 @@ func connect(ctx context.Context, sock string, done <-chan error) (*localapi.Cli
 
 // Partition, QOS and account names of the replay, as the simulator's.
 const (
+	nodeName        = "node01"
 	mainPartition   = "gpu"
 	shortPartition  = "short"
 	fillerPartition = "filler"
@@ -173,7 +174,7 @@ func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, 
 	if c.Backfill.MaxJobTest > 0 {
 		fmt.Fprintf(&b, "bf_max_job_test = %d\n", c.Backfill.MaxJobTest)
 	}
-	fmt.Fprintf(&b, "\n[Node]\nNodeName = \"node01\"\nCPUs = %d\nRealMemory = \"1T\"\nGPUs = \"simulated\"\n", max(opt.Lab.CPUsPerNode, 4*gpn, 8))
+	fmt.Fprintf(&b, "\n[Node]\nNodeName = %q\nCPUs = %d\nRealMemory = \"1T\"\nGPUs = \"simulated\"\n", nodeName, max(opt.Lab.CPUsPerNode, 4*gpn, 8))
 	fmt.Fprintf(&b, "\n[[Node.SimulatedGPU]]\nType = \"gpu\"\nMemory = \"%dM\"\nCount = %d\n", max(opt.Lab.GPUMem>>20, 1024), gpn)
 	w := c.Weights
 	fmt.Fprintf(&b, "\n[Priority]\nWeightAge = %d\nWeightFairshare = %d\nWeightJobSize = %d\nWeightPartition = %d\nWeightQOS = %d\n",
@@ -246,100 +247,239 @@ func (r *replay) wall(traceS float64) time.Duration {
 	return time.Duration(traceS * r.lo.Scale * float64(time.Second))
 }
 
+// traceS is a time of the daemon's in trace seconds since the replay's
+// first instant: counted in the daemon's whole seconds, as its accounting
+// and its scheduler count them.
 func (r *replay) traceS(t time.Time) float64 {
-	return t.Sub(r.t0).Seconds() / r.lo.Scale
+	return t.Truncate(time.Second).Sub(r.t0).Seconds() / r.lo.Scale
 }
 
 func (r *replay) run(ctx context.Context) (*sim.Run, error) {
-	first := r.tr.Jobs[0].Submit
-	r.t0 = time.Now().Add(time.Second) // room for the first submission
+	// Trace second 0 falls on a whole second of the daemon's clock, at
+	// least a second ahead (room for the fillers' submission).
+	r.t0 = time.Now().Add(time.Second).Truncate(time.Second).Add(time.Second)
 	if r.pol.Fillers {
 		if err := r.submitFillers(ctx); err != nil {
 			return nil, err
 		}
 	}
 	r.ids = make([]uint32, len(r.tr.Jobs))
-	for i := 0; i < len(r.tr.Jobs); {
-		// The jobs of one trace second arrive together, as the
-		// simulator's one pass after each instant's events sees them:
-		// submitted held, released in one request (one pass), so that
-		// the first is not scheduled before the others are known.
-		k := i
-		for k < len(r.tr.Jobs) && r.tr.Jobs[k].Submit == r.tr.Jobs[i].Submit {
+	next := 0 // the next trace job to submit
+	for tick := r.t0; ; tick = tick.Add(time.Second) {
+		// The trace jobs of this instant: submitted at the first whole
+		// second at or after their scaled submit time.
+		k := next
+		for k < len(r.tr.Jobs) && !r.t0.Add(r.wall(float64(r.tr.Jobs[k].Submit-r.tr.Jobs[0].Submit))).After(tick) {
 			k++
 		}
-		at := r.t0.Add(r.wall(float64(r.tr.Jobs[i].Submit - first)))
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Until(at)):
+		jobs, err := r.jobs(ctx)
+		if err != nil {
+			return nil, err
 		}
-		var ids []string
-		for ; i < k; i++ {
-			tj := r.tr.Jobs[i]
-			id, err := r.submit(ctx, tj)
-			if err != nil {
-				return nil, fmt.Errorf("submitting trace job %s (line %d): %w", tj.Name, tj.Line, err)
-			}
-			r.ids[i] = id
-			ids = append(ids, strconv.Itoa(int(id)))
-			if r.lo.Progress != nil {
-				fmt.Fprintf(r.lo.Progress, "%7.1fs submitted %s as job %d (%d GPUs, %ds)\n", r.traceS(time.Now()), tj.Name, id, tj.GPUs, tj.Duration)
-			}
+		if next == len(r.tr.Jobs) && r.finished(jobs) {
+			break
 		}
-		var res api.Results
-		if err := r.c.Do(ctx, "POST", api.PathControl, api.Control{Action: api.ActionRelease, Jobs: ids}, &res); err != nil {
-			return nil, fmt.Errorf("releasing jobs %s: %w", strings.Join(ids, ","), err)
-		}
-		for _, x := range res.Results {
-			if x.Code != 0 {
-				return nil, fmt.Errorf("releasing job %s: %s", x.Job, x.Error)
+		if k > next || len(r.endingBy(jobs, tick)) > 0 {
+			if err := r.instant(ctx, tick, next, k); err != nil {
+				return nil, err
 			}
+			next = k
+			continue
+		}
+		if err := sleepUntil(ctx, tick.Add(time.Second-drainAhead)); err != nil {
+			return nil, err
 		}
 	}
-	recs, err := r.waitAll(ctx)
-	if err != nil {
+	var recs []store.Record
+	if err := r.c.Do(ctx, "GET", api.PathAccounting+"?dups=1", nil, &recs); err != nil {
 		return nil, err
 	}
 	return r.result(recs), nil
+}
+
+// drainAhead is how long before an instant the node is drained, and
+// endWait how long the replay waits for the jobs due to end at it.
+const (
+	drainAhead = 300 * time.Millisecond
+	endWait    = 3 * time.Second
+)
+
+// instant is one trace instant at the whole second tick, as the simulator
+// takes it: every job end and submission of the instant, then one
+// scheduling pass that sees them all. The daemon passes after every event,
+// so the replay drains the node (nothing starts) just before the instant,
+// waits for the jobs due to end at it to end, submits its trace jobs
+// trace[from:to], and resumes the node: the pass that follows decides on
+// all of them, as the simulator's does. Jobs due to end at the instant end
+// in its first milliseconds (their work ends on the daemon's whole second,
+// see work), so every start of the pass falls in the same second of the
+// daemon's clock as in the simulator.
+func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) error {
+	if err := sleepUntil(ctx, tick.Add(-drainAhead)); err != nil {
+		return err
+	}
+	if err := r.node(ctx, api.NodeDrain); err != nil {
+		return err
+	}
+	if err := sleepUntil(ctx, tick); err != nil {
+		return err
+	}
+	for deadline := tick.Add(endWait); ; {
+		jobs, err := r.jobs(ctx)
+		if err != nil {
+			return err
+		}
+		due := r.endingBy(jobs, tick)
+		if len(due) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(r.lo.Log, "live replay: jobs %v, due to end at %s, still run %s later\n", due, tick.Format(time.TimeOnly), endWait)
+			break
+		}
+		if err := sleepUntil(ctx, time.Now().Add(5*time.Millisecond)); err != nil {
+			return err
+		}
+	}
+	for i := from; i < to; i++ {
+		tj := r.tr.Jobs[i]
+		id, err := r.submit(ctx, tj)
+		if err != nil {
+			return fmt.Errorf("submitting trace job %s (line %d): %w", tj.Name, tj.Line, err)
+		}
+		r.ids[i] = id
+		if r.lo.Progress != nil {
+			fmt.Fprintf(r.lo.Progress, "%7.1fs submitted %s as job %d (%d GPUs, %ds)\n", r.traceS(tick)+float64(r.tr.Jobs[0].Submit), tj.Name, id, tj.GPUs, tj.Duration)
+		}
+	}
+	return r.node(ctx, api.NodeResume)
+}
+
+// node drains or resumes the replay's node.
+func (r *replay) node(ctx context.Context, state string) error {
+	u := api.NodeUpdate{Node: nodeName, State: state}
+	if state == api.NodeDrain {
+		u.Reason = "live replay: one trace instant at a time"
+	}
+	var out api.Drains
+	if err := r.c.Do(ctx, "POST", api.PathNodeUpdate, u, &out); err != nil {
+		return fmt.Errorf("scontrol update NodeName=%s State=%s: %w", nodeName, state, err)
+	}
+	return nil
+}
+
+func (r *replay) jobs(ctx context.Context) ([]api.Job, error) {
+	var jobs []api.Job
+	if err := r.c.Do(ctx, "GET", api.PathJobs, nil, &jobs); err != nil {
+		return nil, fmt.Errorf("listing jobs: %w", err)
+	}
+	return jobs, nil
+}
+
+// finished reports whether every trace job has ended for good.
+func (r *replay) finished(jobs []api.Job) bool {
+	want := map[uint32]bool{}
+	for _, id := range r.ids {
+		want[id] = true
+	}
+	for _, j := range jobs {
+		if want[j.ID] && !j.State.Finished() {
+			return false
+		}
+	}
+	return true
+}
+
+// endingBy is the running jobs whose work ends by the whole second tick:
+// each run writes "START END" (whole seconds of the daemon's clock) to
+// its checkpoint directory's file "end" as it starts.
+func (r *replay) endingBy(jobs []api.Job, tick time.Time) []uint32 {
+	var due []uint32
+	for _, j := range jobs {
+		if j.State != slurm.Running {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(r.dir, "ckpt", strconv.Itoa(int(j.ID)), "end"))
+		if err != nil {
+			continue // not written yet: it started a moment ago
+		}
+		var start, end int64
+		if _, err := fmt.Sscan(string(b), &start, &end); err != nil || start != j.Start.Unix() {
+			continue // an earlier run's
+		}
+		if end <= tick.Unix() {
+			due = append(due, j.ID)
+		}
+	}
+	return due
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // work is how a trace job runs: its duration in checkpointed steps, each
 // taking longer when the job holds fewer GPUs than it asked for (linear
 // speedup). A stop loses the step under way, as the simulator's loses the
 // work since the last checkpoint; the step is the checkpoint interval.
+//
+// A run's time counts from its start as the daemon recorded it, in whole
+// seconds (SLURM_JOB_START_TIME), and its end falls on a whole second:
+// the scheduler plans in whole seconds, and the milliseconds a real start
+// takes (fork, exec, bash) would otherwise push every end past the second
+// the simulator ends it in, and every successor's start with it.
 func (r *replay) work(tj sim.TraceJob) string {
 	step := max(minStep, r.wall(r.opt.Assumptions.Checkpoint.Seconds()))
 	total := r.wall(float64(tj.Duration))
 	return fmt.Sprintf(`#!/bin/bash
 # %s: %d ms of work at %d GPUs, saved every %d ms
-f=$SLITE_CHECKPOINT_DIR/done
+d=$SLITE_CHECKPOINT_DIR
 done=0
-[ -f "$f" ] && done=$(cat "$f")
+[ -f "$d/done" ] && done=$(cat "$d/done")
 g=$(echo "$CUDA_VISIBLE_DEVICES" | tr , '\n' | grep -c .)
 [ "$g" -ge 1 ] || g=1
+start=${SLURM_JOB_START_TIME:-$(date +%%s)}
+end=$(( start + ((%d - done) * %d / g + 999) / 1000 ))
+echo "$start $end" > "$d/end.new" && mv "$d/end.new" "$d/end"
+t=$(( start * 1000 ))
 while [ "$done" -lt %d ]; do
 	s=$(( %d - done )); [ "$s" -gt %d ] && s=%d
-	ms=$(( s * %d / g ))
-	sleep "$(printf '%%d.%%03d' $((ms / 1000)) $((ms %% 1000)))"
+	t=$(( t + s * %d / g ))
+	[ $(( done + s )) -ge %d ] && t=$(( end * 1000 ))
+	ms=$(( t - $(date +%%s%%3N) ))
+	[ "$ms" -gt 0 ] && sleep "$(printf '%%d.%%03d' $((ms / 1000)) $((ms %% 1000)))"
 	done=$(( done + s ))
-	echo "$done" > "$f.new" && mv "$f.new" "$f"
+	echo "$done" > "$d/done.new" && mv "$d/done.new" "$d/done"
 done
 `, tj.Name, total.Milliseconds(), tj.GPUs, step.Milliseconds(),
-		total.Milliseconds(), total.Milliseconds(), step.Milliseconds(), step.Milliseconds(), tj.GPUs)
+		total.Milliseconds(), tj.GPUs,
+		total.Milliseconds(), total.Milliseconds(), step.Milliseconds(), step.Milliseconds(), tj.GPUs,
+		total.Milliseconds())
 }
 
 // submit submits one trace job: its account, GPUs and time limit (scaled),
 // yieldable when the policy yields multi-GPU jobs.
 func (r *replay) submit(ctx context.Context, tj sim.TraceJob) (uint32, error) {
-	args := []string{"--account=" + tj.Account, "--gpus=" + strconv.Itoa(tj.GPUs), "--job-name=" + tj.Name, "--output=/dev/null", "--hold"}
+	args := []string{"--account=" + tj.Account, "--gpus=" + strconv.Itoa(tj.GPUs), "--job-name=" + tj.Name, "--output=/dev/null"}
+	var limit time.Duration
 	if tj.TimeLimit > 0 {
-		args = append(args, "--time="+clock(max(time.Second, r.wall(float64(tj.TimeLimit)).Round(time.Second))))
+		limit = max(time.Second, r.wall(float64(tj.TimeLimit)).Round(time.Second))
 	}
 	if r.pol.Yield && tj.GPUs > 1 {
 		args = append(args, "--yieldable")
 	}
-	return r.post(ctx, r.work(tj), args)
+	return r.post(ctx, r.work(tj), args, limit)
 }
 
 // submitFillers keeps the filler partition full, as the simulator offers
@@ -350,13 +490,25 @@ func (r *replay) submitFillers(ctx context.Context) error {
 	span := r.wall(float64(r.tr.Jobs[len(r.tr.Jobs)-1].Submit-r.tr.Jobs[0].Submit)) + time.Minute
 	n := int(span/limit+1) * r.opt.Lab.GPUsPerNode * 2
 	args := []string{"--account=" + fillerAccount, "--partition=" + fillerPartition, "--qos=" + fillerQOS,
-		"--gpus=1", "--time=" + clock(limit), "--array=0-" + strconv.Itoa(min(n, 1000)-1), "--output=/dev/null",
+		"--gpus=1", "--array=0-" + strconv.Itoa(min(n, 1000)-1), "--output=/dev/null",
 		"--job-name=filler"}
-	_, err := r.post(ctx, fmt.Sprintf("#!/bin/sh\nexec sleep %d\n", int(limit/time.Second)), args)
+	// Each ends at its limit's end as the daemon counts it (see work).
+	_, err := r.post(ctx, fmt.Sprintf(`#!/bin/bash
+d=$SLITE_CHECKPOINT_DIR
+start=${SLURM_JOB_START_TIME:-$(date +%%s)}
+end=${SLURM_JOB_END_TIME:-$(( start + %d ))}
+echo "$start $end" > "$d/end.new" && mv "$d/end.new" "$d/end"
+ms=$(( end * 1000 - $(date +%%s%%3N) ))
+[ "$ms" -gt 0 ] && sleep "$(printf '%%d.%%03d' $((ms / 1000)) $((ms %% 1000)))"
+exit 0
+`, int(limit/time.Second)), args, limit)
 	return err
 }
 
-func (r *replay) post(ctx context.Context, script string, args []string) (uint32, error) {
+// post submits script with sbatch's args. A limit above 0 is the job's
+// time limit to the second: sbatch's --time rounds up to whole minutes, as
+// Slurm's does, which a replay scaled to seconds cannot use.
+func (r *replay) post(ctx context.Context, script string, args []string, limit time.Duration) (uint32, error) {
 	cl, err := jobscript.ParseCommandLine(append(args, "job.sh"))
 	if err != nil {
 		return 0, err
@@ -365,43 +517,12 @@ func (r *replay) post(ctx context.Context, script string, args []string) (uint32
 	if err != nil {
 		return 0, err
 	}
+	if limit > 0 {
+		req.TimeLimit = jobscript.Limit(limit)
+	}
 	var out api.Submitted
 	err = r.c.Do(ctx, "POST", api.PathJobs, api.Submit{Request: *req, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: r.dir}, &out)
 	return out.JobID, err
-}
-
-// waitAll waits until every trace job has ended for good, then reads every
-// run of them.
-func (r *replay) waitAll(ctx context.Context) ([]store.Record, error) {
-	want := map[uint32]bool{}
-	for _, id := range r.ids {
-		want[id] = true
-	}
-	for {
-		var jobs []api.Job
-		if err := r.c.Do(ctx, "GET", api.PathJobs, nil, &jobs); err != nil {
-			return nil, err
-		}
-		left := 0
-		for _, j := range jobs {
-			if want[j.ID] && !j.State.Finished() {
-				left++
-			}
-		}
-		if left == 0 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	var recs []store.Record
-	if err := r.c.Do(ctx, "GET", api.PathAccounting+"?dups=1", nil, &recs); err != nil {
-		return nil, err
-	}
-	return recs, nil
 }
 
 // cancelAll ends what the replay left running (the fillers), so that the

@@ -196,7 +196,17 @@ func TestLiveReplayMatchesTheSimulator(t *testing.T) {
 				t.Errorf("%d pairs start in another order on the daemon:\n%s", len(bad), strings.Join(bad, "\n"))
 			}
 			if t.Failed() {
-				t.Logf("daemon log:\n%s", log.String())
+				var tab strings.Builder
+				fmt.Fprintf(&tab, "job  submit acct  gpus dur limit | simulator start-end stops | daemon start-end stops\n")
+				for i, j := range tr.Jobs {
+					so, lo := simRun.Outcomes[i], live.Outcomes[i]
+					fmt.Fprintf(&tab, "%-4s %6d %-5s %4d %3d %5d | %9d-%-4d %5d | %6d-%-4d %5d\n", j.Name, j.Submit, j.Account, j.GPUs, j.Duration, j.TimeLimit,
+						so.FirstStart, so.End, so.Stops, lo.FirstStart, lo.End, lo.Stops)
+				}
+				t.Logf("side by side:\n%s", tab.String())
+				if os.Getenv("SLITE_DIFFERENTIAL_LOG") != "" {
+					t.Logf("daemon log:\n%s", log.String())
+				}
 			}
 		})
 	}

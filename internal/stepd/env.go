@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Debian's login.defs ENV_SUPATH and ENV_PATH: PATH in a login
@@ -216,6 +217,13 @@ func jobVars(e envMap, s *Spec) {
 	e["SLURM_JOB_USER"] = s.User.Name
 	if s.RestartCount > 0 {
 		e["SLURM_RESTART_COUNT"] = strconv.Itoa(s.RestartCount)
+	}
+	if !s.Start.IsZero() {
+		start := s.Start.Unix()
+		e["SLURM_JOB_START_TIME"] = strconv.FormatInt(start, 10)
+		if s.limited() {
+			e["SLURM_JOB_END_TIME"] = strconv.FormatInt(start+int64(s.TimeLimit/time.Second), 10)
+		}
 	}
 	if e["TMPDIR"] == "" {
 		e["TMPDIR"] = "/tmp"

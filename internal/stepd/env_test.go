@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
 const goldenDir = "../../../shared/golden"
@@ -256,6 +258,7 @@ func TestJobEnvVariables(t *testing.T) {
 		"SLURM_MEM_PER_NODE", "SLURM_MEM_PER_CPU", "SLURM_RESTART_COUNT", "SLURM_ARRAY_TASK_STEP",
 		"SLURM_LITE_CONF", "SLITE_CHECKPOINT_DIR", "SLITE_BATCH_SIZE", "SLURM_SHARDS_ON_NODE",
 		"CUDA_VISIBLE_DEVICES", "SLURM_OPEN_MODE", "SLURM_JOB_DEPENDENCY", "SLURM_JOB_UID", "TMPDIR",
+		"SLURM_JOB_START_TIME", "SLURM_JOB_END_TIME",
 	}
 	tests := []struct {
 		name      string
@@ -289,6 +292,16 @@ func TestJobEnvVariables(t *testing.T) {
 			submitEnv: []string{"SLURM_RESTART_COUNT=3", "SLURM_NTASKS=9", "CUDA_VISIBLE_DEVICES=3",
 				"SLURM_ARRAY_TASK_STEP=2", "TMPDIR=/scratch"},
 			want: map[string]string{"TMPDIR": "/scratch"},
+		},
+		{
+			name: "the recorded start and the limit's end, in whole seconds (Slurm 23.02's names)",
+			spec: func(s *Spec) { s.Start, s.TimeLimit = time.Unix(1764500000, 900e6), 90*time.Minute },
+			want: map[string]string{"SLURM_JOB_START_TIME": "1764500000", "SLURM_JOB_END_TIME": "1764505400"},
+		},
+		{
+			name: "no limit: a start and no end",
+			spec: func(s *Spec) { s.Start, s.TimeLimit = time.Unix(1764500000, 0), slurmtime.Infinite },
+			want: map[string]string{"SLURM_JOB_START_TIME": "1764500000"},
 		},
 		{
 			name: "an array with a step",

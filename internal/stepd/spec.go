@@ -76,6 +76,12 @@ type Spec struct {
 	// TimeLimit is the job's limit: 0 or slurmtime.Infinite is none. It is
 	// a time.Duration, so tests can give seconds.
 	TimeLimit time.Duration `json:"time_limit,omitempty"`
+	// Start is the job's start as the daemon recorded it (zero: unknown).
+	// The job sees it, and its limit's end, in whole seconds as Slurm
+	// 23.02 gives them (SLURM_JOB_START_TIME, SLURM_JOB_END_TIME): the
+	// times the scheduler plans with, so that a job can checkpoint before
+	// its end without measuring its own start.
+	Start time.Time `json:"start,omitzero"`
 	// Signal is --signal: sent Signal.Seconds before the time limit.
 	Signal *slurmtime.SignalSpec `json:"signal,omitempty"`
 	// KillWait is slurm.conf's KillWait: between SIGTERM and SIGKILL.
