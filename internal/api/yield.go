@@ -38,6 +38,9 @@ type Yielded struct {
 	Clean       bool    `json:"clean,omitempty"`
 	// Released: NVML (or the simulation) shows its GPU memory back.
 	Released bool `json:"released,omitempty"`
+	// Ended is the job's own end state when its script had already ended
+	// as the yield's signal came: the job is over, not requeued.
+	Ended string `json:"ended,omitempty"`
 	// What the job will ask for when it runs again.
 	BatchSize int   `json:"batch_size,omitempty"`
 	NumGPUs   int   `json:"num_gpus,omitempty"`

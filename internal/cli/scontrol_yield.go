@@ -112,6 +112,9 @@ func yieldReport(y api.Yielded) string {
 		}
 		return line
 	}
+	if y.Ended != "" {
+		return fmt.Sprintf("Job %d had already ended (%s) when the yield reached it: it was not requeued; it held %s", y.JobID, y.Ended, held)
+	}
 	how := "exited cleanly"
 	if !y.Clean {
 		how = "did not exit on its own and was killed: progress since its last checkpoint is lost"

@@ -64,6 +64,18 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 // settle records a job's end as the stop that ended it meant: requeued,
 // yielded, lost, preempted, or simply ended.
 func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, after string) error {
+	// A stop that came too late: the script had ended by itself before
+	// the supervisor got the request (it then sets no ending). The job's
+	// own end stands; requeued instead, a job that had finished would run
+	// again (seen when a pass yielded a job in the milliseconds between
+	// its last line and the daemon hearing of its end).
+	if status.Ending == nil && (after == afterRequeue || after == afterYield || after == afterPreempt) {
+		d.log.Info("the job ended by itself before its stop", "job", j.ID, "stop", after, "state", string(status.State))
+		if after == afterYield {
+			d.dropYield(j.ID, status)
+		}
+		after = ""
+	}
 	switch after {
 	case afterRequeue:
 		return d.requeue(ctx, j, status, slurm.Requeued)

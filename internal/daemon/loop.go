@@ -169,9 +169,10 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.keepCheckJobs(snap.Jobs)
 
 	d.mu.Lock()
-	snap.Usage = advanceUsage(snap.Snapshot, d.usage, d.usageAt, now)
-	if now.After(d.usageAt) {
-		d.usage, d.usageAt = snap.Usage, now
+	at := usageClock(now)
+	snap.Usage = advanceUsage(snap.Snapshot, d.usage, d.usageAt, at)
+	if at.After(d.usageAt) {
+		d.usage, d.usageAt = snap.Usage, at
 	}
 	d.mu.Unlock()
 
@@ -202,6 +203,15 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.mu.Unlock()
 
 	planned = time.Since(now)
+	var yielders map[uint32][]uint32
+	for i := range jobs {
+		if j := &jobs[i]; j.YieldedFor != 0 && j.State == slurm.Pending {
+			if yielders == nil {
+				yielders = map[uint32][]uint32{}
+			}
+			yielders[j.YieldedFor] = append(yielders[j.YieldedFor], j.ID)
+		}
+	}
 	var starts []pendingStart
 	for _, s := range plan.Starts {
 		j, ok := snap.byID[s.JobID]
@@ -212,7 +222,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		if !ok {
 			continue
 		}
-		starts = append(starts, pendingStart{job: *j, task: task, s: s})
+		starts = append(starts, pendingStart{job: *j, task: task, s: s, yielders: yielders[s.JobID]})
 	}
 	d.startAll(ctx, starts)
 	if startsGPUs(starts) {
@@ -438,6 +448,11 @@ type pendingStart struct {
 	job  store.Job
 	task int
 	s    sched.Start
+	// yielders are the pending jobs that yielded their GPUs for this one
+	// (their YieldedFor): its start ends their hand-over, and they no
+	// longer let it go first (sched.Job.YieldedFor: "until it has
+	// started"), even if it is stopped and pending again later.
+	yielders []uint32
 }
 
 // startAll commits every job a pass starts as RUNNING, then starts their
@@ -516,7 +531,20 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 	d.mu.Lock()
 	d.watched[j.ID] = true
 	d.mu.Unlock()
-	return j, tx.PutJob(j)
+	if err := tx.PutJob(j); err != nil {
+		return j, err
+	}
+	for _, id := range ps.yielders {
+		y, err := tx.Job(id)
+		if err != nil || y.YieldedFor != j.ID {
+			continue // gone or changed since the pass read it
+		}
+		y.YieldedFor = 0
+		if err := tx.PutJob(y); err != nil {
+			return j, err
+		}
+	}
+	return j, nil
 }
 
 // run starts a job committed as RUNNING: its supervisor, or the srun or

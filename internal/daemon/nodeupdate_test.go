@@ -19,7 +19,8 @@ import (
 )
 
 // drainDaemon is a daemon with a store, four simulated GPUs and a stand-in
-// for the scheduling loop that samples the GPUs whenever woken.
+// for the scheduling loop that, whenever woken, asks whether the node is
+// drained and samples the GPUs, as a pass does.
 func drainDaemon(t *testing.T, dir string) *Daemon {
 	t.Helper()
 	cfg := config.Default()
@@ -55,6 +56,7 @@ func drainDaemon(t *testing.T, dir string) *Daemon {
 			case <-ctx.Done():
 				return
 			case <-d.kick:
+				_ = d.nodeDrained()
 				gs := inv.Sample(time.Now(), nil)
 				d.mu.Lock()
 				d.gsnap = gs
@@ -93,6 +95,31 @@ func code(err error) int {
 		return le.Code
 	}
 	return -1
+}
+
+// A node update answers once a pass has sampled after it, and the pass
+// is not kept waiting by the update: the update used to hold the node's
+// lock, which every pass takes, while it waited for that sample, so the
+// scheduling loop stood still until the wait gave up three seconds later
+// and the update answered without the sample it waited for.
+func TestUpdateNodeAnswersAfterAPassThatItDidNotBlock(t *testing.T) {
+	d := drainDaemon(t, t.TempDir())
+	for _, u := range []api.NodeUpdate{
+		{Node: "gpu01", State: api.NodeDrain, Reason: "maintenance"},
+		{Node: "gpu01", State: api.NodeResume},
+	} {
+		asked := time.Now()
+		if _, err := update(d, rootCaller, u); err != nil {
+			t.Fatalf("%s: %v", u.State, err)
+		}
+		d.mu.Lock()
+		seen := d.gsnap.Time
+		d.mu.Unlock()
+		if !seen.After(asked) {
+			t.Errorf("%s answered with the sample of %s, taken before it was asked at %s", u.State,
+				seen.Format(time.RFC3339Nano), asked.Format(time.RFC3339Nano))
+		}
+	}
 }
 
 func TestUpdateNodeRefusals(t *testing.T) {

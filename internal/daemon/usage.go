@@ -33,6 +33,14 @@ import (
 // so CalcPeriod only sets how often the daemon writes usage that no job's
 // end wrote (see usageSaveEvery).
 
+// usageClock is the time usage is charged up to: whole seconds, as Slurm
+// charges it (time_t) and as the scheduler counts every other time (a
+// job's start and limit, the pass's now). Charged to the nanosecond,
+// the milliseconds a real start and end take made two accounts whose
+// usage per share the simulator finds equal differ by a part in a
+// thousand, and their jobs start in another order.
+func usageClock(t time.Time) time.Time { return t.Truncate(time.Second) }
+
 // advanceUsage is usage (as of from) moved to `to`: decayed, with the jobs
 // snap has running charged for the time between. snap is not changed.
 func advanceUsage(snap sched.Snapshot, usage []sched.Usage, from, to time.Time) []sched.Usage {
@@ -50,7 +58,7 @@ func (d *Daemon) usageNow(snap sched.Snapshot) []sched.Usage {
 	d.mu.Lock()
 	usage, at := d.usage, d.usageAt
 	d.mu.Unlock()
-	return advanceUsage(snap, usage, at, snap.Now)
+	return advanceUsage(snap, usage, at, usageClock(snap.Now))
 }
 
 // chargeUntil advances usage to t, where a run ends at t: every job the
@@ -69,6 +77,7 @@ func (d *Daemon) chargeUntil(ctx context.Context, t time.Time) []store.Usage {
 	d.mu.Lock()
 	gs := d.gsnap
 	d.mu.Unlock()
+	t = usageClock(t)
 	snap := mapSnapshot(cfg, gs, false, t, jobs) // billing needs no drain, no dependencies
 	d.mu.Lock()
 	defer d.mu.Unlock()

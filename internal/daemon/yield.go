@@ -124,6 +124,9 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		out.Waited = true
 		out.StopSeconds = st.StopTime.Seconds()
 		out.Clean = st.ExitedAfterSignal && !st.Killed
+		if st.Ending == nil {
+			out.Ended = string(st.State)
+		}
 	case <-ctx.Done():
 		return out, ctx.Err()
 	}
@@ -426,6 +429,18 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 	})
 	plan.done <- st
 	return err
+}
+
+// dropYield forgets the yield planned for job id, whose script ended by
+// itself before the signal came, and tells a waiting scontrol.
+func (d *Daemon) dropYield(id uint32, st stepd.Status) {
+	d.mu.Lock()
+	plan := d.yields[id]
+	delete(d.yields, id)
+	d.mu.Unlock()
+	if plan != nil {
+		plan.done <- st
+	}
 }
 
 func cleanWords(st stepd.Status) string {

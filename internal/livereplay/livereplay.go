@@ -16,8 +16,23 @@
 //	      -> once all have ended, their runs from accounting -> sim.Run
 //	      -> sim.Summarize, the simulator's own metrics.
 //
-// Times in the result are trace seconds (wall seconds ÷ Scale), so the
-// metrics compare with the simulator's directly. Only what the daemon
+// The daemon runs on real time; the replay makes it see time as the
+// simulator does (docs/simulate.md, "Live replay"):
+//
+//   - the scheduler counts whole seconds, so trace second 0 falls on a
+//     whole second of the clock, and a job's work counts from its start as
+//     the daemon recorded it (SLURM_JOB_START_TIME) and ends on a whole
+//     second: the milliseconds of fork and exec do not pile up;
+//   - the simulator passes once per instant, after all of its events; the
+//     daemon passes after every event. So every whole second is an
+//     instant: the node is drained just before it, the jobs due to end at
+//     it end, its trace jobs are submitted, and the node is resumed; the
+//     pass that follows sees them all (with sim.Options.Tick set to a
+//     wall second, the simulator passes at the same seconds);
+//   - time limits go to the second (sbatch's --time rounds up to minutes).
+//
+// Times in the result are trace seconds (whole wall seconds ÷ Scale), so
+// the metrics compare with the simulator's directly. Only what the daemon
 // records is measured: the fair-share gap, which needs the simulator's view
 // of every instant, is left at 0.
 package livereplay
@@ -161,7 +176,11 @@ func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, 
 	gpn := opt.Lab.GPUsPerNode
 	var b strings.Builder
 	fmt.Fprintf(&b, "SocketPath = %q\nStateSaveLocation = %q\nCheckpointDir = %q\n", dir+"/d.sock", dir+"/state", dir+"/ckpt/%j")
-	fmt.Fprintf(&b, "KillWait = 1\nMinJobAge = 86400\nMaxJobCount = %d\nGPUSampleInterval = 1\n", len(tr.Jobs)+1000)
+	// The replay makes every whole second an instant with a pass of its
+	// own (replay.instant), the simulator's Tick: the daemon's own
+	// periodic pass, at whatever phase of the second it falls, would
+	// add decisions at other moments.
+	fmt.Fprintf(&b, "KillWait = 1\nMinJobAge = 86400\nMaxJobCount = %d\nGPUSampleInterval = 3600\n", len(tr.Jobs)+1000)
 	fmt.Fprintf(&b, "PriorityType = %q\nSchedulerType = %q\n", string(pol.Priority), string(pol.Scheduler))
 	res := c.Backfill.Resolution
 	if res <= 0 {
@@ -279,16 +298,13 @@ func (r *replay) run(ctx context.Context) (*sim.Run, error) {
 		if next == len(r.tr.Jobs) && r.finished(jobs) {
 			break
 		}
-		if k > next || len(r.endingBy(jobs, tick)) > 0 {
-			if err := r.instant(ctx, tick, next, k); err != nil {
-				return nil, err
-			}
-			next = k
-			continue
-		}
-		if err := sleepUntil(ctx, tick.Add(time.Second-drainAhead)); err != nil {
+		// Every whole second is an instant, events or not: its pass is
+		// the daemon's periodic one (GPUSampleInterval, which Config sets
+		// out of the way), at a known phase of the second.
+		if err := r.instant(ctx, tick, next, k); err != nil {
 			return nil, err
 		}
+		next = k
 	}
 	var recs []store.Record
 	if err := r.c.Do(ctx, "GET", api.PathAccounting+"?dups=1", nil, &recs); err != nil {
@@ -396,7 +412,9 @@ func (r *replay) finished(jobs []api.Job) bool {
 func (r *replay) endingBy(jobs []api.Job, tick time.Time) []uint32 {
 	var due []uint32
 	for _, j := range jobs {
-		if j.State != slurm.Running {
+		// COMPLETING counts as running: until the daemon has recorded the
+		// end, its pass still sees the job hold its GPUs.
+		if j.State != slurm.Running && j.State != slurm.Completing {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(r.dir, "ckpt", strconv.Itoa(int(j.ID)), "end"))
@@ -443,24 +461,40 @@ func (r *replay) work(tj sim.TraceJob) string {
 	step := max(minStep, r.wall(r.opt.Assumptions.Checkpoint.Seconds()))
 	total := r.wall(float64(tj.Duration))
 	return fmt.Sprintf(`#!/bin/bash
-# %s: %d ms of work at %d GPUs, saved every %d ms
+# %s: %d ms of work at %d GPUs, saved every %d ms.
+# A stop signals every process of the job: its trap saves a step whose
+# time is up (a stop at the very second a step ends finds the step done,
+# as the simulator does, however late the loaded machine let the loop
+# write it) and ends the job at once (a sleep forked just after the
+# supervisor listed the processes would outlive it otherwise). Progress is
+# written by the shell itself, with no command the signal could kill
+# halfway.
+trap 'kill $! 2>/dev/null; now; [ "$pending" = 1 ] && [ "$nowms" -ge "$t" ] && printf "%%s\n" $(( done + s )) > "$d/done"; exit 143' TERM
+pending=0
 d=$SLITE_CHECKPOINT_DIR
 done=0
-[ -f "$d/done" ] && done=$(cat "$d/done")
-g=$(echo "$CUDA_VISIBLE_DEVICES" | tr , '\n' | grep -c .)
+[ -s "$d/done" ] && read -r done < "$d/done"
+IFS=, read -ra ids <<< "$CUDA_VISIBLE_DEVICES"
+g=${#ids[@]}
 [ "$g" -ge 1 ] || g=1
-start=${SLURM_JOB_START_TIME:-$(date +%%s)}
+now() { local t=${EPOCHREALTIME/./}; nowms=$(( t / 1000 )); }
+now
+start=${SLURM_JOB_START_TIME:-$(( nowms / 1000 ))}
 end=$(( start + ((%d - done) * %d / g + 999) / 1000 ))
-echo "$start $end" > "$d/end.new" && mv "$d/end.new" "$d/end"
+printf '%%s %%s\n' "$start" "$end" > "$d/end"
 t=$(( start * 1000 ))
 while [ "$done" -lt %d ]; do
 	s=$(( %d - done )); [ "$s" -gt %d ] && s=%d
 	t=$(( t + s * %d / g ))
 	[ $(( done + s )) -ge %d ] && t=$(( end * 1000 ))
-	ms=$(( t - $(date +%%s%%3N) ))
-	[ "$ms" -gt 0 ] && sleep "$(printf '%%d.%%03d' $((ms / 1000)) $((ms %% 1000)))"
+	now
+	ms=$(( t - nowms ))
+	printf -v frac '%%03d' $(( ms %% 1000 ))
+	pending=1
+	[ "$ms" -gt 0 ] && { sleep "$(( ms / 1000 )).$frac" & wait $!; }
+	printf '%%s\n' $(( done + s )) > "$d/done"
+	pending=0 # before done grows: a trap in between must not add s twice
 	done=$(( done + s ))
-	echo "$done" > "$d/done.new" && mv "$d/done.new" "$d/done"
 done
 `, tj.Name, total.Milliseconds(), tj.GPUs, step.Milliseconds(),
 		total.Milliseconds(), tj.GPUs,
@@ -494,12 +528,15 @@ func (r *replay) submitFillers(ctx context.Context) error {
 		"--job-name=filler"}
 	// Each ends at its limit's end as the daemon counts it (see work).
 	_, err := r.post(ctx, fmt.Sprintf(`#!/bin/bash
+trap 'kill $! 2>/dev/null; exit 143' TERM
 d=$SLITE_CHECKPOINT_DIR
-start=${SLURM_JOB_START_TIME:-$(date +%%s)}
+t=${EPOCHREALTIME/./}
+start=${SLURM_JOB_START_TIME:-$(( t / 1000000 ))}
 end=${SLURM_JOB_END_TIME:-$(( start + %d ))}
-echo "$start $end" > "$d/end.new" && mv "$d/end.new" "$d/end"
-ms=$(( end * 1000 - $(date +%%s%%3N) ))
-[ "$ms" -gt 0 ] && sleep "$(printf '%%d.%%03d' $((ms / 1000)) $((ms %% 1000)))"
+printf '%%s %%s\n' "$start" "$end" > "$d/end"
+ms=$(( end * 1000 - t / 1000 ))
+printf -v frac '%%03d' $(( ms %% 1000 ))
+[ "$ms" -gt 0 ] && { sleep "$(( ms / 1000 )).$frac" & wait $!; }
 exit 0
 `, int(limit/time.Second)), args, limit)
 	return err

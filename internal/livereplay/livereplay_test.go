@@ -55,15 +55,20 @@ func options() sim.Options {
 	setup := sim.DefaultSetup()
 	// Backfill plans in steps of 10 trace seconds, one wall second live.
 	setup.Config.Backfill.Resolution = 10 * time.Second
-	// Shares whose ratios sums of the trace's GPU-seconds rarely meet: a
-	// tie in fair share is broken by the job ids in the simulator, and by
-	// the daemon's milliseconds of overhead live.
-	setup.Shares = map[string]int{"alpha": 1, "beta": 3, "gamma": 7}
+	// No ties in fair share: two accounts tie when their usage per share
+	// is equal, and usage here is whole GPU-seconds (at most 4 × 520), so
+	// shares that are primes above that (about 1:2:3) never tie. (With
+	// 1:3:7, alpha's 60 GPU-seconds and beta's 180 tied at trace second
+	// 170, and the tie went either way.)
+	setup.Shares = map[string]int{"alpha": 2083, "beta": 4111, "gamma": 6151}
 	return sim.Options{
 		Lab:         sim.Lab{Nodes: 1, GPUsPerNode: 4, GPUMem: 80 << 30},
 		Setup:       setup,
 		Speedup:     sim.LinearSpeedup(4),
 		Assumptions: sim.Assumptions{Checkpoint: 10 * time.Second, FillerLimit: 30 * time.Second},
+		// The daemon also passes every GPUSampleInterval (1 s, 10 trace
+		// seconds at scale 0.1): so does the simulator.
+		Tick: 10 * time.Second,
 	}
 }
 
@@ -76,6 +81,7 @@ func TestLiveReplayOfAnUncontendedTrace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays a trace on a real daemon")
 	}
+	t.Parallel()
 	tr, err := sim.ReadTrace("quiet.csv", strings.NewReader(`job_id,submit_s,account,num_gpus,duration_s,time_limit_s
 q0,0,alpha,1,20,40
 q1,0,beta,2,30,40
@@ -110,43 +116,36 @@ q5,40,gamma,2,20,40
 			if so.FirstStart != j.Submit || so.End != j.Submit+j.Duration {
 				t.Fatalf("%s: the simulator ran %s %d-%d, want %d-%d", name, j.Name, so.FirstStart, so.End, j.Submit, j.Submit+j.Duration)
 			}
-			// Live (a trace second is a fifth of a wall second): started
-			// within 3 trace seconds of its submission, ended within 5 of
-			// its duration (a busy machine delays the job's own start and
-			// each of its checkpoints). Under P4 a filler holds every idle
-			// GPU and must stop first: 3 seconds more (the simulator's
-			// stop takes no time).
-			slack := int64(0)
-			if pols[0].Fillers {
-				slack = 3
-			}
-			if lo.FirstStart < j.Submit || lo.FirstStart > j.Submit+3+slack || lo.End < so.End || lo.End > so.End+5+2*slack || lo.Stops != 0 {
+			// Live, to the trace second: the replay counts the daemon's
+			// whole seconds, and the milliseconds of a real start and
+			// end fall inside them.
+			if lo.FirstStart != so.FirstStart || lo.End != so.End || lo.Stops != 0 {
 				t.Errorf("%s: the daemon ran %s %d-%d with %d stops; the simulator %d-%d", name, j.Name, lo.FirstStart, lo.End, lo.Stops, so.FirstStart, so.End)
 			}
 		}
-		if sm, lm := sim.Summarize(simRun), sim.Summarize(live); lm.Jobs != len(tr.Jobs) || math.Abs(lm.AvgJCT-sm.AvgJCT) > 5+3*float64(btoi(pols[0].Fillers)) {
+		if sm, lm := sim.Summarize(simRun), sim.Summarize(live); lm.Jobs != len(tr.Jobs) || lm.AvgJCT != sm.AvgJCT {
 			t.Errorf("%s: %d jobs finished live, average completion %.1f s; the simulator's %.1f s", name, lm.Jobs, lm.AvgJCT, sm.AvgJCT)
 		}
 	}
 }
 
 // The daemon and the simulator are one engine: the same trace, replayed on
-// the real daemon (real jobs submitted at the trace's times) and by
-// slurmd-lite simulate, starts its jobs in the same order wherever the
-// simulator's starts are not tied, and the average completion time agrees
-// within 10 %.
+// the real daemon (real jobs submitted at the trace's times, on simulated
+// GPUs) and by the simulator, starts its jobs in the same order wherever
+// the simulator's starts are not tied, stops the trace's jobs as often,
+// and the average completion time agrees within 10 %. P2 is multifactor
+// with backfill; P4 adds fillers, payback yields, shrinks and the short
+// route, so every decision the core makes is carried out by the daemon.
 //
-// NOT YET TRUE, and so not run by make test (SLITE_DIFFERENTIAL=1 runs
-// it): on this contended trace the daemon's average completion was 27 %
-// (P2) and 78 % (P4) above the simulator's when this test was written, and
-// about 80 pairs of jobs started in another order. Part of it is the
-// simulator's instants (jobs that end in the same second are one event;
-// live they end milliseconds apart and each gets its own pass), part is
-// not yet explained. See the closing note of issue 13.
+// The trace has no ties in fair share (see options) and every time on the
+// grid of the daemon's whole seconds; the replay steps the daemon one
+// instant at a time (see the package comment). When this was written both
+// policies matched exactly: the same start and end of every job.
 func TestLiveReplayMatchesTheSimulator(t *testing.T) {
-	if os.Getenv("SLITE_DIFFERENTIAL") == "" {
-		t.Skip("the daemon does not match the simulator on a contended trace yet: SLITE_DIFFERENTIAL=1 runs this check")
+	if testing.Short() {
+		t.Skip("replays a trace on a real daemon, about a minute per policy")
 	}
+	t.Parallel()
 	for _, name := range []string{"P2", "P4"} {
 		t.Run(name, func(t *testing.T) {
 			pols, err := sim.LookupPolicies(name)
@@ -174,6 +173,15 @@ func TestLiveReplayMatchesTheSimulator(t *testing.T) {
 				name, sm.AvgJCT, sm.Preemptions, sm.Shrinks, lm.AvgJCT, lm.Preemptions, lm.Shrinks)
 			if lm.Jobs != len(tr.Jobs) || sm.Jobs != len(tr.Jobs) {
 				t.Fatalf("finished: simulator %d, daemon %d, of %d", sm.Jobs, lm.Jobs, len(tr.Jobs))
+			}
+			stops := func(r *sim.Run) (n int) {
+				for _, o := range r.Outcomes {
+					n += o.Stops
+				}
+				return n
+			}
+			if ss, ls := stops(simRun), stops(live); ss != ls {
+				t.Errorf("the trace's jobs were stopped %d times by the simulator, %d by the daemon", ss, ls)
 			}
 			if d := math.Abs(lm.AvgJCT-sm.AvgJCT) / sm.AvgJCT; d > 0.10 {
 				t.Errorf("average completion: simulator %.1f s, daemon %.1f s: %.0f%% apart, more than 10%%", sm.AvgJCT, lm.AvgJCT, 100*d)
@@ -210,11 +218,4 @@ func TestLiveReplayMatchesTheSimulator(t *testing.T) {
 			}
 		})
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

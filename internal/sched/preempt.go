@@ -297,7 +297,7 @@ func (p *pass) tryShrink(pj *pjob, sh *shape, wait int64) (Shrink, int, bool) {
 	var cands []int
 	for k := range p.running {
 		r := &p.running[k]
-		if r.gone || r.node < 0 || r.job.State != slurm.Running || r.wholeGPUs < 2 || r.job.Req.GPUMem > 0 || len(r.more) > 0 {
+		if r.gone || r.node < 0 || r.job.State != slurm.Running || r.wholeGPUs < 2 || r.job.Req.GPUMem > 0 || len(r.more) > 0 || !p.settled(r) {
 			continue
 		}
 		if !r.job.Yieldable && !r.preemptable {

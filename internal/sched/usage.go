@@ -128,9 +128,11 @@ func AdvanceUsage(snap Snapshot, to time.Time) []Usage {
 		if j.State != slurm.Running {
 			continue
 		}
+		// A start counts in whole seconds, as everywhere in the core (and
+		// as Slurm's time_t): the daemon charges up to whole seconds too.
 		from := snap.Now
-		if j.Start.After(from) {
-			from = j.Start
+		if start := time.Unix(j.Start.Unix(), 0); start.After(from) {
+			from = start
 		}
 		secs := to.Sub(from).Seconds()
 		if secs <= 0 {

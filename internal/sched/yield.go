@@ -28,7 +28,14 @@ func (p *pass) yieldVictim(pj *pjob, r *runInfo) (ok, free bool) {
 	if r.preemptable && r.pj.tier < pj.tier {
 		return true, true
 	}
-	if !r.job.Yieldable && !r.preemptable {
+	if !p.settled(r) {
+		return false, false
+	}
+	// A job of a REQUEUE partition that did not offer to yield is stopped
+	// by higher tiers only, as Slurm's partition_prio preemption stops it:
+	// never by its peers. (Its peers stopping it for their own age made a
+	// full scavenger partition stop and restart itself on every pass.)
+	if !r.job.Yieldable {
 		return false, false
 	}
 	if r.pj.tier < pj.tier {
@@ -284,7 +291,7 @@ func (p *pass) regrow() []Shrink {
 	var cands []int
 	for k := range p.running {
 		r := &p.running[k]
-		if r.job.FullGPUs > r.wholeGPUs && r.wholeGPUs > 0 && !r.gone && r.node >= 0 &&
+		if r.job.FullGPUs > r.wholeGPUs && r.wholeGPUs > 0 && !r.gone && r.node >= 0 && p.settled(r) &&
 			r.job.State == slurm.Running && len(r.more) == 0 && r.job.Req.GPUMem == 0 && r.end < forever {
 			cands = append(cands, k)
 		}
@@ -324,4 +331,16 @@ func (p *pass) regrow() []Shrink {
 		grows = append(grows, Shrink{JobID: r.job.ID, FromGPUs: m, ToGPUs: full})
 	}
 	return grows
+}
+
+// settled reports whether running job r started before this second. The
+// scheduler's own stops (a shrink, a regrowth, a payback yield) spare a
+// job in the second it started: the daemon passes after every event, and
+// a pass that followed a hand-over within the same second stopped the job
+// just handed the GPUs (each pass found the next waiting job worth it),
+// where the simulator, which passes once per instant, does not. Stopping a
+// job that has not yet run a second saves nothing anyway. Preemption by a
+// higher tier is Slurm's and keeps its rules.
+func (p *pass) settled(r *runInfo) bool {
+	return r.job.Start.Unix() < p.now
 }

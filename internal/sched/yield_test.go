@@ -164,6 +164,36 @@ func TestYieldLowerTier(t *testing.T) {
 	}
 }
 
+// TestYieldScavengerPeers: the jobs of a REQUEUE partition are stopped by
+// higher tiers only. A waiting scavenger job of higher priority (it waited
+// longer) does not stop its running peers under YieldPayback: with a full
+// scavenger partition, every pass would otherwise stop and restart it.
+func TestYieldScavengerPeers(t *testing.T) {
+	now := st.Epoch
+	for _, tc := range []struct {
+		name, wait string
+		want       []sched.Preempt
+	}{
+		{"a waiting scavenger job stops none of its peers", "scavenger", nil},
+		{"a waiting job of the main tier preempts one", "gpu", []sched.Preempt{{JobID: 13, For: 20}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var jobs []*st.JobBuilder
+			for g := range 4 {
+				jobs = append(jobs, st.Job(uint32(10+g)).User("bob").Partition("scavenger").GPUs(1).Priority(100).
+					Time(10*time.Hour).Running(now.Add(-time.Duration(40-g)*time.Minute), "gpu01", g))
+			}
+			jobs = append(jobs, st.Job(20).User("alice").Partition(tc.wait).GPUs(1).Priority(500).Time(30*time.Minute))
+			snap := fourGPUs().Configure(yieldOn(false)).
+				Part(st.Part("gpu").Default().Tier(1), st.Part("scavenger").Tier(0).Requeue()).Job(jobs...).Build()
+			plan := st.Cycle(t, snap)
+			if diff := cmp.Diff(tc.want, plan.Preempts); diff != "" {
+				t.Errorf("preempts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestYieldGang: a job larger than a node stops the yieldable jobs of as
 // many whole nodes as it needs, the nodes with the fewest costly victims
 // first: n2 holds one job, n1 and n3 two each.

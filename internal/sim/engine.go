@@ -67,6 +67,13 @@ type Options struct {
 	// WindowEnd ends the utilisation window (trace seconds); 0 means the
 	// last submission.
 	WindowEnd int64
+	// Tick, when above 0, adds a pass at every multiple of it (in trace
+	// time) while anything is left: the daemon passes after every event
+	// and also every GPUSampleInterval, and the decisions that change with
+	// time alone (a yield that now pays back, an age that now ranks
+	// higher) are taken at those passes. 0 passes at events only: much
+	// faster on a long trace, and the same but for such decisions.
+	Tick time.Duration
 }
 
 // Simulate replays the trace under one policy: an event clock of
@@ -241,6 +248,11 @@ func (e *engine) run() {
 		}
 		if t == math.MaxInt64 {
 			break // what is left can never start
+		}
+		if tick := int64(e.opt.Tick / time.Second); tick > 0 && len(e.tr.Jobs) > 0 {
+			// From the first submission, as a live replay's seconds.
+			first := e.tr.Jobs[0].Submit
+			t = min(t, first+(max(0, e.now-first)/tick+1)*tick)
 		}
 		e.advance(t)
 		for len(e.events) > 0 && e.events[0].at == t {

@@ -75,6 +75,7 @@ func MainWith(args []string, stdout, stderr io.Writer, live LiveRunner) int {
 		fillerLimit = fs.Duration("filler-limit", 30*time.Minute, "time limit (and length) of each filler job")
 		liveRun     = fs.Bool("live", false, "replay on a real daemon (simulated GPUs, real jobs) instead of the simulator")
 		scale       = fs.Float64("scale", 1, "with --live: wall seconds per trace second (e.g. 0.01)")
+		tick        = fs.Duration("tick", 0, "also pass every `DURATION` of trace time, as the daemon passes every GPUSampleInterval (slower; to compare with a --live replay at --scale S, give 1s/S)")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -140,6 +141,10 @@ func MainWith(args []string, stdout, stderr io.Writer, live LiveRunner) int {
 		Speedup: sp,
 		Assumptions: Assumptions{Checkpoint: *checkpoint, Stop: *stopTime, Restart: *restartTime,
 			FillerLimit: *fillerLimit},
+		Tick: *tick,
+	}
+	if *tick < 0 || (*tick > 0 && *tick < time.Second) {
+		return fail(fmt.Errorf("--tick %v: give 0 (passes at events only) or a whole number of seconds, at least 1s", *tick))
 	}
 	if *window != "" {
 		d, err := parseWindow(*window)
