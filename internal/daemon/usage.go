@@ -96,11 +96,11 @@ func (d *Daemon) loadUsage(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	d.usage, d.usageAt = schedUsage(us), now
+	d.usage, d.usageAt = schedUsage(us), usageClock(now)
 	if len(us) > 0 {
 		d.usageAt = slices.MaxFunc(us, func(a, b store.Usage) int { return a.AsOf.Compare(b.AsOf) }).AsOf
 		if d.usageAt.After(now) { // a clock set back: charge nothing twice
-			d.usageAt = now
+			d.usageAt = usageClock(now)
 		}
 	}
 	d.usageSaved = d.usageAt
