@@ -41,6 +41,9 @@ With --live, each policy is replayed on a real daemon instead: one started
 in a temporary directory with --gpus-per-node simulated GPUs, every trace job
 submitted at its time (× --scale wall seconds per trace second) as a job that
 works in checkpointed steps; the same table comes from what the daemon did.
+The simulator passes at events only; the daemon also passes once a (wall)
+second in a replay: --tick with 1s/S (10s for --scale 0.1) makes the
+simulator do the same, and the two tables then agree.
 
 Options:
 `
