@@ -349,6 +349,12 @@ func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 // stop asks a running job's supervisor to end it (SIGTERM, the grace time,
 // SIGKILL) and remembers to requeue it afterwards.
 func (d *Daemon) stop(ctx context.Context, id uint32, why, detail string) {
+	d.stopSparing(ctx, id, why, detail, 0)
+}
+
+// stopSparing is stop, whose first signal skips process spare (the
+// caller's, when a job requeues itself: see stepd.Request.Spare).
+func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string, spare int) {
 	j, err := d.st.Job(ctx, id)
 	if err != nil || j.State != slurm.Running {
 		return
@@ -371,7 +377,7 @@ func (d *Daemon) stop(ctx context.Context, id uint32, why, detail string) {
 	}
 	d.after[id] = after
 	d.mu.Unlock()
-	req := stepd.Request{Op: stepd.OpCancel, Why: why, Grace: grace}
+	req := stepd.Request{Op: stepd.OpCancel, Why: why, Grace: grace, Spare: spare}
 	if j.Request.Signal != nil && j.Request.Signal.Signal != 0 && why == stepd.WhyPreemption {
 		req.Signal = j.Request.Signal.Signal // the job's checkpoint signal
 	}

@@ -51,6 +51,11 @@ type Request struct {
 	Why   string        `json:"why,omitempty"`
 	Grace time.Duration `json:"grace,omitempty"`
 	Kill  bool          `json:"kill,omitempty"`
+	// Spare, on OpCancel, is a process of the job that the first signal
+	// skips: the `scontrol requeue` a job runs on itself (submitit's
+	// checkpoint handler), which must get its answer and exit 0 before
+	// the job goes; SIGKILL after the grace still reaches it.
+	Spare int `json:"spare,omitempty"`
 	// Limit is OpLimit's new time limit, counted from the job's start;
 	// slurmtime.Infinite for none.
 	Limit time.Duration `json:"limit,omitempty"`

@@ -127,11 +127,13 @@ func locked(path string) bool {
 
 // supervisor is one job's supervision; its fields belong to the loop.
 type supervisor struct {
-	spec  *Spec
-	dir   string
-	log   *log.Logger
-	id    Identity
-	tr    *tracker
+	spec *Spec
+	dir  string
+	log  *log.Logger
+	id   Identity
+	tr   *tracker
+	// spare is the process a cancel's first signal skips (Request.Spare).
+	spare int
 	umask uint32
 
 	ln    *net.UnixListener
@@ -449,7 +451,7 @@ func (sv *supervisor) end(e Ending, grace time.Duration, kill bool) {
 		sv.kill()
 		return
 	}
-	pids := sv.tr.pids()
+	pids := slices.DeleteFunc(sv.tr.pids(), func(pid int) bool { return pid == sv.spare && pid > 1 })
 	signalPIDs(pids, syscall.SIGCONT)
 	n := signalPIDs(pids, e.Signal)
 	sv.log.Printf("job %d: ending (%s): SIG%s to %d processes, SIGKILL in %v",
@@ -529,6 +531,7 @@ func (sv *supervisor) handle(r Request) Reply {
 		if grace <= 0 {
 			grace = sv.spec.killWait()
 		}
+		sv.spare = r.Spare
 		sv.end(Ending{Why: r.Why, By: r.By, Signal: sig}, grace, r.Kill)
 		st := sv.status(nil)
 		return Reply{Status: &st}
