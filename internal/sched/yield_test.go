@@ -60,6 +60,16 @@ func TestYieldPayback(t *testing.T) {
 			},
 		},
 		{
+			// The daemon passes after every event: a pass right after a
+			// hand-over must not stop the job it just started.
+			name: "a job that started this second is not stopped",
+			cfg:  yieldOn(false),
+			jobs: []*st.JobBuilder{
+				st.Job(10).User("bob").GPUs(4).Yieldable().Priority(100).Time(10*h).Running(now, "gpu01", 0, 1, 2, 3),
+				st.Job(20).User("alice").GPUs(1).Priority(200).Time(30 * time.Minute),
+			},
+		},
+		{
 			name: "a job that is not yieldable is not stopped",
 			cfg:  yieldOn(false),
 			jobs: []*st.JobBuilder{
