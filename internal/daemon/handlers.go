@@ -1,14 +1,12 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"os/user"
 	"slices"
 	"strconv"
@@ -645,17 +643,14 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 	case !j.Requeue:
 		r.Code, r.Error = codeDisabled, "Requested operation is presently disabled"
 	case j.State == slurm.Running:
-		// Answer first, then stop, as Slurm does. A job may requeue itself
-		// (submitit's checkpoint handler runs scontrol requeue
-		// $SLURM_JOB_ID): stopped before the answer, its scontrol died with
-		// it (exit 143, which submitit takes for the job's failure). The
-		// stop waits for the caller to exit (briefly: scontrol exits once
-		// answered), and its SIGTERM spares the caller all the same.
-		detail := fmt.Sprintf("requeued by %s", caller.User)
-		go func() {
-			waitExit(caller.PID, time.Second)
-			d.stopSparing(context.WithoutCancel(ctx), j.ID, stepd.WhyRequeue, detail, caller.PID)
-		}()
+		// A job may requeue itself (submitit's checkpoint handler runs
+		// scontrol requeue $SLURM_JOB_ID). The stop is handed to the
+		// supervisor before the answer, so the requeue holds even if the
+		// daemon dies right after answering; its SIGTERM spares the caller,
+		// which gets its answer and exits 0, as Slurm's scontrol does.
+		// (Signalled with the job, it died with 143, which submitit took
+		// for the job's failure.)
+		d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID)
 	case j.State.Finished():
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
 			_, err := tx.Requeue(j.ID, time.Now())
@@ -822,22 +817,4 @@ func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]
 			JobSize: r.JobSize, PartitionPrio: r.PartitionPrio, QOSPrio: r.QOSPrio, QOS: sj.QOS, Nice: r.Nice})
 	}
 	return out, nil
-}
-
-// waitExit waits until process pid has exited (gone, or a zombie not yet
-// reaped), at most limit; pid 0 (unknown) returns at once.
-func waitExit(pid int, limit time.Duration) {
-	if pid <= 0 {
-		return
-	}
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return
-		}
-		// The state follows the command's closing parenthesis.
-		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
-			return
-		}
-	}
 }
