@@ -406,9 +406,9 @@ func (r *replay) finished(jobs []api.Job) bool {
 	return true
 }
 
-// endingBy is the running jobs whose work ends by the whole second tick:
-// each run writes "START END" (whole seconds of the daemon's clock) to
-// its checkpoint directory's file "end" as it starts.
+// endingBy is the running jobs whose work ends by the whole second tick,
+// or may: each run writes "START END" (whole seconds of the daemon's
+// clock) to its checkpoint directory's file "end" as it starts.
 func (r *replay) endingBy(jobs []api.Job, tick time.Time) []uint32 {
 	var due []uint32
 	for _, j := range jobs {
@@ -417,15 +417,16 @@ func (r *replay) endingBy(jobs []api.Job, tick time.Time) []uint32 {
 		if j.State != slurm.Running && j.State != slurm.Completing {
 			continue
 		}
+		// A run that has not written its own line yet (its script has
+		// not got that far: a loaded machine can take a second to start
+		// bash) may be due too: wait for it rather than let the pass
+		// stop a job that is about to end by itself.
 		b, err := os.ReadFile(filepath.Join(r.dir, "ckpt", strconv.Itoa(int(j.ID)), "end"))
-		if err != nil {
-			continue // not written yet: it started a moment ago
-		}
 		var start, end int64
-		if _, err := fmt.Sscan(string(b), &start, &end); err != nil || start != j.Start.Unix() {
-			continue // an earlier run's
+		if err == nil {
+			_, err = fmt.Sscan(string(b), &start, &end)
 		}
-		if end <= tick.Unix() {
+		if err != nil || start != j.Start.Unix() || end <= tick.Unix() {
 			due = append(due, j.ID)
 		}
 	}

@@ -145,6 +145,14 @@ func TestLiveReplayMatchesTheSimulator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays a trace on a real daemon, about a minute per policy")
 	}
+	if os.Getenv("SLITE_STRESS") != "" {
+		// Under make test-stress (a busy loop on every core beside the
+		// whole suite) a run can start a second late and P4 then takes
+		// other decisions: the match holds on a machine that is busy,
+		// not on one whose every core is taken (see the closing note of
+		// issue 13).
+		t.Skip("the second-exact match needs a core to spare: not under make test-stress")
+	}
 	t.Parallel()
 	for _, name := range []string{"P2", "P4"} {
 		t.Run(name, func(t *testing.T) {
