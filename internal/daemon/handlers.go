@@ -502,7 +502,11 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		} else if c.Full {
 			target = stepd.TargetAll
 		}
-		if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpSignal, Signal: syscall.Signal(c.Signal), Target: target}); err != nil {
+		req := stepd.Request{Op: stepd.OpSignal, Signal: syscall.Signal(c.Signal), Target: target}
+		if target == stepd.TargetSteps {
+			req.Steps = d.stepProcs(j)
+		}
+		if _, err := d.callSupervisor(j, req); err != nil {
 			r.Code, r.Error = codeAlreadyDone, err.Error()
 		}
 	case j.State == slurm.Running:

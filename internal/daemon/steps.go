@@ -79,6 +79,9 @@ type extras struct {
 	// pids that submitted interactive jobs, while they live.
 	allocs  map[uint32]*allocation
 	callers map[uint32]int
+	// tellMu orders what tellSteps sends, so that a late message never
+	// replaces a newer list of sruns.
+	tellMu sync.Mutex
 }
 
 var (
@@ -339,6 +342,9 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 	d.log.Info("step started", "job", j.ID, "step", s.id, "tasks", s.ntasks, "cpus", len(p.cpus), "gpus", p.gpus)
 	if caller.PID > 0 {
 		go d.watchStep(j.ID, j.Restarts, s.id, caller.PID)
+		// Before srun starts its tasks: a signal for the job's steps from
+		// now on reaches them and spares srun.
+		d.tellSteps(j)
 	}
 	return api.Step{JobID: j.ID, StepID: s.id, Run: j.Restarts, NTasks: p.ntasks, CPUs: p.cpus, GPUs: p.gpus,
 		JobGPUs: res.gpus, Node: d.config().Node.NodeName, KillWait: d.config().KillWait}, changed, nil
@@ -433,11 +439,48 @@ func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state
 		}
 		rec.Name, rec.NTasks, rec.Start = old.Name, old.NTasks, old.Start
 	}
+	if s != nil && s.pid > 0 {
+		if j, err := d.st.Job(ctx, jobID); err == nil && j.State == slurm.Running && j.Restarts == run {
+			d.tellSteps(j)
+		}
+	}
 	err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.PutStep(rec) })
 	if err == nil {
 		d.log.Info("step ended", "job", jobID, "step", id, "state", string(state), "exit", exit.String())
 	}
 	return err
+}
+
+// stepProcs are the job's running steps and the sruns that run them.
+func (d *Daemon) stepProcs(j store.Job) []stepd.StepProc {
+	x := d.extras()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []stepd.StepProc
+	if js := x.steps[j.ID]; js != nil && js.run == j.Restarts {
+		for _, s := range js.active {
+			if s.pid > 0 {
+				out = append(out, stepd.StepProc{Step: s.id, PID: s.pid})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b stepd.StepProc) int { return a.Step - b.Step })
+	return out
+}
+
+// tellSteps tells the job's supervisor which steps run now and which
+// sruns run them, so that scancel --signal and --signal=SIG@secs reach
+// the steps' tasks and not srun, as in Slurm (stepd.TargetSteps). A
+// failure is logged: the signal then reaches every process of the job but
+// the batch shell, srun included.
+func (d *Daemon) tellSteps(j store.Job) {
+	x := d.extras()
+	x.tellMu.Lock()
+	defer x.tellMu.Unlock()
+	req := stepd.Request{Op: stepd.OpSteps, Steps: d.stepProcs(j)}
+	if _, err := stepd.Call(d.runDir(j.ID, j.Restarts), req); err != nil {
+		d.log.Warn("telling the supervisor the job's steps", "job", j.ID, "err", err)
+	}
 }
 
 // storedStep reads one step of a run from accounting.

@@ -23,15 +23,17 @@ const (
 	OpSignal = "signal" // send Signal to Target's processes
 	OpCancel = "cancel" // end the job: Signal (SIGTERM), KillWait, SIGKILL
 	OpLimit  = "limit"  // a new time limit (Limit, from the job's start): scontrol update TimeLimit=
+	OpSteps  = "steps"  // the job's running steps and their sruns (Steps): whom TargetSteps reaches
 )
 
 // Targets of OpSignal.
 const (
 	// TargetBatch is the batch shell alone (scancel -b, --signal=B:).
 	TargetBatch = "batch"
-	// TargetSteps is every process of the job but the batch shell: what
-	// Slurm's job steps are on one machine (scancel --signal without -b,
-	// --signal without B:). See doc.go.
+	// TargetSteps is the tasks of the job's running steps (what its sruns
+	// started, not the sruns) or, while it has no step, every process of
+	// the job but the batch shell (scancel --signal without -b, --signal
+	// without B:). See doc.go.
 	TargetSteps = "steps"
 	// TargetAll is every process of the job (scancel --full).
 	TargetAll = "all"
@@ -56,9 +58,18 @@ type Request struct {
 	// checkpoint handler), which must get its answer and exit 0 before
 	// the job goes; SIGKILL after the grace still reaches it.
 	Spare int `json:"spare,omitempty"`
+	// Steps are the job's running steps (OpSteps; on OpSignal, when not
+	// nil, they replace what OpSteps last said).
+	Steps []StepProc `json:"steps,omitempty"`
 	// Limit is OpLimit's new time limit, counted from the job's start;
 	// slurmtime.Infinite for none.
 	Limit time.Duration `json:"limit,omitempty"`
+}
+
+// StepProc is a running step and the srun that runs it.
+type StepProc struct {
+	Step int `json:"step"`
+	PID  int `json:"pid"`
 }
 
 // Reply answers a Request.

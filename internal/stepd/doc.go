@@ -139,13 +139,15 @@
 // --signal=B:SIG@secs sends SIG (then SIGCONT) to the batch shell alone,
 // secs before the time limit, as Slurm does. Without B:, Slurm sends it to
 // the job's steps (what srun started) and never to the batch shell
-// (golden/job_signal_USR1_at_30_allprocs.txt). slurm-lite has no steps of
-// its own, so it sends it to every process of the job but the batch shell:
-// the batch shell gets nothing, as in Slurm, and a program started from
-// the script, with srun or without, gets the signal it asked for, which is
-// what people who write --signal=USR1@90 (submitit, PyTorch Lightning)
-// expect. The control socket's TargetSteps, TargetBatch and TargetAll are
-// scancel's --signal without -b, with -b, and with --full.
+// (golden/job_signal_USR1_at_30_allprocs.txt). While the job runs steps
+// (the daemon names their sruns with OpSteps), slurm-lite does the same:
+// the steps' tasks get it, and neither srun (which ends its step on
+// SIGTERM) nor the batch shell does. A job with no step now gets it on
+// every process but the batch shell: a program started from the script
+// without srun gets the signal it asked for, which is what people who
+// write --signal=USR1@90 (submitit, PyTorch Lightning) expect. The control
+// socket's TargetSteps, TargetBatch and TargetAll are scancel's --signal
+// without -b, with -b, and with --full.
 //
 // # Where we differ from Slurm
 //

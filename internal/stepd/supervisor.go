@@ -134,6 +134,11 @@ type supervisor struct {
 	tr   *tracker
 	// spare is the process a cancel's first signal skips (Request.Spare).
 	spare int
+	// steps are the job's running steps (Request.Steps): TargetSteps is
+	// their sruns' tasks. cancelled are the steps whose "*** STEP ...
+	// CANCELLED ***" line was written.
+	steps     []StepProc
+	cancelled map[int]bool
 	umask uint32
 
 	ln    *net.UnixListener
@@ -492,6 +497,11 @@ func (sv *supervisor) warnSignal() {
 
 // targets lists the processes a target names.
 func (sv *supervisor) targets(target string) []int {
+	if target == TargetSteps {
+		if tasks, live := sv.stepTasks(); len(live) > 0 {
+			return tasks
+		}
+	}
 	all := sv.tr.pids()
 	var out []int
 	for _, p := range all {
@@ -501,6 +511,48 @@ func (sv *supervisor) targets(target string) []int {
 		}
 	}
 	return out
+}
+
+// stepTasks lists the processes the job's running steps started: the
+// descendants of their live sruns, not the sruns themselves, which end
+// their steps when a SIGTERM reaches them, as Slurm's srun does. live are
+// the steps whose srun lives; none means the job has no step now. An srun
+// joined from outside the job (srun --jobid) counts too: its tasks are its
+// children wherever it runs.
+func (sv *supervisor) stepTasks() (tasks []int, live []int) {
+	for _, s := range sv.steps {
+		if st, err := readProcStat(s.PID); err != nil || st.State == 'Z' || st.State == 'X' {
+			continue
+		}
+		live = append(live, s.Step)
+		tasks = append(tasks, descendants(s.PID)...)
+	}
+	return tasks, live
+}
+
+// signalSteps sends sig to the tasks of the job's steps (TargetSteps). As
+// slurmstepd does, SIGTERM or SIGKILL writes "*** STEP N.S ON NODE
+// CANCELLED AT T ***" to the job's error file, once per step; the tasks
+// may trap it and go on, and srun hears nothing.
+func (sv *supervisor) signalSteps(sig syscall.Signal) int {
+	tasks, live := sv.stepTasks()
+	if len(live) == 0 {
+		return signalPIDs(sv.targets(TargetSteps), sig)
+	}
+	if sig == syscall.SIGTERM || sig == syscall.SIGKILL {
+		for _, id := range live {
+			if sv.cancelled[id] {
+				continue
+			}
+			if sv.cancelled == nil {
+				sv.cancelled = map[int]bool{}
+			}
+			sv.cancelled[id] = true
+			sv.stepdError(fmt.Sprintf("*** STEP %d.%d ON %s CANCELLED AT %s ***",
+				sv.spec.JobID, id, sv.spec.NodeName, time.Now().Format(timeFormat)))
+		}
+	}
+	return signalPIDs(tasks, sig)
 }
 
 // handle answers a control request.
@@ -516,7 +568,15 @@ func (sv *supervisor) handle(r Request) Reply {
 		if r.Target != TargetBatch && r.Target != TargetSteps && r.Target != TargetAll {
 			return Reply{Error: fmt.Sprintf("target %q is not batch, steps or all", r.Target)}
 		}
-		n := signalPIDs(sv.targets(r.Target), r.Signal)
+		if r.Steps != nil {
+			sv.steps = r.Steps
+		}
+		var n int
+		if r.Target == TargetSteps {
+			n = sv.signalSteps(r.Signal)
+		} else {
+			n = signalPIDs(sv.targets(r.Target), r.Signal)
+		}
 		sv.log.Printf("job %d: SIG%s to %s: reached %d processes", sv.spec.JobID, slurmtime.SignalName(r.Signal), r.Target, n)
 		return Reply{Signalled: n}
 	case OpCancel:
@@ -535,6 +595,9 @@ func (sv *supervisor) handle(r Request) Reply {
 		sv.end(Ending{Why: r.Why, By: r.By, Signal: sig}, grace, r.Kill)
 		st := sv.status(nil)
 		return Reply{Status: &st}
+	case OpSteps:
+		sv.steps = r.Steps
+		return Reply{}
 	case OpLimit:
 		if r.Limit <= 0 {
 			return Reply{Error: fmt.Sprintf("time limit %v is not a limit", r.Limit)}
@@ -548,7 +611,7 @@ func (sv *supervisor) handle(r Request) Reply {
 		st := sv.status(nil)
 		return Reply{Status: &st}
 	}
-	return Reply{Error: fmt.Sprintf("unknown operation %q; want status, signal, cancel or limit", r.Op)}
+	return Reply{Error: fmt.Sprintf("unknown operation %q; want status, signal, cancel, limit or steps", r.Op)}
 }
 
 // status is the job as it stands: RUNNING, COMPLETING once the batch
