@@ -70,6 +70,12 @@ type Job struct {
 	ReasonDetail string `json:"reason_detail,omitempty"`
 	// StateDesc replaces the reason word where Slurm prints a sentence.
 	StateDesc string `json:"state_desc,omitempty"`
+	// DepReason is what the job's dependencies alone make of it, whatever
+	// its reason (a held job's too): slurm.ReasonDependency while one is
+	// waited on, slurm.ReasonDependencyNeverSatisfied when they can no
+	// longer be met, "" when it has none, they are met, or the scheduler
+	// has not looked at the job yet.
+	DepReason slurm.Reason `json:"dep_reason,omitempty"`
 	// ExpectedStart is squeue --start's START_TIME; zero is N/A.
 	ExpectedStart time.Time `json:"expected_start,omitzero"`
 	// Limit is the time limit in force (the partition's DefaultTime applied).
@@ -182,6 +188,10 @@ type Config struct {
 	// GPUs says where the GPUs come from and what they are (the node's
 	// Comment): "GPUs: simulated (4 x a100 80G)".
 	GPUs string `json:"gpus"`
+	// ImplicitUsers hold the implicit account's association (no accounts
+	// configured, or AllowUnlistedUsers): root with no accounts, the users
+	// the daemon has seen, and the caller. sacctmgr lists them.
+	ImplicitUsers []string `json:"implicit_users,omitempty"`
 }
 
 // ShareRow is one line of sshare -l: an account, or a user's association

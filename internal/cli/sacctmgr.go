@@ -397,7 +397,7 @@ func (m *sacctmgr) config() (*mgrData, bool) {
 		ac.Config = config.Default()
 	}
 	m.cfg, m.path = ac.Config, ac.Path
-	m.data = newMgrData(ac.Config)
+	m.data = newMgrData(ac.Config, ac.ImplicitUsers)
 	return m.data, true
 }
 

@@ -30,7 +30,11 @@ type mgrData struct {
 	tres []format.MgrTRES
 }
 
-func newMgrData(cfg *config.Config) *mgrData {
+// implicit are the users holding the implicit account's association
+// (api.Config.ImplicitUsers): with no accounts configured that is every
+// association of a user, root's included, since root's jobs are charged
+// there too; with AllowUnlistedUsers they sit beside the configured ones.
+func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 	d := &mgrData{cluster: cfg.ClusterName, host: cfg.Node.NodeName}
 	qosID := map[string]int{}
 	for i, q := range cfg.QOS {
@@ -64,11 +68,18 @@ func newMgrData(cfg *config.Config) *mgrData {
 		subs[p] = append(subs[p], a)
 		parentOf[a.Name] = p
 	}
+	all := slices.Clone(cfg.Users)
+	for _, n := range implicit {
+		all = append(all, config.User{Name: n, Account: cfg.ImplicitAccount(), Shares: 1})
+	}
 	users := map[string][]config.User{}
-	for _, u := range cfg.Users {
+	for _, u := range all {
 		users[u.Account] = append(users[u.Account], u)
 	}
-	if !slices.ContainsFunc(users[config.RootAccount], func(u config.User) bool { return u.Name == "root" }) {
+	// Root's association with the root account, which Slurm makes with the
+	// cluster; with no accounts configured root is charged to the implicit
+	// account like everyone, and has no other.
+	if cfg.HasAccounts() && !slices.ContainsFunc(users[config.RootAccount], func(u config.User) bool { return u.Name == "root" }) {
 		users[config.RootAccount] = append(users[config.RootAccount], config.User{Name: "root", Account: config.RootAccount, Shares: 1})
 	}
 
@@ -81,11 +92,13 @@ func newMgrData(cfg *config.Config) *mgrData {
 		next++
 	}
 	id(config.RootAccount, "")
-	id(config.RootAccount, "root")
+	if cfg.HasAccounts() {
+		id(config.RootAccount, "root")
+	}
 	for _, a := range tree {
 		id(a.Name, "")
 	}
-	for _, u := range cfg.Users {
+	for _, u := range all {
 		if _, dup := ids[[2]string{u.Account, u.Name}]; !dup {
 			id(u.Account, u.Name)
 		}
@@ -118,7 +131,7 @@ func newMgrData(cfg *config.Config) *mgrData {
 
 	// Users, by name, with their associations in lft order.
 	names := []string{"root"}
-	for _, u := range cfg.Users {
+	for _, u := range all {
 		if !slices.Contains(names, u.Name) {
 			names = append(names, u.Name)
 		}
@@ -129,7 +142,7 @@ func newMgrData(cfg *config.Config) *mgrData {
 		if accts, ok := cfg.UserAccounts(n); ok && len(accts) > 0 {
 			u.DefaultAccount = accts[0]
 		}
-		if n == "root" {
+		if n == "root" && cfg.HasAccounts() {
 			// Slurm makes root's association with the root account, its
 			// default, with the cluster; adding root to other accounts
 			// leaves that default.

@@ -157,7 +157,7 @@ QOS = ["high"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newMgrData(cfg)
+	d := newMgrData(cfg, nil)
 	type assoc struct {
 		Account, User, Parent string
 		ID, LFT, RGT, PID     int

@@ -193,6 +193,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	}
 	d.log.Info("job submitted", "job", ids[0], "user", caller.User, "name", j.Name, "partition", j.Partition)
 	d.noteSubmitted(sj, ids[0])
+	d.noteUser(j.User)
 	d.wake()
 	return api.Submitted{JobID: ids[0]}, nil
 }
@@ -255,10 +256,7 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	aj := api.Job{Job: j}
 	aj.SetLive(d.live(&j))
 	r := &j.Request
-	aj.WorkDir = j.SubmitDir
-	if r.Chdir != "" {
-		aj.WorkDir = r.Chdir
-	}
+	aj.WorkDir = api.ShowWorkDir(&j)
 	aj.Command = r.ScriptPath
 	if r.HasWrap || r.ScriptPath == "" {
 		aj.Command = "(null)"
@@ -266,8 +264,7 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	if len(r.Args) > 0 {
 		aj.Command += " " + strings.Join(r.Args, " ")
 	}
-	paths := stdPaths(cfg.Node.NodeName, j)
-	aj.StdOut, aj.StdErr, aj.StdIn = paths.Output, paths.Error, paths.Input
+	aj.StdOut, aj.StdErr, aj.StdIn = api.ShowFiles(&j)
 	// The request may carry --export=NAME=value secrets: only the owner and
 	// root see them.
 	if caller.UID != 0 && caller.UID != j.UID && aj.Request.Export != nil {
@@ -320,6 +317,14 @@ func (v liveView) live(j *store.Job) api.Live {
 			l.Reason = slurm.ReasonJobHeldAdmin
 		}
 		l.Priority = 0
+	}
+	if j.State == slurm.Pending && decided {
+		l.DepReason = dec.DepReason
+		if l.Priority == 0 && j.Hold == store.HoldNone {
+			// Not eligible yet (a dependency, a begin time): sprio leaves
+			// it out, but it has a priority, as in Slurm.
+			l.Priority = dec.Priority
+		}
 	}
 	if l.Reason == "" {
 		l.Reason = slurm.ReasonNone
@@ -763,8 +768,10 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 // configInForce is the configuration the daemon runs with.
 func (d *Daemon) configInForce(ctx context.Context, req *localapi.Request[struct{}]) (api.Config, error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	return api.Config{Config: d.cfg, Path: d.cfgPath, Boot: d.boot, GPUs: d.gsnap.Comment}, nil
+	out := api.Config{Config: d.cfg, Path: d.cfgPath, Boot: d.boot, GPUs: d.gsnap.Comment}
+	d.mu.Unlock()
+	out.ImplicitUsers = d.implicitUsers(ctx, out.Config, req.Caller.User)
+	return out, nil
 }
 
 // shares is sshare: the fair-share tree as the core computes it now.
@@ -774,6 +781,7 @@ func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([
 		return nil, err
 	}
 	snap.Usage = d.usageNow(snap)
+	snap.Users = d.implicitUsers(ctx, d.config(), req.Caller.User)
 	var out []api.ShareRow
 	for _, r := range sched.FairShareTree(snap) {
 		row := api.ShareRow{Account: r.Account, User: r.User, Depth: r.Depth, RawShares: r.RawShares,

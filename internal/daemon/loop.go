@@ -362,6 +362,7 @@ func (d *Daemon) saveDrains(gs gpu.Snapshot) {
 func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.Job, gs gpu.Snapshot) snapshot {
 	cfg := d.config()
 	snap := mapSnapshot(cfg, gs, d.nodeDrained(), now, jobs)
+	snap.Users = d.implicitUsers(ctx, cfg)
 	node, shard := snap.Nodes[0], cfg.ShardSize
 	known := make(map[uint32]bool, len(jobs))
 	for i := range jobs {

@@ -223,10 +223,12 @@ func (t *shareTree) discoverUsers(snap *Snapshot) {
 	for _, u := range snap.Usage {
 		note(u.User, u.Account)
 	}
-	if len(users) == 0 {
-		return
+	for _, u := range snap.Users {
+		note(u, "")
 	}
 	slices.Sort(users)
+	// The implicit account is there, users or not: sacctmgr lists it, and
+	// jobs may name it.
 	acct, ok := t.accounts[t.defAccount]
 	if !ok {
 		acct = len(t.nodes)
@@ -414,6 +416,9 @@ func (t *shareTree) displayOrder(i int) []int {
 // admits the user.
 func (t *shareTree) assoc(account, user string) (int, bool) {
 	if !t.configured {
+		if account != "" && account != t.defAccount {
+			return -1, false // the implicit account is the only one
+		}
 		i, ok := t.assocs[assocKey{t.defAccount, user}]
 		return i, ok
 	}

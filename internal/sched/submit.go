@@ -127,11 +127,13 @@ func CheckSubmit(job Job, snap Snapshot) error {
 
 // admitsNewUser: without configured accounts everyone shares the default
 // account, and with AllowUnlistedUsers so does a user no account lists; a
-// first-time user has no association in the tree yet but is admitted.
+// first-time user has no association in the tree yet but is admitted,
+// provided the job names no account or that one: any other is no
+// association of theirs (Slurm's "Invalid account").
 func (p *pass) admitsNewUser(j *Job) bool {
 	t := p.tree
 	if !t.configured {
-		return true
+		return j.Account == "" || j.Account == t.defAccount
 	}
 	if _, listed := t.defaults[j.User]; listed {
 		return false

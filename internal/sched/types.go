@@ -30,6 +30,12 @@ type Snapshot struct {
 	Accounts []Account
 	// Usage is the decayed usage per association, in TRES-billing seconds.
 	Usage []Usage
+	// Users are users known to hold Config.DefaultAccount's implicit
+	// association where it is in use (no Accounts, or AllowUnlistedUsers),
+	// besides those of Jobs and Usage: every user has it, and sshare and
+	// sacctmgr list the ones the daemon has seen (and root, and whoever
+	// asks), so the fair-share tree holds them too.
+	Users []string
 	// Jobs holds pending and running jobs, and the finished jobs that
 	// dependencies and MaxJobCount still need to see.
 	Jobs []Job
@@ -353,4 +359,10 @@ type Decision struct {
 	ExpectedStart time.Time
 	// SchedNode is the node the plan reserved for it (squeue's SCHEDNODES).
 	SchedNode string
+	// DepReason is what the job's dependencies alone make of it, whatever
+	// Reason says (a held job's dependencies still show their state in
+	// scontrol show job): ReasonDependency while one is waited on,
+	// ReasonDependencyNeverSatisfied when they can no longer be met, ""
+	// when the job has none or they are met.
+	DepReason slurm.Reason
 }

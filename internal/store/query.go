@@ -304,6 +304,25 @@ func (s *Store) Usage(ctx context.Context) ([]Usage, error) {
 	return out, rows.Err()
 }
 
+// Users returns every user with a job, an earlier run or usage in the
+// store, by name.
+func (s *Store) Users(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT user FROM jobs UNION SELECT user FROM runs UNION SELECT user FROM usage ORDER BY 1")
+	if err != nil {
+		return nil, fmt.Errorf("reading users: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, fmt.Errorf("reading users: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
 // Drains returns the drained GPUs, by index.
 func (s *Store) Drains(ctx context.Context) ([]Drain, error) {
 	rows, err := s.r.QueryContext(ctx, "SELECT uuid, idx, reason, since, by_uid FROM gpu_drains ORDER BY idx, uuid")
