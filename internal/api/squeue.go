@@ -129,18 +129,21 @@ type Live struct {
 	ArrayTasks    string
 	NumCPUs       int
 	NumTasks      int
+	DepReason     slurm.Reason
 }
 
 // Live is what the daemon added to the job.
 func (j *Job) Live() Live {
 	return Live{Priority: j.Priority, Reason: j.Reason, ReasonDetail: j.ReasonDetail, StateDesc: j.StateDesc,
-		ExpectedStart: j.ExpectedStart, Limit: j.Limit, ArrayTasks: j.ArrayTasks, NumCPUs: j.NumCPUs, NumTasks: j.NumTasks}
+		ExpectedStart: j.ExpectedStart, Limit: j.Limit, ArrayTasks: j.ArrayTasks, NumCPUs: j.NumCPUs, NumTasks: j.NumTasks,
+		DepReason: j.DepReason}
 }
 
 // SetLive sets what the daemon adds to the job.
 func (j *Job) SetLive(l Live) {
 	j.Priority, j.Reason, j.ReasonDetail, j.StateDesc = l.Priority, l.Reason, l.ReasonDetail, l.StateDesc
 	j.ExpectedStart, j.Limit, j.ArrayTasks, j.NumCPUs, j.NumTasks = l.ExpectedStart, l.Limit, l.ArrayTasks, l.NumCPUs, l.NumTasks
+	j.DepReason = l.DepReason
 }
 
 // Lean is the job as it comes back through CompactJobs and Jobs: what

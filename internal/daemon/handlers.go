@@ -252,7 +252,6 @@ func (d *Daemon) eachListedJob(ctx context.Context, q url.Values, fn func(*store
 
 // apiJob is a stored job with what the live daemon knows of it.
 func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
-	cfg := d.config()
 	aj := api.Job{Job: j}
 	aj.SetLive(d.live(&j))
 	r := &j.Request

@@ -92,6 +92,14 @@ func (p *pass) cycle() Plan {
 		if j.Hold != HoldNone {
 			d.Priority = 0 // Slurm shows held jobs with priority 0
 		}
+		if len(j.Deps.Items) > 0 {
+			switch r, _ := p.depState(j); r {
+			case depWaiting:
+				d.DepReason = slurm.ReasonDependency
+			case depNever:
+				d.DepReason = slurm.ReasonDependencyNeverSatisfied
+			}
+		}
 		// 2.
 		if b, ok := p.staticBlock(pj); ok {
 			d.Reason, d.Detail = b.reason, b.detail
