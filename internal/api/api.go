@@ -76,6 +76,9 @@ type Job struct {
 	// longer be met, "" when it has none, they are met, or the scheduler
 	// has not looked at the job yet.
 	DepReason slurm.Reason `json:"dep_reason,omitempty"`
+	// MemAll is the request's --mem=0 (all of the node's memory), which
+	// gob loses on the way: a pointer to zero travels as nil.
+	MemAll bool `json:"mem_all,omitempty"`
 	// ExpectedStart is squeue --start's START_TIME; zero is N/A.
 	ExpectedStart time.Time `json:"expected_start,omitzero"`
 	// Limit is the time limit in force (the partition's DefaultTime applied).

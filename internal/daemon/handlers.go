@@ -256,6 +256,7 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 	aj.SetLive(d.live(&j))
 	r := &j.Request
 	aj.WorkDir = api.ShowWorkDir(&j)
+	aj.MemAll = r.MemPerNode != nil && *r.MemPerNode == 0
 	aj.Command = r.ScriptPath
 	if r.HasWrap || r.ScriptPath == "" {
 		aj.Command = "(null)"

@@ -271,15 +271,21 @@ func tresPerNode(j *api.Job) string { return tresPer(j.Request.Gres, j.Request.G
 func tresPerTask(j *api.Job) string { return tresPer(j.Request.GPUsPerTask) }
 
 // dependency is the job's dependency as the controller shows it: the
-// clauses still waited on, unfulfilled, or failed when the reason says
-// they can never be met; Null once none is left.
+// clauses still waited on, unfulfilled, or failed when they can never be
+// met, whatever the job's reason (a held job's dependencies show too);
+// Null once none is left. The scheduler's view of the dependencies
+// (DepReason) decides, else the reason.
 func dependency(j *api.Job) string {
 	d := j.Request.Dependency
 	if d == nil || !isPending(j) {
 		return Null
 	}
 	state := slurmtime.DepUnfulfilled
-	switch j.Reason {
+	r := j.DepReason
+	if r == "" {
+		r = j.Reason
+	}
+	switch r {
 	case slurm.ReasonDependency:
 	case slurm.ReasonDependencyNeverSatisfied:
 		state = slurmtime.DepFailed

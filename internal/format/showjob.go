@@ -68,7 +68,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 		w("ReasonDetail=%s", printable(j.ReasonDetail))
 		nl()
 	}
-	w("Requeue=%s Restarts=%d BatchFlag=1 Reboot=0 ExitCode=%s", boolDigit(j.Requeue), j.Restarts, exitCode(j.ExitCode))
+	w("Requeue=%s Restarts=%d BatchFlag=1 Reboot=%s ExitCode=%s", boolDigit(j.Requeue), j.Restarts, flagDigit(j, "reboot"), exitCode(j.ExitCode))
 	nl()
 	if detail {
 		w("DerivedExitCode=0:0")
@@ -76,22 +76,22 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	}
 
 	w("RunTime=%s TimeLimit=%s TimeMin=", slurmtime.FormatClock(timeUsed(j, env.Now)), slurmtime.FormatClock(limit(j)))
-	if m := j.Request.TimeMin.Duration(); m > 0 {
+	if m := timeMin(j); m > 0 {
 		w("%s", slurmtime.FormatClock(m))
 	} else {
 		w("N/A")
 	}
 	nl()
-	w("SubmitTime=%s EligibleTime=%s", Time(j.Submit), Time(j.Eligible))
+	w("SubmitTime=%s EligibleTime=%s", Time(j.Submit), Time(eligibleTime(j, env.Now)))
 	nl()
-	w("AccrueTime=%s", Time(accrueTime(j)))
+	w("AccrueTime=%s", Time(showAccrueTime(j, env.Now)))
 	nl()
 	endT := endTime(j)
 	endS := Time(endT)
 	if limit(j) == slurmtime.Infinite && endT.After(env.Now) {
 		endS = "Unknown"
 	}
-	w("StartTime=%s EndTime=%s Deadline=", Time(startTime(j)), endS)
+	w("StartTime=%s EndTime=%s Deadline=", Time(showStartTime(j, env.Now)), endS)
 	if d := j.Request.Deadline; !d.IsZero() {
 		w("%s", Time(d))
 	} else {
@@ -116,11 +116,13 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 		w("BatchHost=%s", j.Alloc.Node)
 		nl()
 	}
-	w("NumNodes=1 NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:*:*", cpus(j), tasks(j), cpusPerTask(j))
+	w("NumNodes=%s NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:%s:%s", numNodes(j, env.Config),
+		cpus(j), tasks(j), cpusPerTask(j), otherOr(j, "cores-per-socket", "*"), otherOr(j, "threads-per-core", "*"))
 	nl()
-	w("TRES=%s", tres(j, env.Config))
+	w("TRES=%s", showTRES(j, env.Config))
 	nl()
-	w("Socks/Node=* NtasksPerN:B:S:C=%d:0:*:* CoreSpec=*", j.Request.NTasksPerNode)
+	w("Socks/Node=%s NtasksPerN:B:S:C=%d:0:%s:%s CoreSpec=*", otherOr(j, "sockets-per-node", "*"), j.Request.NTasksPerNode,
+		otherOr(j, "ntasks-per-socket", "*"), otherOr(j, "ntasks-per-core", "*"))
 	nl()
 	if detail && started(j) && j.Alloc.Node != "" {
 		w("JOB_GRES=%s", printable(orNull(jobGres(j, env))))
@@ -132,20 +134,21 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 			nl()
 		}
 	}
-	mib, perCPU := memory(j)
+	mib, perCPU := minMemory(j)
 	per := "Node"
 	if perCPU {
 		per = "CPU"
 	}
-	w("MinCPUsNode=%d MinMemory%s=%s MinTmpDiskNode=0", minCPUsNode(j), per, mebi(mib, false))
+	w("MinCPUsNode=%d MinMemory%s=%s MinTmpDiskNode=%s", showMinCPUsNode(j), per, mebi(mib, false), mebi(j.Request.TmpMiB(), false))
 	nl()
-	w("Features=%s DelayBoot=00:00:00", printable(orNull(j.Request.Constraint)))
+	w("Features=%s DelayBoot=%s", printable(orNull(j.Request.Constraint)), slurmtime.FormatClock(j.Request.DelayBoot()))
 	nl()
 	if r := j.Request.Reservation; r != "" {
 		w("Reservation=%s", r)
 		nl()
 	}
-	w("OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)", overSubscribe(j), printable(orNull(j.Request.Licenses)))
+	w("OverSubscribe=%s Contiguous=%s Licenses=%s Network=%s", showOverSubscribe(j), flagDigit(j, "contiguous"),
+		printable(orNull(j.Request.Licenses)), printable(orNull(otherOr(j, "network", ""))))
 	nl()
 	w("Command=%s", printable(orNull(j.Command)))
 	nl()
@@ -158,10 +161,19 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 		nl()
 		w("%s=%s", f.k, f.v)
 	}
+	if f := cpuFreq(j); f != "" {
+		nl()
+		w("%s", f)
+	}
 	nl()
 	w("Power=")
+	if f := jobFlags(j); f != "" {
+		nl()
+		w("%s", f)
+	}
 	for _, f := range []struct{ k, v string }{
 		{"CpusPerTres", cpusPerTres(j)}, {"MemPerTres", memPerTres(j)},
+		{"TresBind", tresOption(j, "gpu-bind")}, {"TresFreq", tresOption(j, "gpu-freq")},
 		{"TresPerJob", tresPerJob(j)}, {"TresPerNode", tresPerNode(j)}, {"TresPerTask", tresPerTask(j)},
 	} {
 		if f.v != "" {
@@ -169,9 +181,15 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 			w("%s=%s", f.k, f.v)
 		}
 	}
-	if len(j.Request.MailType) > 0 && j.Request.MailUser != "" {
+	if len(j.Request.MailType) > 0 {
+		// slurmctld gives a job with mail but no --mail-user its owner's
+		// name (MailDomain is never set here).
+		mailUser := j.Request.MailUser
+		if mailUser == "" {
+			mailUser = j.User
+		}
 		nl()
-		w("MailUser=%s MailType=%s", j.Request.MailUser, strings.Join(j.Request.MailType, ","))
+		w("MailUser=%s MailType=%s", printable(mailUser), strings.Join(j.Request.MailType, ","))
 	}
 	nl()
 	if oneLiner {

@@ -298,3 +298,28 @@ func (r *Request) OtherValue(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// TmpMiB is --tmp in MiB (MinTmpDiskNode); 0 when not given.
+func (r *Request) TmpMiB() uint64 {
+	v, _ := r.OtherValue("tmp")
+	mb, _ := strToMbytes(v)
+	return mb
+}
+
+// DelayBoot is --delay-boot (whole minutes unless written with seconds,
+// as time_str2secs reads it), slurmtime.Infinite for INFINITE; 0 when not
+// given.
+func (r *Request) DelayBoot() time.Duration {
+	v, ok := r.OtherValue("delay-boot")
+	if !ok {
+		return 0
+	}
+	secs, valid := timeStr2Secs(v)
+	switch {
+	case !valid:
+		return 0
+	case secs < 0:
+		return slurmtime.Infinite
+	}
+	return time.Duration(secs) * time.Second
+}

@@ -56,6 +56,10 @@ func Main(args []string, sio cmdio.IO) int {
 		fmt.Fprintf(sio.Stderr, "sbatch: error: finding the current directory: %v\n", err)
 		return 1
 	}
+	if req.ScriptPath != "" && !req.HasWrap {
+		path, _ := sio.Getenv("PATH")
+		req.ScriptPath = commandPath(req.ScriptPath, fullChdir(cwd, req.Chdir), path)
+	}
 	sub := api.Submit{Request: *req, Env: submitEnv(sio), Cwd: cwd, TestOnly: req.TestOnly}
 	c := sockclient.New(cfg.SocketPath)
 	ctx := context.Background()
@@ -97,6 +101,47 @@ func Main(args []string, sio cmdio.IO) int {
 		return waitJob(ctx, c, resp.JobID, sio)
 	}
 	return 0
+}
+
+// fullChdir is the job's working directory as sbatch holds it: --chdir
+// made absolute as make_full_path does (the current directory, "/", the
+// path, nothing cleaned), else the current directory.
+func fullChdir(cwd, chdir string) string {
+	switch {
+	case chdir == "":
+		return cwd
+	case strings.HasPrefix(chdir, "/"):
+		return chdir
+	}
+	return cwd + "/" + chdir
+}
+
+// commandPath is the script operand as sbatch sends it, the job's Command
+// (search_path in src/common/proc_args.c, without the execute test): a
+// name that starts with neither "." nor "/" becomes the first existing
+// file (not a directory) of dir/NAME and then each $PATH entry's
+// ENTRY/NAME (an entry starting with "." taken under dir); anything else,
+// or a name found nowhere, stays as given.
+func commandPath(name, dir, path string) string {
+	if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "/") {
+		return name
+	}
+	dirs := []string{dir}
+	for _, p := range strings.Split(path, ":") {
+		if p != "" {
+			dirs = append(dirs, p)
+		}
+	}
+	for i, d := range dirs {
+		full := d + "/" + name
+		if i > 0 && strings.HasPrefix(d, ".") {
+			full = dir + "/" + d + "/" + name
+		}
+		if st, err := os.Stat(full); err == nil && !st.IsDir() {
+			return full
+		}
+	}
+	return name
 }
 
 // Slurm's EAGAIN and sbatch's MAX_RETRIES.

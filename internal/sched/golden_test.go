@@ -34,7 +34,7 @@ func TestGoldenSqueueStart(t *testing.T) {
 	want := []sched.Decision{
 		{JobID: 27, Reason: slurm.ReasonResources, Priority: 11000},
 		{JobID: 28, Reason: slurm.ReasonPriority, Priority: 11000},
-		{JobID: 29, Reason: slurm.ReasonDependency, Priority: 11000},
+		{JobID: 29, Reason: slurm.ReasonDependency, Priority: 11000, DepReason: slurm.ReasonDependency},
 		{JobID: 30, Reason: slurm.ReasonJobHeldUser, Priority: 0},
 		{JobID: 31, Reason: slurm.ReasonPriority, Priority: 11000},
 		{JobID: 32, Reason: slurm.ReasonPriority, Priority: 11000},

@@ -199,9 +199,36 @@ func TestReasonsCarryExpectedStartsAndDetails(t *testing.T) {
 		{JobID: 2, Reason: slurm.ReasonPartitionTimeLimit, Priority: 11000,
 			Detail: "time limit 03:00:00 exceeds partition gpu's MaxTime 01:00:00"},
 		{JobID: 4, Reason: slurm.ReasonDependencyNeverSatisfied, Priority: 11000,
-			Detail: "afterok:3 can never be met: the job ended FAILED"},
+			Detail: "afterok:3 can never be met: the job ended FAILED", DepReason: slurm.ReasonDependencyNeverSatisfied},
 	}
 	if diff := cmp.Diff(want, plan.Pending); diff != "" {
 		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+}
+
+// A decision carries the state of the job's dependencies whatever its
+// reason: scontrol show job prints a held job's as Slurm does
+// ("afterok:1(unfulfilled)"); met ones leave it empty.
+func TestDecisionsCarryDependencyState(t *testing.T) {
+	now := st.Epoch
+	plan := st.Cycle(t, fourGPUs().Job(
+		st.Job(1).Running(now, "gpu01"),
+		st.Job(2).State(slurm.Failed, 3),
+		st.Job(3).State(slurm.Completed, 0),
+		st.Job(4).Hold().AfterOK(1),
+		st.Job(5).Hold().AfterOK(2),
+		st.Job(6).Hold().AfterOK(3),
+		st.Job(7).Hold().Begin(now.Add(time.Hour)),
+	).Build())
+	got := map[uint32]slurm.Reason{}
+	for _, d := range plan.Pending {
+		got[d.JobID] = d.DepReason
+		if d.Reason != slurm.ReasonJobHeldUser {
+			t.Errorf("job %d: reason %s, want JobHeldUser", d.JobID, d.Reason)
+		}
+	}
+	want := map[uint32]slurm.Reason{4: slurm.ReasonDependency, 5: slurm.ReasonDependencyNeverSatisfied, 6: "", 7: ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dependency states (-want +got):\n%s", diff)
 	}
 }
