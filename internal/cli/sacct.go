@@ -406,7 +406,8 @@ func (a *sacctArgs) fetch(c *localapi.Client, cfg *config.Config) ([]store.Recor
 		q.Set("since", a.start.Format(time.RFC3339Nano))
 	}
 	if !a.end.IsZero() {
-		q.Set("until", a.end.Format(time.RFC3339Nano))
+		// The last instant of the second -E names (filter).
+		q.Set("until", time.Unix(a.end.Unix(), int64(time.Second-1)).Format(time.RFC3339Nano))
 	}
 	if a.dups {
 		q.Set("dups", "1")
@@ -467,7 +468,9 @@ func (a *sacctArgs) filter(recs []store.Record) []store.Record {
 		if !a.start.IsZero() && !j.End.IsZero() && j.End.Before(a.start) {
 			continue
 		}
-		if !a.end.IsZero() && j.Submit.After(a.end) {
+		// Slurm's times are whole seconds: a job submitted in the second
+		// -E names (-E now, just after sbatch) is in the window.
+		if !a.end.IsZero() && j.Submit.Unix() > a.end.Unix() {
 			continue
 		}
 		out = append(out, r)

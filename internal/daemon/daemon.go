@@ -118,6 +118,9 @@ type Daemon struct {
 	// checkOK once a pass has set them.
 	checkJobs []sched.Job
 	checkOK   bool
+	// limitWake wakes the loop when the next running job reaches its
+	// time limit (ending.go); only the loop touches it.
+	limitWake *time.Timer
 }
 
 // Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;

@@ -515,9 +515,16 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			r.Code, r.Error = codeAlreadyDone, err.Error()
 		}
 	case j.State == slurm.Running:
-		if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by}); err != nil {
+		rep, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by})
+		if err != nil {
 			r.Code, r.Error = codeAlreadyDone, err.Error()
+		} else if rep.Status != nil {
+			// COMPLETING at once, CANCELLED in accounting (ending.go).
+			d.markEnding(ctx, j, rep.Status.Ending)
 		}
+	case j.State == slurm.Completing:
+		// Cancelled or timed out already: its processes are going.
+		r.Code, r.Error = codeAlreadyDone, "Job/step already completing or completed"
 	case c.Signal != 0:
 		// Slurm cannot signal a pending job either.
 		r.Code, r.Error = codeJobPending, "Job is pending execution"
@@ -696,7 +703,22 @@ func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]
 	if f.Until, err = queryTime(q, "until"); err != nil {
 		return nil, err
 	}
-	return d.st.Records(ctx, f)
+	// A COMPLETING job is in accounting as what its end will be (ending.go):
+	// asked for CANCELLED or TIMEOUT, it is one; asked for RUNNING, not.
+	want := f.States
+	if len(want) > 0 && (slices.Contains(want, slurm.Cancelled) || slices.Contains(want, slurm.Timeout)) {
+		f.States = append(slices.Clone(want), slurm.Completing)
+	}
+	recs, err := d.st.Records(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	for i := range recs {
+		recs[i].Job.State = endingState(&recs[i].Job)
+	}
+	return slices.DeleteFunc(recs, func(r store.Record) bool {
+		return len(want) > 0 && !slices.Contains(want, r.Job.State)
+	}), nil
 }
 
 func queryTime(q url.Values, key string) (time.Time, error) {
@@ -717,7 +739,7 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 	d.mu.Lock()
 	gs := d.gsnap
 	d.mu.Unlock()
-	running, err := d.st.Jobs(ctx, store.Filter{States: []slurm.JobState{slurm.Running}})
+	running, err := d.st.Jobs(ctx, store.Filter{States: []slurm.JobState{slurm.Running, slurm.Completing}})
 	if err != nil {
 		return api.Node{}, err
 	}

@@ -162,6 +162,24 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		d.log.Error("reading jobs", "err", err)
 		return
 	}
+	next, marked := d.noteTimeouts(ctx, now, jobs)
+	if marked {
+		// The pass charges RUNNING jobs' usage: not those that just ended.
+		if jobs, err = d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))}); err != nil {
+			d.log.Error("reading jobs", "err", err)
+			return
+		}
+	}
+	if !next.IsZero() {
+		// A moment after the limit: the supervisor counts it from its own
+		// start, just after the store's.
+		wait := next.Sub(now) + 200*time.Millisecond
+		if d.limitWake == nil {
+			d.limitWake = time.AfterFunc(wait, d.wake)
+		} else {
+			d.limitWake.Reset(wait)
+		}
+	}
 	gs := d.sample(now, jobs)
 	d.checkIdle(ctx, now, jobs, gs)
 	d.sweepCheckpoints(ctx, now)
@@ -230,7 +248,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		// take one with the new jobs on their GPUs, rather than show
 		// them idle until the next tick.
 		if jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute)),
-			States: []slurm.JobState{slurm.Running}}); err == nil {
+			States: []slurm.JobState{slurm.Running, slurm.Completing}}); err == nil {
 			d.sample(time.Now(), jobs)
 		}
 	}
@@ -263,7 +281,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 	var gjobs []gpu.Job
 	for _, j := range jobs {
-		if j.State != slurm.Running || len(j.Alloc.GPUs) == 0 {
+		if (j.State != slurm.Running && j.State != slurm.Completing) || len(j.Alloc.GPUs) == 0 {
 			continue
 		}
 		gjobs = append(gjobs, gpuJob(j, time.Time{}))

@@ -392,7 +392,7 @@ func (d *Daemon) endStep(ctx context.Context, req *localapi.Request[api.StepEnd]
 		return nil, stepRefusal(codeAccessDenied)
 	}
 	state := e.State
-	if j.State == slurm.Running && state != slurm.Cancelled {
+	if (j.State == slurm.Running || j.State == slurm.Completing) && state != slurm.Cancelled {
 		// Tasks that ended while the job was being ended were ended by
 		// it, as Slurm records them.
 		if end := d.jobEnding(ctx, j); end.Ending {
@@ -558,7 +558,7 @@ func (d *Daemon) stepsJob(ctx context.Context, req *localapi.Request[struct{}]) 
 // an interactive job) whether it is ending it.
 func (d *Daemon) jobEnding(ctx context.Context, j store.Job) api.JobEnding {
 	kw := d.config().KillWait
-	if j.State != slurm.Running {
+	if j.State != slurm.Running && j.State != slurm.Completing {
 		return api.JobEnding{Ending: true, At: j.End, KillWait: kw}
 	}
 	if a := d.alloc(j.ID); a != nil {

@@ -48,12 +48,14 @@ func isRunning(j *api.Job) bool {
 func started(j *api.Job) bool { return !j.Start.IsZero() && !isPending(j) }
 
 // timeUsed is squeue's job_time_used and scontrol's RunTime: nothing while
-// pending, the time so far while running, start to end after.
+// pending, the time so far while running, start to end after; a job
+// COMPLETING after a cancel or its time limit has its end already, and
+// its time stops there, as in Slurm (whose IS_JOB_RUNNING is false then).
 func timeUsed(j *api.Job, now time.Time) time.Duration {
 	if j.Start.IsZero() || isPending(j) {
 		return 0
 	}
-	if isRunning(j) || j.End.IsZero() {
+	if j.State == slurm.Running || j.End.IsZero() {
 		return sinceStart(j.Start, now)
 	}
 	return wholeSeconds(j.Start, j.End)

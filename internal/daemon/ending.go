@@ -1,0 +1,115 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+)
+
+// A batch job that scancel or its time limit ends is over at that moment
+// in Slurm's eyes, though its processes may take KillWait to go: squeue
+// shows it CG (COMPLETING) and scontrol JobState=COMPLETING until they are
+// gone, and sacct already says CANCELLED by UID, or TIMEOUT, with that
+// moment as its end. The store holds such a job as COMPLETING with its end
+// time, and CancelledBy (a cancel) or Reason TimeLimit (its limit) saying
+// which; the supervisor's final status, recorded when it exits, replaces
+// all of it. Stops that lead elsewhere (requeue, preemption, yield, a lost
+// GPU) keep the job RUNNING until then, and interactive jobs (srun,
+// salloc) have their own end.
+
+// markEnding records that a supervisor has begun ending job j for e (its
+// status's Ending), if e is a cancel or the time limit. The usage of the
+// jobs running is charged up to e.At first, as a job's end charges it
+// (usage.go): passes charge RUNNING jobs only.
+func (d *Daemon) markEnding(ctx context.Context, j store.Job, e *stepd.Ending) {
+	if e == nil || (e.Why != "" && e.Why != stepd.WhyTimeLimit) || interactive(j) {
+		return
+	}
+	usage := d.chargeUntil(ctx, e.At)
+	err := d.st.Update(ctx, func(tx *store.Tx) error {
+		cur, err := tx.Job(j.ID)
+		if err != nil {
+			return err
+		}
+		if cur.State != slurm.Running || cur.Restarts != j.Restarts {
+			return errSkip // ended, requeued or marked meanwhile
+		}
+		if err := tx.PutUsage(usage...); err != nil {
+			return err
+		}
+		cur.State, cur.End = slurm.Completing, e.At
+		if e.Why == stepd.WhyTimeLimit {
+			cur.Reason = slurm.ReasonTimeLimit
+		} else {
+			by := uint32(0)
+			if e.By != nil {
+				by = *e.By
+			}
+			cur.CancelledBy, cur.Reason = &by, slurm.ReasonNone
+		}
+		return tx.PutJob(cur)
+	})
+	if err != nil && !errors.Is(err, errSkip) {
+		d.log.Error("recording a job's ending", "job", j.ID, "err", err)
+	}
+}
+
+// endingState is the state accounting shows for a COMPLETING job: what
+// its end will be (markEnding).
+func endingState(j *store.Job) slurm.JobState {
+	if j.State != slurm.Completing {
+		return j.State
+	}
+	if j.Reason == slurm.ReasonTimeLimit {
+		return slurm.Timeout
+	}
+	return slurm.Cancelled
+}
+
+// limitRecheck is how soon a job past its time limit whose supervisor has
+// not ended it yet is asked again: the supervisor counts the limit from
+// its own start, a moment after the start the store holds.
+const limitRecheck = time.Second
+
+// noteTimeouts marks the running batch jobs whose supervisors have ended
+// them at their time limits (marked: some were), and returns when the next
+// one is due: the pass after it marks that one at once, rather than up to
+// a tick later.
+func (d *Daemon) noteTimeouts(ctx context.Context, now time.Time, jobs []store.Job) (next time.Time, marked bool) {
+	cfg := d.config()
+	for i := range jobs {
+		j := &jobs[i]
+		if j.State != slurm.Running || interactive(*j) {
+			continue
+		}
+		limit := effectiveLimit(cfg, j)
+		if limit == slurmtime.Infinite || limit <= 0 {
+			continue
+		}
+		due := j.Start.Add(limit)
+		if now.Before(due) {
+			if next.IsZero() || due.Before(next) {
+				next = due
+			}
+			continue
+		}
+		rep, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpStatus})
+		if err != nil || rep.Status == nil {
+			continue // ended meanwhile: finish records it
+		}
+		if e := rep.Status.Ending; e != nil && e.Why == stepd.WhyTimeLimit {
+			d.markEnding(ctx, *j, e)
+			marked = true
+			continue
+		}
+		if again := now.Add(limitRecheck); next.IsZero() || again.Before(next) {
+			next = again
+		}
+	}
+	return next, marked
+}
