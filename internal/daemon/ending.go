@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
 // A batch job that scancel or its time limit ends is over at that moment

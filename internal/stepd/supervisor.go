@@ -139,7 +139,7 @@ type supervisor struct {
 	// CANCELLED ***" line was written.
 	steps     []StepProc
 	cancelled map[int]bool
-	umask uint32
+	umask     uint32
 
 	ln    *net.UnixListener
 	calls chan call
