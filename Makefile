@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm demo install clean gpu-check
+.PHONY: all build test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients demo install clean gpu-check
 
 all: build
 
@@ -53,6 +53,13 @@ bench-vs-slurm: build
 ## Slurm 22.05 (installs Debian's packages; loopback only)
 test-slurm: build
 	@scripts/test-slurm
+
+## test-clients: submitit, dask-jobqueue and Snakemake's --slurm each run
+## their own workflow against a fresh daemon on simulated GPUs
+## (scripts/test-clients; Debian's python3-cloudpickle, python3-distributed
+## and snakemake, the clients' sources in ../shared/clients or CLIENTS_DIR)
+test-clients: build
+	@scripts/test-clients
 
 ## demo: build, start with defaults in a temporary directory, run the examples
 demo: build
