@@ -1,0 +1,145 @@
+package format
+
+import (
+	"testing"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// The values below are what real Slurm 22.05 printed for the same
+// requests on a 16-CPU node (testdata/showjob).
+
+func TestNumNodes(t *testing.T) {
+	cfg := &config.Config{}
+	cfg.Node.CPUs = 16
+	nodes := func(lo, hi int) func(*jobscript.Request) {
+		return func(r *jobscript.Request) { r.Nodes, r.NodesSet = jobscript.NodeRange{Min: lo, Max: hi}, true }
+	}
+	tasks := func(n int) func(*jobscript.Request) {
+		return func(r *jobscript.Request) { r.NTasks, r.NTasksSet = n, true }
+	}
+	cpt := func(n int) func(*jobscript.Request) { return func(r *jobscript.Request) { r.CPUsPerTask = n } }
+	perNode := func(n int) func(*jobscript.Request) { return func(r *jobscript.Request) { r.NTasksPerNode = n } }
+	perCore := func(v string) func(*jobscript.Request) {
+		return func(r *jobscript.Request) { r.Other = append(r.Other, jobscript.Setting{Name: "ntasks-per-core", Value: v}) }
+	}
+	for _, tt := range []struct {
+		name    string
+		running bool
+		set     []func(*jobscript.Request)
+		want    string
+	}{
+		{name: "plain", want: "1"},
+		{name: "-N1", set: []func(*jobscript.Request){nodes(1, 1)}, want: "1-1"},
+		{name: "-N1-3", set: []func(*jobscript.Request){nodes(1, 3)}, want: "1-3"},
+		{name: "-N1 running", running: true, set: []func(*jobscript.Request){nodes(1, 1)}, want: "1"},
+		{name: "-c4", set: []func(*jobscript.Request){cpt(4)}, want: "1"},
+		{name: "-n2 -c3", set: []func(*jobscript.Request){tasks(2), cpt(3)}, want: "2"},
+		{name: "-n4 -c3", set: []func(*jobscript.Request){tasks(4), cpt(3)}, want: "2"},
+		{name: "-n2 -c8", set: []func(*jobscript.Request){tasks(2), cpt(8)}, want: "1"},
+		{name: "-N1 -n2 -c3", set: []func(*jobscript.Request){nodes(1, 1), tasks(2), cpt(3)}, want: "1-1"},
+		{name: "-n4 --ntasks-per-node=4", set: []func(*jobscript.Request){tasks(4), perNode(4)}, want: "1"},
+		{name: "-n4 --ntasks-per-core=2", set: []func(*jobscript.Request){tasks(4), perCore("2")}, want: "1"},
+		{name: "-n4", set: []func(*jobscript.Request){tasks(4)}, want: "1"},
+	} {
+		j := &api.Job{}
+		j.State = slurm.Pending
+		if tt.running {
+			j.State = slurm.Running
+		}
+		j.Request.CPUsPerTask = 1
+		for _, f := range tt.set {
+			f(&j.Request)
+		}
+		if got := numNodes(j, cfg); got != tt.want {
+			t.Errorf("%s: NumNodes=%s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestEligibleAndStartTimes(t *testing.T) {
+	now := time.Date(2026, 12, 2, 2, 43, 51, 0, time.UTC)
+	later := now.Add(time.Hour)
+	pending := func(mod func(*api.Job)) *api.Job {
+		j := &api.Job{}
+		j.State, j.Reason, j.Submit = slurm.Pending, slurm.ReasonPriority, now
+		mod(j)
+		return j
+	}
+	for _, tt := range []struct {
+		name                  string
+		job                   *api.Job
+		eligible, accrue, beg time.Time
+	}{
+		{name: "eligible", job: pending(func(*api.Job) {}), eligible: now, accrue: now},
+		{name: "held", job: pending(func(j *api.Job) { j.Hold, j.Reason = store.HoldUser, slurm.ReasonJobHeldUser })},
+		{name: "held with --begin", job: pending(func(j *api.Job) {
+			j.Hold, j.Reason, j.Request.Begin = store.HoldUser, slurm.ReasonJobHeldUser, later
+		}), eligible: later, beg: later},
+		{name: "--begin", job: pending(func(j *api.Job) { j.Reason, j.Request.Begin = slurm.ReasonBeginTime, later }),
+			eligible: later, beg: later},
+		{name: "held, dependency", job: pending(func(j *api.Job) {
+			j.Hold, j.Reason, j.DepReason = store.HoldUser, slurm.ReasonJobHeldUser, slurm.ReasonDependency
+		})},
+		{name: "dependency and --begin", job: pending(func(j *api.Job) {
+			j.Reason, j.DepReason, j.Request.Begin = slurm.ReasonDependency, slurm.ReasonDependency, later
+		}), eligible: later, beg: later},
+		{name: "--begin=now is no begin", job: pending(func(j *api.Job) { j.Request.Begin = now }),
+			eligible: now, accrue: now},
+	} {
+		if got := eligibleTime(tt.job, now); !got.Equal(tt.eligible) {
+			t.Errorf("%s: EligibleTime %v, want %v", tt.name, got, tt.eligible)
+		}
+		if got := showAccrueTime(tt.job, now); !got.Equal(tt.accrue) {
+			t.Errorf("%s: AccrueTime %v, want %v", tt.name, got, tt.accrue)
+		}
+		if got := showStartTime(tt.job, now); !got.Equal(tt.beg) {
+			t.Errorf("%s: StartTime %v, want %v", tt.name, got, tt.beg)
+		}
+	}
+}
+
+func TestDependencyShowsForHeldJobs(t *testing.T) {
+	dep, err := slurmtime.ParseDependency("afterok:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &api.Job{}
+	j.State, j.Reason, j.Hold = slurm.Pending, slurm.ReasonJobHeldUser, store.HoldUser
+	j.Request.Dependency = &jobscript.Dependency{Spec: "afterok:2", Parsed: dep}
+	if got := dependency(j); got != Null {
+		t.Errorf("before the scheduler looked: %s, want %s", got, Null)
+	}
+	j.DepReason = slurm.ReasonDependency
+	if got, want := dependency(j), "afterok:2(unfulfilled)"; got != want {
+		t.Errorf("held: %s, want %s", got, want)
+	}
+	j.DepReason = slurm.ReasonDependencyNeverSatisfied
+	if got, want := dependency(j), "afterok:2(failed)"; got != want {
+		t.Errorf("never satisfied: %s, want %s", got, want)
+	}
+}
+
+func TestCPUFreq(t *testing.T) {
+	for arg, want := range map[string]string{
+		"high":                 "CPU_max_freq=High ",
+		"low-high:performance": "CPU_min_freq=Low CPU_max_freq=High Governor=Performance",
+		"2400000":              "CPU_max_freq=2400000 ",
+		"performance":          "Governor=Performance",
+		"medium-highm1":        "CPU_min_freq=Medium CPU_max_freq=Highm1 ",
+		"bogus":                "",
+		"performance:ondemand": "",
+	} {
+		j := &api.Job{}
+		j.Request.Other = []jobscript.Setting{{Name: "cpu-freq", Value: arg, HasValue: true}}
+		if got := cpuFreq(j); got != want {
+			t.Errorf("--cpu-freq=%s: %q, want %q", arg, got, want)
+		}
+	}
+}
