@@ -27,7 +27,9 @@ func TestNumNodes(t *testing.T) {
 	cpt := func(n int) func(*jobscript.Request) { return func(r *jobscript.Request) { r.CPUsPerTask = n } }
 	perNode := func(n int) func(*jobscript.Request) { return func(r *jobscript.Request) { r.NTasksPerNode = n } }
 	perCore := func(v string) func(*jobscript.Request) {
-		return func(r *jobscript.Request) { r.Other = append(r.Other, jobscript.Setting{Name: "ntasks-per-core", Value: v}) }
+		return func(r *jobscript.Request) {
+			r.Other = append(r.Other, jobscript.Setting{Name: "ntasks-per-core", Value: v})
+		}
 	}
 	for _, tt := range []struct {
 		name    string
