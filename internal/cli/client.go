@@ -62,7 +62,11 @@ func dial(prog string, sio IO) (*localapi.Client, *config.Config, int) {
 		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
 		return nil, nil, 1
 	}
-	return localapi.NewClient(cfg.SocketPath), cfg, 0
+	c := localapi.NewClient(cfg.SocketPath)
+	// A stopped or wedged daemon: the command says so after
+	// MessageTimeout instead of waiting for it (sockclient's answer.go).
+	c.SetMessageTimeout(cfg.MessageTimeout)
+	return c, cfg, 0
 }
 
 // requestTimeout bounds one question to the daemon; a yield can take
@@ -145,10 +149,13 @@ func resultWords(r api.Result) string { return strerror(r.Code, r.Error) }
 // otherwise, and the unreachable daemon's advice.
 func daemonError(prog string, err error, sio IO) int {
 	var ue *localapi.UnreachableError
+	var na *localapi.NotAnsweringError
 	var le *localapi.Error
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, ue.Error())
+	case errors.As(err, &na):
+		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, na.Error())
 	case errors.As(err, &le) && le.Code != 0:
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, strerror(le.Code, le.Message))
 	case errors.As(err, &le):

@@ -175,6 +175,7 @@ func (p *parser) checkTop(c *Config) {
 		p.name(key("YieldGroup"), "YieldGroup", c.YieldGroup)
 	}
 	p.inRange(key("KillWait"), "KillWait", int64(c.KillWait/time.Second), 0, 65533)
+	p.inRange(key("MessageTimeout"), "MessageTimeout", int64(c.MessageTimeout/time.Second), 1, 100)
 	if c.MinJobAge < 0 {
 		p.errorf(key("MinJobAge"), "MinJobAge %d is negative; use 0 (keep forever) or more seconds", c.MinJobAge/time.Second)
 	}

@@ -24,6 +24,10 @@ type Config struct {
 	YieldGroup string `toml:"YieldGroup"`
 	// KillWait is the time between SIGTERM and SIGKILL at a time limit.
 	KillWait time.Duration `toml:"KillWait" conf:"seconds"`
+	// MessageTimeout is how long a command waits for the daemon to answer
+	// (and, for a request that takes long by design, to answer a ping)
+	// before it says the daemon is not answering.
+	MessageTimeout time.Duration `toml:"MessageTimeout" conf:"seconds"`
 	// ShardSize is the GPU memory one gres/shard stands for.
 	ShardSize slurmtime.Bytes `toml:"ShardSize"`
 	// MinJobAge is how long a finished job stays visible to squeue.
@@ -347,6 +351,7 @@ func Default() *Config {
 		SocketPath:         "/run/slurm-lite/slurmd.sock",
 		StateSaveLocation:  "/var/lib/slurm-lite",
 		KillWait:           30 * time.Second,
+		MessageTimeout:     10 * time.Second,
 		ShardSize:          slurmtime.GiB,
 		MinJobAge:          300 * time.Second,
 		MaxArraySize:       1001,

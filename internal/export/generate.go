@@ -291,6 +291,9 @@ func (g gen) slurmConf() string {
 		kv("KillWait", seconds(c.KillWait))
 	}
 	kv("MinJobAge", seconds(c.MinJobAge))
+	if c.MessageTimeout != 10*time.Second { // Slurm's default
+		kv("MessageTimeout", seconds(c.MessageTimeout))
+	}
 	kv("MaxArraySize", strconv.Itoa(c.MaxArraySize))
 	kv("MaxJobCount", strconv.Itoa(c.MaxJobCount))
 	kv("JobRequeue", "1")

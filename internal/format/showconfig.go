@@ -283,7 +283,7 @@ var configLines = []configLine{
 	{"MaxTasksPerNode", fixed("512")},
 	{"MCSPlugin", fixed("mcs/none")},
 	{"MCSParameters", fixed("(null)")},
-	{"MessageTimeout", fixed("10 sec")},
+	{"MessageTimeout", func(c *ConfigView) string { return secsOf(c.Config.MessageTimeout) }},
 	{"MinJobAge", func(c *ConfigView) string { return secsOf(c.Config.MinJobAge) }},
 	{"MpiDefault", fixed("none")},
 	{"MpiParams", fixed("(null)")},

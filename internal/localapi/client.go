@@ -13,6 +13,8 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
@@ -24,7 +26,20 @@ type Client struct {
 	socket string
 	tr     *http.Transport
 	hc     *http.Client
+	// answer is MessageTimeout (sockclient's answer.go); 0: the context
+	// alone bounds a request.
+	answer time.Duration
 }
+
+// SetMessageTimeout sets how long a request waits for its answer before
+// the client pings the daemon, and gives up with a *NotAnsweringError when
+// the ping is not answered within it either; 0 waits as long as the
+// request's context.
+func (c *Client) SetMessageTimeout(d time.Duration) { c.answer = d }
+
+// NotAnsweringError says that the daemon took the connection but answered
+// neither the request nor a ping within MessageTimeout.
+type NotAnsweringError = sockclient.NotAnsweringError
 
 // dialTimeout bounds connecting to the socket: a live daemon's kernel
 // backlog answers at once, so waiting longer only hides a wedged daemon.
@@ -81,6 +96,10 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 		if ctx.Err() != nil {
 			return nil, err
 		}
+		if errors.Is(err, syscall.EAGAIN) {
+			// The backlog is full: the daemon has stopped accepting.
+			return nil, &NotAnsweringError{Socket: c.socket, Timeout: c.answer}
+		}
 		return nil, unreachable(c.socket, err)
 	}
 	return conn, nil
@@ -102,6 +121,25 @@ func (c *Client) DoGob(ctx context.Context, method, path string, in, out any) er
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any, asGob bool) error {
+	var dead atomic.Pointer[NotAnsweringError]
+	if c.answer > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := sockclient.Watch(c.socket, c.answer, func(na *NotAnsweringError) {
+			dead.Store(na)
+			cancel()
+		})
+		defer stop()
+	}
+	err := c.do1(ctx, method, path, in, out, asGob)
+	if na := dead.Load(); na != nil && err != nil {
+		return na
+	}
+	return err
+}
+
+func (c *Client) do1(ctx context.Context, method, path string, in, out any, asGob bool) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)

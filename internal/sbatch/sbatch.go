@@ -62,6 +62,7 @@ func Main(args []string, sio cmdio.IO) int {
 	}
 	sub := api.Submit{Request: *req, Env: submitEnv(sio), Cwd: cwd, TestOnly: req.TestOnly}
 	c := sockclient.New(cfg.SocketPath)
+	c.SetMessageTimeout(cfg.MessageTimeout)
 	ctx := context.Background()
 	var resp api.Submitted
 	// sbatch retries a controller that is temporarily unable to take the

@@ -25,6 +25,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,11 @@ import (
 // requests, so it needs no closing and is safe for concurrent use.
 type Client struct {
 	socket string
+	// answer is MessageTimeout (answer.go); 0: the context alone bounds a
+	// request.
+	answer time.Duration
+	// peer, when set, learns the daemon's pid once connected (Ping).
+	peer func(pid int)
 }
 
 // New returns a client for the daemon at socket; the first request says
@@ -58,11 +64,14 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		}
 		body = b
 	}
-	f, err := c.dial()
+	f, pid, err := c.dial(ctx)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if c.peer != nil {
+		c.peer(pid)
+	}
 	if d, ok := ctx.Deadline(); ok {
 		f.SetDeadline(d)
 	}
@@ -70,7 +79,21 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		stop := context.AfterFunc(ctx, func() { f.SetDeadline(time.Unix(1, 0)) })
 		defer stop()
 	}
+	var dead atomic.Pointer[NotAnsweringError]
+	if c.answer > 0 {
+		stop := Watch(c.socket, c.answer, func(na *NotAnsweringError) {
+			if na.PID == 0 {
+				na.PID = pid
+			}
+			dead.Store(na)
+			f.SetDeadline(time.Unix(1, 0))
+		})
+		defer stop()
+	}
 	fail := func(err error) error {
+		if na := dead.Load(); na != nil {
+			return na
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s %s: %w", method, path, ctx.Err())
 		}
@@ -116,32 +139,45 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	return nil
 }
 
-// dial connects to the socket, or explains why it cannot.
-func (c *Client) dial() (*os.File, error) {
+// dial connects to the socket, or explains why it cannot; pid is the
+// daemon's. The socket is non-blocking, so that the runtime's poller serves
+// it and deadlines work, and so that a full backlog (a daemon that stopped
+// accepting) is retried until the context or MessageTimeout ends rather
+// than blocking in connect.
+func (c *Client) dial(ctx context.Context) (f *os.File, pid int, err error) {
 	if len(c.socket) > maxSocketPath {
-		return nil, &UnreachableError{Socket: c.socket, Err: fmt.Errorf("socket path %s is %d bytes long, more than the %d a Unix socket may have; set a shorter SocketPath", c.socket, len(c.socket), maxSocketPath)}
+		return nil, 0, &UnreachableError{Socket: c.socket, Err: fmt.Errorf("socket path %s is %d bytes long, more than the %d a Unix socket may have; set a shorter SocketPath", c.socket, len(c.socket), maxSocketPath)}
 	}
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
+		return nil, 0, fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
 	}
+	start := time.Now()
 	for {
 		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: c.socket})
-		if err != syscall.EINTR {
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != syscall.EAGAIN {
 			break
+		}
+		if c.answer > 0 && time.Since(start) > c.answer {
+			syscall.Close(fd)
+			return nil, 0, &NotAnsweringError{Socket: c.socket, Timeout: c.answer}
+		}
+		select {
+		case <-ctx.Done():
+			syscall.Close(fd)
+			return nil, 0, fmt.Errorf("connecting to slurmd-lite at %s: %w", c.socket, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	if err != nil {
 		syscall.Close(fd)
-		return nil, unreachable(c.socket, err)
+		return nil, 0, unreachable(c.socket, err)
 	}
-	// Non-blocking, so that the runtime's poller serves it and deadlines
-	// work.
-	if err := syscall.SetNonblock(fd, true); err != nil {
-		syscall.Close(fd)
-		return nil, fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
-	}
-	return os.NewFile(uintptr(fd), c.socket), nil
+	pid = peerPID(fd)
+	return os.NewFile(uintptr(fd), c.socket), pid, nil
 }
 
 // readHead reads the status line and the headers, and returns the status

@@ -1,0 +1,109 @@
+package sockclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A daemon that is stopped (SIGSTOP, a debugger) or wedged still takes
+// connections: the kernel queues them. Without a deadline a command would
+// wait for it forever; with a plain one, a request that takes long by
+// design (scontrol yield waits for NVML to see the GPUs released, srun for
+// room for its step) would fail on a healthy daemon. So a command waits
+// MessageTimeout (Slurm's name, 10 s by default) for its answer, and then
+// asks the daemon's ping route on a connection of its own, once every
+// MessageTimeout: while pings are answered it waits on; the first that is
+// not ends the request with a *NotAnsweringError.
+
+// pingPath is the daemon's liveness route (api.PathPing; this package
+// links nothing of the daemon's).
+const pingPath = "/v1/ping"
+
+// NotAnsweringError says that the daemon took the connection but answered
+// neither the request nor a ping within Timeout.
+type NotAnsweringError struct {
+	Socket  string
+	Timeout time.Duration
+	// PID is the daemon's process (SO_PEERCRED of the connection), 0 when
+	// unknown.
+	PID int
+}
+
+func (e *NotAnsweringError) Error() string {
+	pid := "PID"
+	who := "slurmd-lite"
+	if e.PID > 0 {
+		pid = fmt.Sprint(e.PID)
+		who = fmt.Sprintf("slurmd-lite (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("%s at %s is not answering (no reply within %s, MessageTimeout); "+
+		"see whether it is stopped (T in: ps -o stat= -p %s; resume it with: kill -CONT %s) or busy (its log)",
+		who, e.Socket, e.Timeout, pid, pid)
+}
+
+// SetMessageTimeout sets how long the client waits for an answer before it
+// pings the daemon (see above); 0 waits as long as the request's context.
+func (c *Client) SetMessageTimeout(d time.Duration) { c.answer = d }
+
+// Ping asks the daemon whether it is there, waiting at most timeout: nil,
+// a *NotAnsweringError, or why it cannot be reached (*UnreachableError).
+func Ping(socket string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c := New(socket)
+	var pid int
+	c.peer = func(p int) { pid = p }
+	err := c.Do(ctx, "GET", pingPath, nil, nil)
+	var ue *UnreachableError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue):
+		return err
+	case ctx.Err() != nil:
+		return &NotAnsweringError{Socket: socket, Timeout: timeout, PID: pid}
+	}
+	return nil // an answer, even a refusal, is an answer
+}
+
+// Watch pings the daemon every timeout until stop is called; when a ping
+// is not answered it calls dead once, and stops.
+func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) (stop func()) {
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			var na *NotAnsweringError
+			if err := Ping(socket, timeout); errors.As(err, &na) {
+				select {
+				case <-done:
+				default:
+					dead(na)
+				}
+				return
+			}
+			t.Reset(timeout)
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// peerPID is the process at the other end of a connected Unix socket.
+func peerPID(fd int) int {
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	if err != nil {
+		return 0
+	}
+	return int(cred.Pid)
+}

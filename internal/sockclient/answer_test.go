@@ -1,0 +1,126 @@
+package sockclient_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+)
+
+// slowDaemon serves the ping route at once and /v1/slow after delay: a
+// healthy daemon doing something long by design (a yield).
+func slowDaemon(t *testing.T, delay time.Duration) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sockclient")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil { // a root daemon serves everyone
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "d.sock")
+	ln, err := localapi.Listen(sock, localapi.AccessFor(os.Geteuid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &localapi.Server{Routes: localapi.Routes{
+		{Method: "GET", Path: "/v1/ping", Handler: localapi.Func(func(ctx context.Context, r *localapi.Request[struct{}]) (map[string]string, error) {
+			return map[string]string{"status": "ok"}, nil
+		})},
+		{Method: "GET", Path: "/v1/slow", Handler: localapi.Func(func(ctx context.Context, r *localapi.Request[struct{}]) (map[string]string, error) {
+			time.Sleep(delay)
+			return map[string]string{"status": "done"}, nil
+		})},
+	}}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	return sock
+}
+
+// mute is a daemon that takes connections and never answers: stopped
+// (SIGSTOP) or wedged. The kernel's backlog accepts for it.
+func mute(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sockclient")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "d.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return sock
+}
+
+func TestALongRequestOfAnAnsweringDaemonWaitsPastMessageTimeout(t *testing.T) {
+	sock := slowDaemon(t, 1500*time.Millisecond)
+	c := sockclient.New(sock)
+	c.SetMessageTimeout(300 * time.Millisecond)
+	var out map[string]string
+	if err := c.Do(context.Background(), "GET", "/v1/slow", nil, &out); err != nil {
+		t.Fatalf("a request 5 times MessageTimeout long, pings answered: %v", err)
+	}
+	if out["status"] != "done" {
+		t.Fatalf("answer %v", out)
+	}
+
+	lc := localapi.NewClient(sock)
+	defer lc.Close()
+	lc.SetMessageTimeout(300 * time.Millisecond)
+	out = nil
+	if err := lc.Do(context.Background(), "GET", "/v1/slow", nil, &out); err != nil || out["status"] != "done" {
+		t.Fatalf("localapi: %v %v", out, err)
+	}
+}
+
+func TestAMuteDaemonIsNotAnsweringAfterMessageTimeout(t *testing.T) {
+	sock := mute(t)
+	for name, do := range map[string]func() error{
+		"sockclient": func() error {
+			c := sockclient.New(sock)
+			c.SetMessageTimeout(200 * time.Millisecond)
+			return c.Do(context.Background(), "GET", "/v1/jobs", nil, nil)
+		},
+		"localapi": func() error {
+			c := localapi.NewClient(sock)
+			defer c.Close()
+			c.SetMessageTimeout(200 * time.Millisecond)
+			return c.Do(context.Background(), "GET", "/v1/jobs", nil, nil)
+		},
+	} {
+		start := time.Now()
+		err := do()
+		took := time.Since(start)
+		var na *sockclient.NotAnsweringError
+		if !errors.As(err, &na) {
+			t.Fatalf("%s: %v (%T), want a *NotAnsweringError", name, err, err)
+		}
+		// The request's MessageTimeout, then the ping's.
+		if took < 400*time.Millisecond || took > 10*time.Second {
+			t.Errorf("%s: gave up after %v, want about 2 x 200ms", name, took)
+		}
+		if na.PID != os.Getpid() {
+			t.Errorf("%s: pid %d, want the listener's %d", name, na.PID, os.Getpid())
+		}
+		msg := err.Error()
+		for _, want := range []string{"slurmd-lite (pid ", "is not answering", "200ms", "kill -CONT"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: %q lacks %q", name, msg, want)
+			}
+		}
+		if strings.Contains(msg, "\n") {
+			t.Errorf("%s: %q is more than one line", name, msg)
+		}
+	}
+}
