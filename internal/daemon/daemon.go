@@ -121,6 +121,9 @@ type Daemon struct {
 	// limitWake wakes the loop when the next running job reaches its
 	// time limit (ending.go); only the loop touches it.
 	limitWake *time.Timer
+	// timeoutChecks are the jobs whose supervisors are being asked
+	// whether their limits ended them (ending.go).
+	timeoutChecks map[uint32]bool
 }
 
 // Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;

@@ -76,40 +76,65 @@ func endingState(j *store.Job) slurm.JobState {
 // its own start, a moment after the start the store holds.
 const limitRecheck = time.Second
 
-// noteTimeouts marks the running batch jobs whose supervisors have ended
-// them at their time limits (marked: some were), and returns when the next
-// one is due: the pass after it marks that one at once, rather than up to
-// a tick later.
-func (d *Daemon) noteTimeouts(ctx context.Context, now time.Time, jobs []store.Job) (next time.Time, marked bool) {
+// noteTimeouts has the running batch jobs past their time limits checked
+// (checkTimeout), and returns when to look again: at the next limit, or
+// in limitRecheck while a job past its limit is not marked yet. The pass
+// never waits for a supervisor: one that is busy ending its job (or a
+// loaded machine) can take seconds to answer, and the pass would start
+// every other job that much later.
+func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) {
 	cfg := d.config()
+	soonest := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
 	for i := range jobs {
-		j := &jobs[i]
-		if j.State != slurm.Running || interactive(*j) {
+		j := jobs[i]
+		if j.State != slurm.Running || interactive(j) {
 			continue
 		}
-		limit := effectiveLimit(cfg, j)
+		limit := effectiveLimit(cfg, &j)
 		if limit == slurmtime.Infinite || limit <= 0 {
 			continue
 		}
-		due := j.Start.Add(limit)
-		if now.Before(due) {
-			if next.IsZero() || due.Before(next) {
-				next = due
+		if due := j.Start.Add(limit); now.Before(due) {
+			soonest(due)
+			continue
+		}
+		soonest(now.Add(limitRecheck))
+		d.mu.Lock()
+		busy := d.timeoutChecks[j.ID]
+		if !busy {
+			if d.timeoutChecks == nil {
+				d.timeoutChecks = map[uint32]bool{}
 			}
-			continue
+			d.timeoutChecks[j.ID] = true
 		}
-		rep, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpStatus})
-		if err != nil || rep.Status == nil {
-			continue // ended meanwhile: finish records it
-		}
-		if e := rep.Status.Ending; e != nil && e.Why == stepd.WhyTimeLimit {
-			d.markEnding(ctx, *j, e)
-			marked = true
-			continue
-		}
-		if again := now.Add(limitRecheck); next.IsZero() || again.Before(next) {
-			next = again
+		d.mu.Unlock()
+		if !busy {
+			go d.checkTimeout(j)
 		}
 	}
-	return next, marked
+	return next
+}
+
+// checkTimeout asks a job's supervisor whether its time limit has ended
+// it, and if so marks it (markEnding) and wakes the loop.
+func (d *Daemon) checkTimeout(j store.Job) {
+	defer func() {
+		d.mu.Lock()
+		delete(d.timeoutChecks, j.ID)
+		d.mu.Unlock()
+	}()
+	rep, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpStatus})
+	if err != nil || rep.Status == nil {
+		return // ended meanwhile: finish records it
+	}
+	if e := rep.Status.Ending; e != nil && e.Why == stepd.WhyTimeLimit {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		d.markEnding(ctx, j, e)
+		d.wake()
+	}
 }

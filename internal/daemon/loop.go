@@ -162,15 +162,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		d.log.Error("reading jobs", "err", err)
 		return
 	}
-	next, marked := d.noteTimeouts(ctx, now, jobs)
-	if marked {
-		// The pass charges RUNNING jobs' usage: not those that just ended.
-		if jobs, err = d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))}); err != nil {
-			d.log.Error("reading jobs", "err", err)
-			return
-		}
-	}
-	if !next.IsZero() {
+	if next := d.noteTimeouts(now, jobs); !next.IsZero() {
 		// A moment after the limit: the supervisor counts it from its own
 		// start, just after the store's.
 		wait := next.Sub(now) + 200*time.Millisecond
