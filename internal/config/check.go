@@ -174,6 +174,7 @@ func (p *parser) checkTop(c *Config) {
 	if c.YieldGroup != "" {
 		p.name(key("YieldGroup"), "YieldGroup", c.YieldGroup)
 	}
+	p.checkPrivateData(c)
 	p.inRange(key("KillWait"), "KillWait", int64(c.KillWait/time.Second), 0, 65533)
 	p.inRange(key("MessageTimeout"), "MessageTimeout", int64(c.MessageTimeout/time.Second), 1, 100)
 	if c.MinJobAge < 0 {
@@ -195,6 +196,28 @@ func (p *parser) checkTop(c *Config) {
 	p.exact(key("PriorityType"), "PriorityType", c.PriorityType, PriorityMultifactor, PriorityBasic)
 	p.exact(key("PreemptType"), "PreemptType", c.PreemptType, PreemptPartitionPrio, PreemptNone)
 	p.billingWeights(key("TRESBillingWeights"), "TRESBillingWeights", c.TRESBillingWeights)
+}
+
+// checkPrivateData checks PrivateData's values, lowers them as Slurm
+// does, and drops repeats.
+func (p *parser) checkPrivateData(c *Config) {
+	var out []string
+	for i, v := range c.PrivateData {
+		at := key("PrivateData").index(i)
+		if cv, ok := canonical(v, PrivateJobs, PrivateUsage); ok {
+			if !slices.Contains(out, cv) {
+				out = append(out, cv)
+			}
+			continue
+		}
+		if _, ok := canonical(v, "accounts", "cloud", "events", "nodes", "partitions", "reservations", "users"); ok {
+			p.errorf(at, "PrivateData %q is not supported: slurm-lite hides only %q and %q; remove it", v, PrivateJobs, PrivateUsage)
+			continue
+		}
+		p.errorf(at, "PrivateData %q is not one of %s", v, quoteAll([]string{PrivateJobs, PrivateUsage}))
+	}
+	slices.Sort(out) // Slurm prints them in this order
+	c.PrivateData = out
 }
 
 func (p *parser) checkCheckpointDir(dir string) {

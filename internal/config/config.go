@@ -20,6 +20,11 @@ type Config struct {
 	StateSaveLocation string `toml:"StateSaveLocation"`
 	// Operators may act on any job, like root.
 	Operators []string `toml:"Operators"`
+	// PrivateData hides from users what belongs to others, as slurm.conf's
+	// PrivateData: PrivateJobs, PrivateUsage. Root and operators see all.
+	// Whatever it says, a job's environment, script and --export values are
+	// only ever shown to its owner, root and operators.
+	PrivateData []string `toml:"PrivateData"`
 	// YieldGroup's members may yield other users' yieldable jobs; "" is nobody.
 	YieldGroup string `toml:"YieldGroup"`
 	// KillWait is the time between SIGTERM and SIGKILL at a time limit.
@@ -116,6 +121,20 @@ type Route struct {
 	// Partition is where such jobs go.
 	Partition string `toml:"Partition" conf:"name"`
 }
+
+// Values of PrivateData that slurm-lite supports (Slurm's others,
+// accounts, cloud, events, nodes, partitions, reservations and users, are
+// refused rather than ignored).
+const (
+	// PrivateJobs: users see only their own jobs in squeue, scontrol show
+	// job, sacct and sprio, and only their own job ids on the node's GPUs.
+	PrivateJobs = "jobs"
+	// PrivateUsage: sshare shows users their own usage rows only.
+	PrivateUsage = "usage"
+)
+
+// Private reports whether PrivateData lists what (PrivateJobs, ...).
+func (c *Config) Private(what string) bool { return slices.Contains(c.PrivateData, what) }
 
 // Values of SchedulerType, PriorityType and PreemptType.
 const (

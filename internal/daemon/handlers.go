@@ -206,9 +206,12 @@ func (d *Daemon) jobs(ctx context.Context, req *localapi.Request[struct{}]) ([]a
 	if err != nil {
 		return nil, err
 	}
+	v := d.viewer(req.Caller)
 	out := make([]api.Job, 0, len(rows))
 	for i := range rows {
-		out = append(out, d.apiJob(rows[i], req.Caller))
+		if j, ok := v.job(rows[i]); ok {
+			out = append(out, d.apiJob(j))
+		}
 	}
 	return out, nil
 }
@@ -250,8 +253,9 @@ func (d *Daemon) eachListedJob(ctx context.Context, q url.Values, fn func(*store
 	})
 }
 
-// apiJob is a stored job with what the live daemon knows of it.
-func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
+// apiJob is a stored job with what the live daemon knows of it; j is as
+// the caller may see it (viewer.job).
+func (d *Daemon) apiJob(j store.Job) api.Job {
 	aj := api.Job{Job: j}
 	aj.SetLive(d.live(&j))
 	r := &j.Request
@@ -265,14 +269,6 @@ func (d *Daemon) apiJob(j store.Job, caller localapi.Identity) api.Job {
 		aj.Command += " " + strings.Join(r.Args, " ")
 	}
 	aj.StdOut, aj.StdErr, aj.StdIn = api.ShowFiles(&j)
-	// The request may carry --export=NAME=value secrets: only the owner and
-	// root see them.
-	if caller.UID != 0 && caller.UID != j.UID && aj.Request.Export != nil {
-		exp := *aj.Request.Export
-		exp.Vars = nil
-		exp.Spec = ""
-		aj.Request.Export = &exp
-	}
 	return aj
 }
 
@@ -713,12 +709,21 @@ func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]
 	if err != nil {
 		return nil, err
 	}
-	for i := range recs {
-		recs[i].Job.State = endingState(&recs[i].Job)
+	v := d.viewer(req.Caller)
+	out := recs[:0]
+	for _, r := range recs {
+		r.Job.State = endingState(&r.Job)
+		if len(want) > 0 && !slices.Contains(want, r.Job.State) {
+			continue
+		}
+		j, ok := v.job(r.Job)
+		if !ok {
+			continue
+		}
+		r.Job = j
+		out = append(out, r)
 	}
-	return slices.DeleteFunc(recs, func(r store.Record) bool {
-		return len(want) > 0 && !slices.Contains(want, r.Job.State)
-	}), nil
+	return out, nil
 }
 
 func queryTime(q url.Values, key string) (time.Time, error) {
@@ -745,12 +750,25 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 	}
 	n := api.Node{Name: cfg.Node.NodeName, CPUs: cfg.Node.CPUs, MemoryMB: int64(cfg.Node.RealMemory / slurmtime.MiB),
 		Comment: gs.Comment, Boot: d.boot, State: "IDLE"}
+	// Under PrivateData=jobs a GPU names only the caller's jobs and their
+	// processes (another's would show as foreign without its job): it is
+	// counted as used all the same.
+	v := d.viewer(req.Caller)
 	holders := map[string][]uint32{}
+	held := map[string]bool{}
+	hidden := map[string]bool{}
 	for _, j := range running {
 		n.AllocCPU += len(j.Alloc.CPUs)
 		n.AllocMem += j.Alloc.Mem / int64(slurmtime.MiB)
+		hide := !v.seesJob(j.UID)
+		if hide {
+			hidden[strconv.FormatUint(uint64(j.ID), 10)] = true
+		}
 		for _, g := range j.Alloc.GPUs {
-			holders[g.UUID] = append(holders[g.UUID], j.ID)
+			held[g.UUID] = true
+			if !hide {
+				holders[g.UUID] = append(holders[g.UUID], j.ID)
+			}
 		}
 	}
 	var present []gpu.GPU
@@ -764,9 +782,12 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 			MemoryUsed: g.MemoryUsed, Foreign: g.Foreign, Utilization: g.Utilization, State: string(g.State),
 			Reason: g.Reason, Jobs: holders[g.UUID]}
 		for _, p := range g.Processes {
+			if p.JobID != "" && hidden[p.JobID] {
+				continue
+			}
 			ag.Processes = append(ag.Processes, api.Process{PID: p.PID, User: p.User, Memory: p.Memory, JobID: p.JobID})
 		}
-		if len(ag.Jobs) > 0 {
+		if held[g.UUID] {
 			used++
 		}
 		n.GPUs = append(n.GPUs, ag)
@@ -804,8 +825,12 @@ func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([
 	}
 	snap.Usage = d.usageNow(snap)
 	snap.Users = d.implicitUsers(ctx, d.config(), req.Caller.User)
+	v := d.viewer(req.Caller)
 	var out []api.ShareRow
 	for _, r := range sched.FairShareTree(snap) {
+		if !v.seesUsage(r.User) {
+			continue
+		}
 		row := api.ShareRow{Account: r.Account, User: r.User, Depth: r.Depth, RawShares: r.RawShares,
 			NormShares: r.NormShares, RawUsage: r.RawUsage, NormUsage: r.NormUsage,
 			EffectvUsage: r.EffectvUsage, FairShare: r.FairShare, LevelFS: r.LevelFS}
@@ -833,6 +858,7 @@ func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]
 	d.mu.Unlock()
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 	snap.Usage = d.usageNow(snap.Snapshot)
+	v := d.viewer(req.Caller)
 	byID := map[uint32]sched.Job{}
 	for _, j := range snap.Jobs {
 		byID[j.ID] = j
@@ -846,6 +872,9 @@ func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]
 			id = fmt.Sprintf("%d_%d", sj.ArrayJobID, sj.ArrayTaskID)
 		}
 		sj := byID[r.JobID]
+		if !v.seesJobOf(r.User) {
+			continue
+		}
 		out = append(out, api.PriorityRow{JobID: id, Partition: r.Partition, User: r.User, Account: sj.Account,
 			Priority: r.Priority, Site: r.Site, Age: r.Age, Assoc: r.Assoc, FairShare: r.FairShare,
 			JobSize: r.JobSize, PartitionPrio: r.PartitionPrio, QOSPrio: r.QOSPrio, QOS: sj.QOS, Nice: r.Nice})

@@ -15,7 +15,13 @@ import (
 func (d *Daemon) squeueJobs(ctx context.Context, req *localapi.Request[struct{}]) (api.SqueueJobs, error) {
 	c := api.NewSqueueJobs(0)
 	v := d.liveView()
+	who := d.viewer(req.Caller)
+	// The columns carry no secrets (nothing of the request): only whether
+	// the caller sees the job at all is the viewer's.
 	err := d.eachListedJob(ctx, req.Query, func(j *store.Job) {
+		if !who.seesJob(j.UID) {
+			return
+		}
 		l := v.live(j)
 		c.Append(j, &l)
 	})

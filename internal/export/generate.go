@@ -291,6 +291,9 @@ func (g gen) slurmConf() string {
 		kv("KillWait", seconds(c.KillWait))
 	}
 	kv("MinJobAge", seconds(c.MinJobAge))
+	if len(c.PrivateData) > 0 {
+		kv("PrivateData", strings.Join(c.PrivateData, ","))
+	}
 	if c.MessageTimeout != 10*time.Second { // Slurm's default
 		kv("MessageTimeout", seconds(c.MessageTimeout))
 	}

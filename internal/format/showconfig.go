@@ -317,7 +317,7 @@ var configLines = []configLine{
 	{"PriorityWeightPartition", prio(func(c *ConfigView) string { return strconv.Itoa(c.Config.Priority.WeightPartition) })},
 	{"PriorityWeightQOS", prio(func(c *ConfigView) string { return strconv.Itoa(c.Config.Priority.WeightQOS) })},
 	{"PriorityWeightTRES", prio(func(c *ConfigView) string { return c.weightTRES() })},
-	{"PrivateData", fixed("none")},
+	{"PrivateData", func(c *ConfigView) string { return orDefault(strings.Join(c.Config.PrivateData, ","), "none") }},
 	{"ProctrackType", fixed("proctrack/linuxproc")},
 	{"Prolog", fixed("(null)")},
 	{"PrologEpilogTimeout", fixed("65534")},

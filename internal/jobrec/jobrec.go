@@ -70,7 +70,8 @@ type Job struct {
 	// Request is the submission as sbatch parsed it, without its Script:
 	// the script is kept apart (see Script) so that listing jobs never
 	// carries it. Request.Export may still hold values given on the command
-	// line (--export=TOKEN=...): serve the request to its owner and root only.
+	// line (--export=TOKEN=...), and Request.Wrap is a script: the daemon
+	// serves them to the job's owner, root and operators only (its viewer).
 	Request   jobscript.Request
 	SubmitDir string
 	Alloc     Alloc

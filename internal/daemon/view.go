@@ -1,0 +1,85 @@
+package daemon
+
+import (
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// What a caller may see of other users' work: one rule, which every route
+// that answers with jobs, their requests or their users' usage applies
+// through a viewer (TestEveryRouteKeepsSecrets walks routes() as another
+// user to hold them to it).
+//
+//   - A job's secrets, its environment, its batch script (a --wrap command
+//     is one) and its --export values, are its owner's, root's and
+//     operators' only, whatever the configuration. The daemon keeps the
+//     environment and the script apart from the job (store.Script) and
+//     serves them only to the job's owner and root, to run the job's steps
+//     (createStep's Join, waitAlloc); what travels with the job (its
+//     Request) loses its --export values, --wrap command and sbatch's
+//     warnings in view.
+//   - Everything else follows slurm.conf's PrivateData: by default, as in
+//     Slurm, every job's metadata is everyone's to see; with "jobs" only
+//     its owner, root and operators see the job at all (squeue, scontrol
+//     show job, sacct, sprio, the node's GPUs); with "usage" sshare shows a
+//     user only their own usage rows.
+type viewer struct {
+	caller localapi.Identity
+	// admin is root or an operator, who see everything.
+	admin        bool
+	privateJobs  bool
+	privateUsage bool
+}
+
+// viewer is caller's view under the configuration in force.
+func (d *Daemon) viewer(caller localapi.Identity) viewer {
+	return viewFor(d.config(), caller)
+}
+
+func viewFor(cfg *config.Config, caller localapi.Identity) viewer {
+	return viewer{caller: caller, admin: caller.UID == 0 || cfg.IsOperator(caller.User),
+		privateJobs: cfg.Private(config.PrivateJobs), privateUsage: cfg.Private(config.PrivateUsage)}
+}
+
+// ownsJob reports whether the caller may see the secrets of a job of uid.
+func (v viewer) ownsJob(uid uint32) bool { return v.admin || v.caller.UID == uid }
+
+// seesJob reports whether the caller may see a job of uid at all.
+func (v viewer) seesJob(uid uint32) bool { return !v.privateJobs || v.ownsJob(uid) }
+
+// seesJobOf is seesJob for a job known by its user's name.
+func (v viewer) seesJobOf(user string) bool {
+	return !v.privateJobs || v.admin || user == v.caller.User
+}
+
+// seesUsage reports whether the caller may see the usage of user ("" for
+// an account's own row).
+func (v viewer) seesUsage(user string) bool {
+	return !v.privateUsage || v.admin || user == "" || user == v.caller.User
+}
+
+// job is j as the caller may see it: false when the caller may not see it
+// at all, else j, without its secrets unless the caller owns it. j is
+// not changed (it may be the store's cache's), only copied.
+func (v viewer) job(j store.Job) (store.Job, bool) {
+	if !v.seesJob(j.UID) {
+		return store.Job{}, false
+	}
+	if !v.ownsJob(j.UID) {
+		redact(&j)
+	}
+	return j, true
+}
+
+// redact takes a job's secrets out of its request, replacing what it
+// changes rather than changing what it points to.
+func redact(j *store.Job) {
+	r := &j.Request
+	r.Script, r.Wrap, r.Warnings = "", "", nil
+	if r.Export != nil {
+		exp := *r.Export
+		exp.Spec, exp.Vars = "", nil
+		r.Export = &exp
+	}
+}
