@@ -19,6 +19,7 @@ type slurmdArgs struct {
 	Config string `short:"f" name:"config-file" help:"Configuration file (default: $SLURM_LITE_CONF, else /etc/slurm-lite/slurm-lite.toml, else built-in defaults)." type:"path"`
 
 	Foreground bool `short:"D" help:"Run in the foreground (the daemon always does; for systemd and habit)."`
+	Fresh      bool `help:"Start over where the state database is missing or empty but earlier jobs left traces (job directories, the job id mark): their directories are moved aside and they are forgotten; job ids continue. Refused while their supervisors run."`
 
 	Run       struct{} `cmd:"" default:"1" help:"Run the daemon."`
 	CheckConf struct{} `cmd:"" name:"config" help:"Check the configuration and print what is in force."`
@@ -42,8 +43,9 @@ type slurmdArgs struct {
 // the process machinery, which the other commands must not link, so the
 // main wires them in.
 type Daemon struct {
-	// Run runs the daemon with the configuration at path ("" to look).
-	Run func(path string) int
+	// Run runs the daemon with the configuration at path ("" to look);
+	// fresh is --fresh.
+	Run func(path string, fresh bool) int
 	// Stepd is `slurmd-lite stepd ...`, the per-job supervisor.
 	Stepd func(args []string) int
 	// Simulate is `slurmd-lite simulate ...`, the trace-driven simulator.
@@ -97,7 +99,7 @@ func SlurmdLite(args []string, sio IO, dm Daemon) int {
 			fmt.Fprintln(sio.Stderr, "slurmd-lite: error: this build has no daemon")
 			return 1
 		}
-		return dm.Run(a.Config)
+		return dm.Run(a.Config, a.Fresh)
 	}
 }
 

@@ -64,6 +64,9 @@ type Options struct {
 	// OpenNVML opens the inventory for GPUs = "nvml"; nil is the real
 	// driver (gpu.FromDriver). Tests give a go-nvml mock machine.
 	OpenNVML func(gpu.Options) *gpu.Inventory
+	// Fresh starts over where the state database is missing or empty but
+	// earlier jobs left traces (traces.go): slurmd-lite --fresh.
+	Fresh bool
 }
 
 // Daemon is one running slurmd-lite.
@@ -177,6 +180,9 @@ func Run(ctx context.Context, opts Options) error {
 		log.Warn("jobs are tracked without cgroups: --mem is not enforced and an OOM kill is not told apart", "why", err)
 	} else {
 		log.Info("jobs get a cgroup each", "under", dir, "memory_controller", hasMemoryController(dir))
+	}
+	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, log); err != nil {
+		return err
 	}
 	if d.st, err = store.Open(cfg.StateSaveLocation); err != nil {
 		return err

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 )
 
-// Main runs the daemon as `slurmd-lite [-f FILE]` does, until SIGTERM or
-// SIGINT, and returns the process's exit status.
-func Main(configPath string) int {
-	err := Run(context.Background(), Options{ConfigPath: configPath, Exe: selfPath()})
+// Main runs the daemon as `slurmd-lite [-f FILE] [--fresh]` does, until
+// SIGTERM or SIGINT, and returns the process's exit status.
+func Main(configPath string, fresh bool) int {
+	err := Run(context.Background(), Options{ConfigPath: configPath, Exe: selfPath(), Fresh: fresh})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "slurmd-lite: error: %v\n", err)
 		return 1

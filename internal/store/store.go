@@ -67,6 +67,8 @@ type Store struct {
 
 	// cache is the decoded job rows (CacheJobs); nil until asked for.
 	cache *jobCache
+	// hwm is the job id high-water mark (hwm.go); the writer's alone.
+	hwm *hwm
 }
 
 // options are Open's knobs that only tests and benchmarks turn.
@@ -178,6 +180,11 @@ func openLocked(dir string, o options) (*Store, error) {
 		r:     r,
 		reqs:  make(chan *request, 1024),
 		done:  make(chan struct{}),
+	}
+	if s.hwm, err = continueFromHWM(ctx, s); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
 	}
 	go s.writer()
 	return s, nil

@@ -215,7 +215,7 @@ func (s *Store) commit(batch []*request) {
 	touched := map[uint32]struct{}{}
 	for i, r := range live {
 		var lost error
-		results[i], lost = s.runOne(&Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched}, r)
+		results[i], lost = s.runOne(&Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched, hwm: s.hwm}, r)
 		if lost != nil {
 			// SQLite rolled the whole transaction back (it does on
 			// I/O errors, a full disk, ...): nothing of the batch is
