@@ -29,7 +29,12 @@
 //  4. route: the handler table gives 404 for an unknown path and 405 for a
 //     wrong method;
 //  5. limits: the headers (64 KiB, 10 s) and the body (16 MiB, 30 s) are read
-//     in full, or refused with 431, 413 or 408;
+//     in full, or refused with 431, 413 or 408; and the body must find room
+//     in the memory that bodies in flight may hold (64 MiB for one user,
+//     128 MiB in all, a quarter of it kept for bodies up to 1 MiB), taken by
+//     its Content-Length before it is read and given back when its handler
+//     returns, or it is refused at once with 429 (the user's bound) or 503
+//     (the daemon's), never queued; requests without a body take none;
 //  6. decode: Func decodes the body strictly and validates it (400);
 //  7. the handler runs, and its answer or *Error goes back as JSON.
 //

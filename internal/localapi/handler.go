@@ -104,9 +104,15 @@ func writeGob(w http.ResponseWriter, v any) {
 // decodeBody decodes r's body into v strictly: exactly one JSON value, every
 // field known to v's type.
 func decodeBody[In any](r *http.Request, v *In) error {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return Errorf(http.StatusBadRequest, "reading the request body: %v", err)
+	var body []byte
+	if hb, ok := r.Body.(*heldBody); ok {
+		body = hb.b
+	} else {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return Errorf(http.StatusBadRequest, "reading the request body: %v", err)
+		}
+		body = b
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if _, none := any(v).(*struct{}); none {

@@ -37,6 +37,25 @@ type Limits struct {
 	BodyTimeout time.Duration
 	// IdleTimeout closes a kept-alive connection with no request in it.
 	IdleTimeout time.Duration
+
+	// MaxBodyBytesInFlight bounds the request bodies held at once, by all
+	// connections together: a body takes its room when its headers arrive
+	// (by Content-Length, before a byte of it is read; step by step as it is
+	// read when it has none) and gives it back when its handler returns. A
+	// body that would pass it is refused at once with 503, so that many slow
+	// or stalled uploads cannot fill the daemon's memory. A quarter of it is
+	// kept for bodies of at most SmallBodyBytes, so that big uploads, from
+	// however many users, never crowd out ordinary requests. Requests
+	// without a body take nothing and are never refused by it.
+	MaxBodyBytesInFlight int64
+	// MaxUserBodyBytesInFlight bounds the bodies held at once for one user
+	// (the uid the kernel names), refused with 429 past it: what stops one
+	// user's uploads from taking all of MaxBodyBytesInFlight. It should be
+	// at least MaxBodyBytes, or the largest body is never taken.
+	MaxUserBodyBytesInFlight int64
+	// SmallBodyBytes is the size up to which a body may use the part of
+	// MaxBodyBytesInFlight kept for small bodies.
+	SmallBodyBytes int64
 }
 
 // DefaultLimits are the limits of a Server that sets none. There is no limit
@@ -49,6 +68,20 @@ var DefaultLimits = Limits{
 	ReadHeaderTimeout: 10 * time.Second,
 	BodyTimeout:       30 * time.Second,
 	IdleTimeout:       2 * time.Minute,
+	// What a body holds while it is read, its bytes, is what is counted;
+	// decoding it takes about twice as much again, for the milliseconds the
+	// decoding lasts. 128 MiB is eight of the largest bodies, or some
+	// thirty sbatch requests with 4 MiB scripts, in flight at once; a
+	// daemon at rest holds some 40 MB, so the bodies in flight keep it
+	// under half a gigabyte even while they are all decoded.
+	MaxBodyBytesInFlight: 128 << 20,
+	// Four of the largest bodies, or a dozen sbatch requests with 4 MiB
+	// scripts, from one user at once; half the total, so that a second user
+	// always finds room.
+	MaxUserBodyBytesInFlight: 64 << 20,
+	// An ordinary job script is a few KiB; 1 MiB leaves room for big
+	// environments (--export=ALL) and long scripts.
+	SmallBodyBytes: 1 << 20,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -68,6 +101,15 @@ func (l Limits) withDefaults() Limits {
 	if l.IdleTimeout > 0 {
 		d.IdleTimeout = l.IdleTimeout
 	}
+	if l.MaxBodyBytesInFlight > 0 {
+		d.MaxBodyBytesInFlight = l.MaxBodyBytesInFlight
+	}
+	if l.MaxUserBodyBytesInFlight > 0 {
+		d.MaxUserBodyBytesInFlight = l.MaxUserBodyBytesInFlight
+	}
+	if l.SmallBodyBytes > 0 {
+		d.SmallBodyBytes = l.SmallBodyBytes
+	}
 	return d
 }
 
@@ -84,9 +126,26 @@ type Server struct {
 	// Logf receives refusals and connection errors; nil discards them.
 	Logf func(format string, args ...any)
 
+	// peerOf says who is on a connection; nil means the kernel (peerCred).
+	// Tests set it to stand in for other users.
+	peerOf func(net.Conn) (peer, error)
+
 	mu     sync.Mutex
 	hs     *http.Server
+	budget *budget
 	closed bool
+}
+
+// BodyMemory says what request bodies hold now, and have held at most,
+// against Limits.MaxBodyBytesInFlight; zeros before Serve.
+func (s *Server) BodyMemory() BodyMemory {
+	s.mu.Lock()
+	b := s.budget
+	s.mu.Unlock()
+	if b == nil {
+		return BodyMemory{Limit: s.Limits.withDefaults().MaxBodyBytesInFlight}
+	}
+	return b.stats()
 }
 
 // Serve answers connections on ln until Shutdown or Close, then returns nil;
@@ -104,6 +163,11 @@ func (s *Server) Serve(ln *Listener) error {
 		access: ln.Access(),
 		limits: s.Limits.withDefaults(),
 		logf:   s.Logf,
+		peerOf: s.peerOf,
+	}
+	d.budget = newBudget(d.limits)
+	if d.peerOf == nil {
+		d.peerOf = peerCred
 	}
 	if d.users == nil {
 		d.users = SystemUsers{}
@@ -129,6 +193,7 @@ func (s *Server) Serve(ln *Listener) error {
 		return nil
 	}
 	s.hs = hs
+	s.budget = d.budget
 	s.mu.Unlock()
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -177,6 +242,8 @@ type dispatcher struct {
 	users  Users
 	access Access
 	limits Limits
+	budget *budget
+	peerOf func(net.Conn) (peer, error)
 	logf   func(format string, args ...any)
 	owner  string // the served user, as refusals name them
 }
@@ -198,7 +265,7 @@ type connState struct {
 
 func (d *dispatcher) connContext(ctx context.Context, c net.Conn) context.Context {
 	cs := &connState{}
-	cs.peer, cs.peerErr = peerCred(c)
+	cs.peer, cs.peerErr = d.peerOf(c)
 	return context.WithValue(ctx, connKey{}, cs)
 }
 
@@ -269,15 +336,23 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, Errorf(http.StatusMethodNotAllowed, "%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, strings.Join(allow, ", ")))
 		return
 	}
-	body, err := d.readBody(w, r)
+	// The body's room is held until the handler returns: what it decoded
+	// from the body lives as long.
+	hold := d.budget.hold(id.UID, fmt.Sprintf("%s (uid %d)", id.User, id.UID))
+	defer hold.release()
+	body, err := d.readBody(w, r, hold)
 	if err != nil {
 		// The rest of an unread body would be taken for the next request.
 		w.Header().Set("Connection", "close")
+		if err.Status == http.StatusTooManyRequests || err.Status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
+			d.logf("refused %s %s of uid %d (pid %d): %s", r.Method, r.URL.Path, id.UID, id.PID, err.Message)
+		}
 		writeError(w, err)
 		return
 	}
 	r = r.WithContext(WithCaller(r.Context(), id))
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = &heldBody{Reader: bytes.NewReader(body), b: body}
 	r.ContentLength = int64(len(body))
 	for k, v := range values {
 		r.SetPathValue(k, v)
@@ -285,34 +360,109 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(w, r)
 }
 
+// heldBody is a request body already read in full; decodeBody decodes its
+// bytes where they lie rather than copying them again.
+type heldBody struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (*heldBody) Close() error { return nil }
+
 // readBody reads the whole body before any handler runs, so that a body too
-// large, too slow or cut short is refused without touching state. Its read
+// large, too slow or cut short is refused without touching state, and takes
+// its room in the budget: all of it at once by its Content-Length, before
+// any of it is read (so a body over the budget is refused without waiting
+// for it), or step by step as a body without a length arrives. Its read
 // deadline is lifted before the handler starts: a read that times out while
 // a handler runs ends the request's context, and a yield runs for minutes.
 // (net/http lifts it too when the body ends; this does not rely on that.)
-func (d *dispatcher) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (d *dispatcher) readBody(w http.ResponseWriter, r *http.Request, h *hold) ([]byte, *Error) {
 	max := d.limits.MaxBodyBytes
 	if r.ContentLength > max {
 		return nil, tooLarge(max)
+	}
+	if r.ContentLength >= 0 {
+		if e := h.grow(r.ContentLength); e != nil {
+			return nil, e
+		}
 	}
 	rc := http.NewResponseController(w)
 	if err := rc.SetReadDeadline(time.Now().Add(d.limits.BodyTimeout)); err != nil {
 		return nil, Errorf(http.StatusInternalServerError, "setting the body deadline: %v", err)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	body, err := readAccounted(http.MaxBytesReader(w, r.Body, max), r.ContentLength, max, h)
 	if derr := rc.SetReadDeadline(time.Time{}); err == nil && derr != nil {
 		err = derr
 	}
 	var mbe *http.MaxBytesError
+	var e *Error
 	switch {
 	case err == nil:
 		return body, nil
+	case errors.As(err, &e):
+		return nil, e
 	case errors.As(err, &mbe):
 		return nil, tooLarge(max)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return nil, Errorf(http.StatusRequestTimeout, "the request body did not arrive within %v", d.limits.BodyTimeout)
 	default:
 		return nil, Errorf(http.StatusBadRequest, "reading the request body: %v", err)
+	}
+}
+
+// chunkStep is the first room a body without a length takes; it doubles
+// from there.
+const chunkStep = 32 << 10
+
+// readAccounted reads body into memory that h has room for. A body of known
+// length (n >= 0, its room already taken) is read into a buffer of exactly
+// that size, never grown; one without is read into a buffer that doubles,
+// up to limit, each step taken from the budget first.
+func readAccounted(body io.Reader, n, limit int64, h *hold) ([]byte, error) {
+	if n >= 0 {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			if int64(cap(buf)) >= limit {
+				// Full: one byte more is over the limit, which the
+				// MaxBytesReader says.
+				var one [1]byte
+				for {
+					k, err := body.Read(one[:])
+					if err == io.EOF {
+						return buf, nil
+					}
+					if err != nil {
+						return nil, err
+					}
+					if k > 0 {
+						return nil, &http.MaxBytesError{Limit: limit}
+					}
+				}
+			}
+			size := min(limit, int64(max(2*cap(buf), chunkStep)))
+			if e := h.grow(size); e != nil {
+				return nil, e
+			}
+			grown := make([]byte, len(buf), size)
+			copy(grown, buf)
+			buf = grown
+		}
+		k, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 }
 
