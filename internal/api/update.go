@@ -53,9 +53,12 @@ func (u Update) Validate() error {
 // array has Array instead: its tasks grouped by outcome, each group named
 // as slurmctld names it ("12_1-3"), ordered by their lowest task.
 type UpdateResult struct {
-	Job   string   `json:"job"`
-	Code  int      `json:"code,omitempty"`
-	Error string   `json:"error,omitempty"`
+	Job   string `json:"job"`
+	Code  int    `json:"code,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Hint explains a refusal in Error's Slurm words: what is wrong and
+	// the fix; scontrol prints it on a line after Slurm's.
+	Hint  string   `json:"hint,omitempty"`
 	Array []Result `json:"array,omitempty"`
 }
 

@@ -138,6 +138,9 @@ func (s *scontrolArgs) updateJob(argv []string) {
 				s.exit = 1
 				if s.quiet != 1 {
 					fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", updateStrerror(r.Code, r.Error), r.Job)
+					if r.Hint != "" {
+						fmt.Fprintf(s.sio.Stderr, "scontrol: error: %s\n", r.Hint)
+					}
 				}
 			}
 			continue

@@ -264,6 +264,8 @@ func (p *parser) checkScheduler(c *Config) {
 		p.inRange(at("bf_interval"), n+"bf_interval", int64(s.BFInterval/time.Second), 1, 10800)
 	}
 	p.notNegative(at("default_queue_depth"), n+"default_queue_depth", s.DefaultQueueDepth)
+	// slurm.conf refuses more than 512 MB (read_config.c).
+	p.inRange(at("max_script_size"), n+"max_script_size", int64(s.MaxScriptSize), 1, 512<<20)
 }
 
 func (p *parser) checkNode(c *Config) {

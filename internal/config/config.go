@@ -161,6 +161,21 @@ type SchedulerParameters struct {
 	BFContinue bool `toml:"bf_continue"`
 	// DefaultQueueDepth is how many jobs the quick scheduler tries on events.
 	DefaultQueueDepth int `toml:"default_queue_depth"`
+	// MaxScriptSize is the largest batch script accepted, in bytes
+	// (Slurm's max_script_size: 4 MB by default, at most 512 MB).
+	MaxScriptSize int `toml:"max_script_size"`
+}
+
+// DefaultMaxScriptSize is Slurm's max_script_size default, 4 MB.
+const DefaultMaxScriptSize = 4 << 20
+
+// MaxScript is the script size limit in force: max_script_size, else
+// Slurm's default.
+func (s SchedulerParameters) MaxScript() int {
+	if s.MaxScriptSize > 0 {
+		return s.MaxScriptSize
+	}
+	return DefaultMaxScriptSize
 }
 
 // Node is the one machine.
@@ -394,6 +409,7 @@ func Default() *Config {
 			BFResolution:      60 * time.Second,
 			BFInterval:        30 * time.Second,
 			DefaultQueueDepth: 100,
+			MaxScriptSize:     DefaultMaxScriptSize,
 		},
 		Node:  Node{GPUs: GPUsNVML},
 		Yield: YieldPolicy{Cost: 3 * time.Minute},

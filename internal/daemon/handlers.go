@@ -34,11 +34,7 @@ const (
 	codeJobPending    = 2024 // ESLURM_JOB_PENDING
 	codeDisabled      = 2037 // ESLURM_DISABLED ("Requested operation is presently disabled")
 	codeJobNotPending = 2073 // ESLURM_JOB_NOT_PENDING
-	codeScriptTooBig  = 2003 // ESLURM_JOB_SCRIPT_MISSING's neighbour: Slurm has no code for it
 )
-
-// maxScript is Slurm's max_script_size default.
-const maxScript = 4 << 20
 
 func (d *Daemon) routes() localapi.Routes {
 	return localapi.Routes{
@@ -106,13 +102,14 @@ func runAs(j *store.Job, uid, gid string) error {
 func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) (api.Submitted, error) {
 	caller := req.Caller
 	r := req.Body.Request
-	if len(r.Script) > maxScript {
-		return api.Submitted{}, refusal(codeScriptTooBig, fmt.Sprintf("Batch script is too large (%d bytes, the limit is %d)", len(r.Script), maxScript))
-	}
 	if !strings.HasPrefix(req.Body.Cwd, "/") {
 		return api.Submitted{}, localapi.Errorf(http.StatusBadRequest, "the submission directory %q is not an absolute path", req.Body.Cwd)
 	}
 	cfg := d.config()
+	if err := checkSubmitFields(caller, &r, cfg); err != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", err.Hint)
+		return api.Submitted{}, err
+	}
 	j := store.Job{
 		User: caller.User, UID: caller.UID, GID: caller.GID,
 		Account: r.Account, Partition: r.Partition, QOS: r.QOS,

@@ -302,6 +302,9 @@ func (d *Daemon) update(ctx context.Context, req *localapi.Request[api.Update]) 
 	prio := maps.Clone(d.prio)
 	d.mu.Unlock()
 	u := jobUpdate{d: d, cfg: cfg, caller: caller, who: who, ch: ch, snap: snap, prio: prio}
+	if f := checkUpdateFields(req.Body); f != nil {
+		u.fields = &outcome{f.code, f.words, f.hint}
+	}
 	var res api.UpdateResults
 	for _, s := range ch.Jobs {
 		var r api.UpdateResult
@@ -333,6 +336,10 @@ type jobUpdate struct {
 	prio   map[uint32]uint32
 	// limited are running jobs whose limit changed, for their supervisors.
 	limited []store.Job
+	// fields is the refusal of a name, comment or nice over Slurm's
+	// limits (checkUpdateFields), which every job the caller may change
+	// answers with; nil when they are fine.
+	fields *outcome
 }
 
 // one resolves a job string as slurmctld's update_job_str does and changes
@@ -356,7 +363,7 @@ func (u *jobUpdate) one(tx *store.Tx, s string) api.UpdateResult {
 		for _, j := range rows {
 			if j.ID == id && j.ArrayJobID != id {
 				o := u.apply(tx, j)
-				r.Code, r.Error = o.code, o.words
+				r.Code, r.Error, r.Hint = o.code, o.words, o.hint
 				return r
 			}
 		}
@@ -433,9 +440,11 @@ func (u *jobUpdate) one(tx *store.Tx, s string) api.UpdateResult {
 type outcome struct {
 	code  int
 	words string
+	// hint follows Slurm's words: the numbers and the fix.
+	hint string
 }
 
-func refused(code int) outcome { return outcome{code, updateWords[code]} }
+func refused(code int) outcome { return outcome{code: code, words: updateWords[code]} }
 
 func (u *jobUpdate) refused(r api.UpdateResult, code int) api.UpdateResult {
 	r.Code, r.Error = code, updateWords[code]
@@ -449,6 +458,11 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 	if code != 0 {
 		return refused(code)
 	}
+	if u.fields != nil {
+		// Refused after the job's own checks (finished, whose), as
+		// _update_job tests the fields after them.
+		return *u.fields
+	}
 	if u.snap != nil && (cur.Partition != j.Partition || u.ch.Gres != nil || u.ch.GPUs != nil) {
 		if o := u.check(cur); o.code != 0 {
 			return o
@@ -456,7 +470,7 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 	}
 	if err := tx.PutJob(cur); err != nil {
 		u.d.log.Error("updating a job", "job", j.ID, "err", err)
-		return outcome{codeInvalidJobID, err.Error()}
+		return outcome{code: codeInvalidJobID, words: err.Error()}
 	}
 	if cur.State == slurm.Running && cur.TimeLimit != j.TimeLimit {
 		u.limited = append(u.limited, cur)
@@ -494,7 +508,7 @@ func (u *jobUpdate) check(j store.Job) outcome {
 	var se *sched.SubmitError
 	if errors.As(err, &se) && !se.Retry {
 		u.d.log.Info("update refused", "job", j.ID, "why", se.Detail)
-		return outcome{cmp.Or(int(se.Code), codeBadGres), se.Msg}
+		return outcome{code: cmp.Or(int(se.Code), codeBadGres), words: se.Msg}
 	}
 	return outcome{}
 }

@@ -392,6 +392,9 @@ func (g gen) schedulerParameters() string {
 		parts = append(parts, "bf_continue")
 	}
 	parts = append(parts, "default_queue_depth="+strconv.Itoa(s.DefaultQueueDepth))
+	if s.MaxScriptSize != 0 && s.MaxScriptSize != config.DefaultMaxScriptSize {
+		parts = append(parts, "max_script_size="+strconv.Itoa(s.MaxScriptSize))
+	}
 	return strings.Join(parts, ",")
 }
 

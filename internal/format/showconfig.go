@@ -144,6 +144,9 @@ func (c *ConfigView) schedulerParameters() string {
 	if sp.DefaultQueueDepth != 0 && sp.DefaultQueueDepth != 100 {
 		parts = append(parts, fmt.Sprintf("default_queue_depth=%d", sp.DefaultQueueDepth))
 	}
+	if sp.MaxScriptSize != 0 && sp.MaxScriptSize != config.DefaultMaxScriptSize {
+		parts = append(parts, fmt.Sprintf("max_script_size=%d", sp.MaxScriptSize))
+	}
 	if len(parts) == 0 {
 		return "(null)"
 	}

@@ -166,9 +166,12 @@ func printSubmitError(err error, testOnly bool, w io.Writer) int {
 	last := lines[len(lines)-1]
 	if testOnly {
 		fmt.Fprintf(w, "allocation failure: %s\n", last)
-		return 1
+	} else {
+		fmt.Fprintf(w, "sbatch: error: Batch job submission failed: %s\n", last)
 	}
-	fmt.Fprintf(w, "sbatch: error: Batch job submission failed: %s\n", last)
+	if le.Hint != "" {
+		fmt.Fprintf(w, "sbatch: error: %s\n", le.Hint)
+	}
 	return 1
 }
 
@@ -258,18 +261,32 @@ func readJob(prog string, args []string, sio cmdio.IO, cfg *config.Config) (*job
 		fmt.Fprintln(sio.Stdout, "gpu\nshard")
 		return nil, 0
 	}
+	// The script is read only up to max_script_size, which slurmctld
+	// would refuse it beyond: a 100 MB script is refused before it is
+	// read, in the controller's words.
+	limit := config.DefaultMaxScriptSize
+	if cfg != nil {
+		limit = cfg.SchedulerParameters.MaxScript()
+	}
 	var body []byte
 	switch {
 	case cl.HasWrap:
 	case cl.Stdin:
-		if body, err = io.ReadAll(sio.Stdin); err != nil {
+		if body, err = readLimited(sio.Stdin, limit); err != nil {
 			fmt.Fprintf(sio.Stderr, "%s: error: reading the script from standard input: %v\n", prog, err)
 			return nil, 1
 		}
+		if len(body) > limit {
+			return nil, scriptTooBig(prog, sio.Stderr, fmt.Sprintf("the batch script on standard input is more than max_script_size (%d bytes); make it smaller: have it read its data from files instead of holding them", limit))
+		}
 	default:
-		if body, err = readScript(cl.Script, sio); err != nil {
+		var size int64
+		if body, size, err = readScript(cl.Script, sio, limit); err != nil {
 			fmt.Fprintf(sio.Stderr, "%s: error: Unable to open file %s\n", prog, cl.Script)
 			return nil, 1
+		}
+		if size > int64(limit) {
+			return nil, scriptTooBig(prog, sio.Stderr, api.ScriptTooBig(size, limit))
 		}
 	}
 	maxArray := 0
@@ -312,18 +329,57 @@ func getent(db, key string) bool {
 
 // readScript opens the script operand as sbatch does: the path as given,
 // else a bare name looked up in $PATH (search_path in src/sbatch/opt.c).
-func readScript(name string, sio cmdio.IO) ([]byte, error) {
-	body, err := sio.ReadFile(name)
+// It reads at most limit bytes: a file larger than that (by its size, or
+// by what it held when read) is returned unread or cut, with its size.
+func readScript(name string, sio cmdio.IO, limit int) ([]byte, int64, error) {
+	body, size, err := readFileLimited(name, limit)
 	if err == nil || strings.ContainsRune(name, '/') {
-		return body, err
+		return body, size, err
 	}
 	path, _ := sio.Getenv("PATH")
 	for _, dir := range filepath.SplitList(path) {
-		if b, e := sio.ReadFile(filepath.Join(dir, name)); e == nil {
-			return b, nil
+		if b, n, e := readFileLimited(filepath.Join(dir, name), limit); e == nil {
+			return b, n, nil
 		}
 	}
-	return nil, err
+	return nil, 0, err
+}
+
+// readFileLimited reads the file name unless its size is over limit, and
+// then at most limit+1 bytes of it (it may have grown). The size returned
+// is the file's, or what was read when that is more.
+func readFileLimited(name string, limit int) ([]byte, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.IsDir() {
+		return nil, 0, fmt.Errorf("%s is a directory", name)
+	}
+	if st.Mode().IsRegular() && st.Size() > int64(limit) {
+		return nil, st.Size(), nil
+	}
+	body, err := readLimited(f, limit)
+	return body, max(st.Size(), int64(len(body))), err
+}
+
+// readLimited reads r to its end, or to limit+1 bytes: more than limit
+// means too much.
+func readLimited(r io.Reader, limit int) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, int64(limit)+1))
+}
+
+// scriptTooBig prints the refusal of a script over max_script_size as
+// sbatch prints slurmctld's (_test_job_desc_fields), then the hint.
+func scriptTooBig(prog string, w io.Writer, hint string) int {
+	fmt.Fprintf(w, "%s: error: Batch job submission failed: %s\n", prog, api.WordsPathnameTooLong)
+	fmt.Fprintf(w, "%s: error: %s\n", prog, hint)
+	return 1
 }
 
 // PrintJobError prints a jobscript error in sbatch's words, then where it
