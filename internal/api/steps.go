@@ -97,6 +97,11 @@ type StepEnd struct {
 	Run      int             `json:"run"`
 	State    slurm.JobState  `json:"state"`
 	ExitCode jobrec.ExitCode `json:"exit_code"`
+	// UserCPU and SystemCPU are the CPU time the step's tasks used (and
+	// their children that they waited for): sacct's UserCPU, SystemCPU
+	// and TotalCPU.
+	UserCPU   time.Duration `json:"user_cpu,omitempty"`
+	SystemCPU time.Duration `json:"system_cpu,omitempty"`
 }
 
 // JobEnding answers GET PathSteps?job=N: whether the job is being ended

@@ -84,7 +84,8 @@ func runStepIn(o *srunOpts, sio IO, join bool, a *allocRun) int {
 	}
 	tr := &taskRun{o: o, sio: sio, st: *st, info: info, forward: interactiveEnv(base)}
 	rc, state := tr.run(c, base, sigs)
-	end := api.StepEnd{JobID: st.JobID, StepID: st.StepID, Run: st.Run, State: state, ExitCode: exitCodeOf(rc)}
+	end := api.StepEnd{JobID: st.JobID, StepID: st.StepID, Run: st.Run, State: state, ExitCode: exitCodeOf(rc),
+		UserCPU: time.Duration(tr.userCPU.Load()), SystemCPU: time.Duration(tr.sysCPU.Load())}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	if err := c.Do(ctx, "POST", api.PathStepsEnd, end, nil); err != nil {

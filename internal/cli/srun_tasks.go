@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,6 +69,9 @@ type taskRun struct {
 	// forward: the job is interactive, so signals that reach srun come
 	// from people, and go on to the tasks.
 	forward bool
+	// userCPU and sysCPU sum the tasks' CPU times (nanoseconds), as
+	// their waits report them, for the step's accounting.
+	userCPU, sysCPU atomic.Int64
 
 	cmds []*exec.Cmd
 	// childEnds are the tasks' ends of pipes and files, which srun closes
@@ -379,6 +383,12 @@ func (tr *taskRun) wait(i int, cmd *exec.Cmd) {
 		ws = syscall.WaitStatus(1 << 8)
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			tr.userCPU.Add(ru.Utime.Nano())
+			tr.sysCPU.Add(ru.Stime.Nano())
+		}
+	}
 	tr.exits <- taskExit{task: i, ws: ws}
 }
 

@@ -151,6 +151,10 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 	delete(d.gpuUse, id)
 	d.mu.Unlock()
 	usage := d.chargeUntil(ctx, endTime(st))
+	var stepsUser, stepsSys time.Duration
+	if cur, err := d.st.Job(ctx, id); err == nil {
+		stepsUser, stepsSys = d.stepsCPU(ctx, cur)
+	}
 	var j store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
@@ -169,7 +173,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		if err := tx.PutJob(j); err != nil {
 			return err
 		}
-		return tx.PutStep(batchStep(j, st))
+		return tx.PutStep(batchStep(j, st, stepsUser, stepsSys))
 	})
 	if err != nil {
 		return err
@@ -260,7 +264,11 @@ func cudaOOM(path string) bool {
 }
 
 // batchStep is the N.batch line of sacct for a run.
-func batchStep(j store.Job, st stepd.Status) store.Step {
+//
+// Its CPU time is what the supervisor's reaped processes used less what
+// the run's steps' tasks did (stepsCPU): srun's tasks are the batch
+// shell's descendants, but their time is their steps', as in Slurm.
+func batchStep(j store.Job, st stepd.Status, stepsUser, stepsSys time.Duration) store.Step {
 	end := st.Batch.End
 	if end.IsZero() {
 		end = j.End
@@ -269,7 +277,25 @@ func batchStep(j store.Job, st stepd.Status) store.Step {
 		JobID: j.ID, Run: j.Restarts, ID: "batch", Name: "batch",
 		State: st.Batch.State, Start: j.Start, End: end,
 		ExitCode: parseExit(st.Batch.ExitCode), NTasks: 1, MaxRSS: st.PeakRSS,
+		UserCPU: max(st.Batch.UserCPU-stepsUser, 0), SystemCPU: max(st.Batch.SystemCPU-stepsSys, 0),
 	}
+}
+
+// stepsCPU sums the CPU time of the steps (srun) of j's current run.
+func (d *Daemon) stepsCPU(ctx context.Context, j store.Job) (user, sys time.Duration) {
+	recs, err := d.st.Records(ctx, store.Filter{IDs: []uint32{j.ID}})
+	if err != nil {
+		return 0, 0
+	}
+	for _, r := range recs {
+		for _, s := range r.Steps {
+			if s.JobID == j.ID && s.Run == j.Restarts && s.ID != "batch" {
+				user += s.UserCPU
+				sys += s.SystemCPU
+			}
+		}
+	}
+	return user, sys
 }
 
 // requeue ends a run and puts the job back to PENDING under the same id,
@@ -279,6 +305,7 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 	now := time.Now()
 	d.releaseGPUs(j, now)
 	usage := d.chargeUntil(ctx, endTime(st))
+	stepsUser, stepsSys := d.stepsCPU(ctx, j)
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(j.ID)
 		if err != nil {
@@ -293,7 +320,7 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 		if err := tx.PutJob(cur); err != nil {
 			return err
 		}
-		if err := tx.PutStep(batchStep(cur, st)); err != nil {
+		if err := tx.PutStep(batchStep(cur, st, stepsUser, stepsSys)); err != nil {
 			return err
 		}
 		_, err = tx.Requeue(j.ID, now)

@@ -399,7 +399,7 @@ func (d *Daemon) endStep(ctx context.Context, req *localapi.Request[api.StepEnd]
 			state = slurm.Cancelled
 		}
 	}
-	if err := d.endStepAs(ctx, e.JobID, e.Run, e.StepID, state, e.ExitCode); err != nil {
+	if err := d.endStepAs(ctx, e.JobID, e.Run, e.StepID, state, e.ExitCode, e.UserCPU, e.SystemCPU); err != nil {
 		return nil, err
 	}
 	return map[string]string{"status": "ok"}, nil
@@ -408,7 +408,7 @@ func (d *Daemon) endStep(ctx context.Context, req *localapi.Request[api.StepEnd]
 // endStepAs takes a step out of the table and records its end; a step the
 // table does not know (the daemon restarted meanwhile) is completed from
 // its stored record.
-func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state slurm.JobState, exit store.ExitCode) error {
+func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state slurm.JobState, exit store.ExitCode, cpu ...time.Duration) error {
 	x := d.extras()
 	x.mu.Lock()
 	var s *activeStep
@@ -424,6 +424,9 @@ func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state
 	}
 	x.mu.Unlock()
 	rec := store.Step{JobID: jobID, Run: run, ID: strconv.Itoa(id), State: state, End: time.Now(), ExitCode: exit}
+	if len(cpu) == 2 {
+		rec.UserCPU, rec.SystemCPU = max(cpu[0], 0), max(cpu[1], 0)
+	}
 	if s != nil {
 		rec.Name, rec.NTasks, rec.Start = s.name, s.ntasks, s.start
 	} else {

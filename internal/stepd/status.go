@@ -67,6 +67,13 @@ type StepStatus struct {
 	State    slurm.JobState `json:"state"`
 	ExitCode string         `json:"exit_code"`
 	End      time.Time      `json:"end,omitzero"`
+	// UserCPU and SystemCPU are the CPU time of every process of the job
+	// that was reaped (the supervisor's own children's, RUSAGE_CHILDREN:
+	// the batch shell and all it waited for, srun's tasks included, and
+	// the orphans the supervisor reaped). The daemon takes the steps'
+	// own times from them to get the batch step's.
+	UserCPU   time.Duration `json:"user_cpu,omitempty"`
+	SystemCPU time.Duration `json:"system_cpu,omitempty"`
 }
 
 // Ending is why and how the supervisor ended a job.

@@ -655,6 +655,10 @@ func (sv *supervisor) status(launchErr error) Status {
 	}
 	st.Killed = !sv.killedAt.IsZero()
 	st.PeakRSS = sv.tr.peakRSS()
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
+		st.Batch.UserCPU, st.Batch.SystemCPU = time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+	}
 	return st
 }
 
