@@ -298,8 +298,13 @@ func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 			continue
 		}
 		// A process that outlived its job keeps the GPU from the next
-		// one: it dies now (the supervisor already gave it KillWait).
+		// one: it dies now (the supervisor already gave it KillWait),
+		// once verified as the job's (survivors.go).
 		for _, pid := range rel.Survivors {
+			if !survivorOf(pid, d.releasing[uint32(n)].Ended) {
+				d.log.Warn("not killing a GPU process that cannot be verified as the job's", "job", id, "pid", pid)
+				continue
+			}
 			d.log.Warn("killing a process that outlived its job", "job", id, "pid", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
