@@ -185,6 +185,10 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	script := r.Script
 	j.Request.Script = ""
 	ids, err := d.st.Submit(ctx, []store.NewJob{{Job: j, Script: script, Env: req.Body.Env}})
+	if errors.Is(err, store.ErrFull) {
+		// Refused, not half-taken: nothing of the job was recorded.
+		return api.Submitted{}, &localapi.Error{Status: http.StatusServiceUnavailable, Message: err.Error()}
+	}
 	if err != nil {
 		return api.Submitted{}, fmt.Errorf("saving the job: %w", err)
 	}

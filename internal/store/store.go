@@ -42,7 +42,34 @@ var (
 	ErrClosed = errors.New("state store is closed")
 	// ErrNotFound: no job (or array task) with that id.
 	ErrNotFound = errors.New("no such job")
+	// ErrFull: the state directory's disk has no room to record a change
+	// (SQLite's SQLITE_FULL, ENOSPC). Nothing of the change is recorded.
+	ErrFull = errors.New("state disk is full")
 )
+
+// diskFull says whether err is SQLite's or the system's "no space".
+func diskFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "database or disk is full") || strings.Contains(msg, "SQLITE_FULL") ||
+		strings.Contains(msg, "no space left on device")
+}
+
+// full gives err, when it is a full disk, a message that says so and what
+// to do, and makes errors.Is(err, ErrFull) true.
+func (s *Store) full(err error) error {
+	if !diskFull(err) || errors.Is(err, ErrFull) {
+		return err
+	}
+	dir := filepath.Dir(s.path)
+	return kindError(ErrFull, "the state disk is full: %s has no room to record this (%v); nothing of it was recorded. Free space there (df -h %s): running jobs go on, and slurm-lite records again as soon as there is room",
+		dir, err, dir)
+}
 
 // Store is the daemon's durable state: one SQLite database in WAL mode under
 // the state directory. It is safe for concurrent use. Writes go through one

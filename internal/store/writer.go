@@ -208,7 +208,7 @@ func (s *Store) commit(batch []*request) {
 	results := make([]result, len(live))
 	sqlTx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		answerAll(live, fmt.Errorf("starting a transaction on %s: %w", s.path, err))
+		answerAll(live, s.full(fmt.Errorf("starting a transaction on %s: %w", s.path, err)))
 		return
 	}
 	now := time.Now()
@@ -222,12 +222,12 @@ func (s *Store) commit(batch []*request) {
 			// committed, and the requests left must not run outside a
 			// transaction.
 			sqlTx.Rollback()
-			answerAll(live, fmt.Errorf("writing to %s: the transaction was rolled back: %w", s.path, lost))
+			answerAll(live, s.full(fmt.Errorf("writing to %s: the transaction was rolled back: %w", s.path, lost)))
 			return
 		}
 	}
 	if err := sqlTx.Commit(); err != nil {
-		answerAll(live, fmt.Errorf("committing to %s: %w", s.path, err))
+		answerAll(live, s.full(fmt.Errorf("committing to %s: %w", s.path, err)))
 		return
 	}
 	s.commits.Add(1)
@@ -235,6 +235,7 @@ func (s *Store) commit(batch []*request) {
 	// change in the cache.
 	s.refreshCache(touched)
 	for i, r := range live {
+		results[i].err = s.full(results[i].err)
 		r.done <- results[i]
 	}
 }
