@@ -57,7 +57,7 @@ test-slurm: build
 ## test-clients: submitit, dask-jobqueue and Snakemake's --slurm each run
 ## their own workflow against a fresh daemon on simulated GPUs
 ## (scripts/test-clients; Debian's python3-cloudpickle, python3-distributed
-## and snakemake, the clients' sources in ../shared/clients or CLIENTS_DIR)
+## and snakemake; the clients' sources in testdata/clients/src or CLIENTS_DIR)
 test-clients: build
 	@scripts/test-clients
 
