@@ -127,6 +127,10 @@ type Daemon struct {
 	// timeoutChecks are the jobs whose supervisors are being asked
 	// whether their limits ended them (ending.go).
 	timeoutChecks map[uint32]bool
+	// unsettled are the jobs whose ends could not be recorded (a full
+	// disk), with what their stop was meant to lead to: each pass tries
+	// again (finish.go).
+	unsettled map[uint32]string
 }
 
 // Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;

@@ -57,7 +57,31 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 		after = afterFromStatus(status)
 	}
 	if err := d.settle(ctx, j, status, after); err != nil {
-		d.log.Error("recording the end of a job", "job", id, "err", err)
+		// Kept, and tried again by every pass until it is recorded (a
+		// full state disk): the status file stays where it is.
+		d.log.Error("recording the end of a job; trying again at the next pass", "job", id, "err", err)
+		d.mu.Lock()
+		if d.unsettled == nil {
+			d.unsettled = map[uint32]string{}
+		}
+		d.unsettled[id] = after
+		d.mu.Unlock()
+	}
+}
+
+// settleAgain tries again to record the ends that could not be recorded.
+func (d *Daemon) settleAgain(ctx context.Context) {
+	d.mu.Lock()
+	again := d.unsettled
+	d.unsettled = nil
+	for id, after := range again {
+		if after != "" {
+			d.after[id] = after
+		}
+	}
+	d.mu.Unlock()
+	for id := range again {
+		d.finish(ctx, id)
 	}
 }
 

@@ -172,6 +172,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 			d.limitWake.Reset(wait)
 		}
 	}
+	d.settleAgain(ctx)
 	gs := d.sample(now, jobs)
 	d.checkIdle(ctx, now, jobs, gs)
 	d.sweepCheckpoints(ctx, now)

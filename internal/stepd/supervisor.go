@@ -669,13 +669,37 @@ func (sv *supervisor) finish(launchErr error) error {
 		sv.stepdError(fmt.Sprintf("Detected %d oom-kill event(s) in StepId=%d.batch. "+
 			"Some of your processes may have been killed by the cgroup out-of-memory handler.", st.OOMKills, sv.spec.JobID))
 	}
-	if err := writeStatus(sv.dir, st); err != nil {
-		sv.log.Print(err)
-		return err
+	// The status is the job's end as it happened (its exit code, why it
+	// ended): the daemon has no other source. A disk with no room for it
+	// must not turn the job into a lost one (NODE_FAIL, requeued, run a
+	// second time), so the supervisor keeps it, answering its control
+	// socket with it, and writes it as soon as it can.
+	for attempt := 0; ; attempt++ {
+		err := writeStatus(sv.dir, st)
+		if err == nil {
+			break
+		}
+		if attempt == 0 {
+			sv.log.Printf("job %d: cannot write its final status (%v): keeping it, and trying again every %v", sv.spec.JobID, err, statusRetry)
+		}
+		timer := time.NewTimer(statusRetry)
+	wait:
+		for {
+			select {
+			case c := <-sv.calls:
+				c.reply <- Reply{Status: &st}
+			case <-timer.C:
+				break wait
+			}
+		}
 	}
 	sv.log.Printf("job %d: %s %s", sv.spec.JobID, st.State, st.ExitCode)
 	return nil
 }
+
+// statusRetry is how often a final status that could not be written is
+// tried again.
+const statusRetry = time.Second
 
 // cleanup closes the control socket (answering late callers that the job
 // has ended) and removes the cgroup and the spool directory.

@@ -1,0 +1,171 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// A job that ends while the state disk is full keeps its end: its
+// supervisor holds the status it cannot write, the daemon answers squeue
+// and refuses submissions saying why, and once there is room the job is
+// recorded as it ended (its real exit code), once: not lost, not requeued,
+// not run a second time. A real daemon, a real job, a real full tmpfs.
+func TestAJobEndingOnAFullStateDiskKeepsItsEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a daemon and a real job")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	dir := t.TempDir()
+	disk := filepath.Join(dir, "disk")
+	if err := os.Mkdir(disk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", disk).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", disk).CombinedOutput(); err != nil {
+			t.Errorf("umount: %v: %s", err, out)
+		}
+	})
+	conf := filepath.Join(dir, "conf.toml")
+	sock := filepath.Join(dir, "d.sock")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`SocketPath        = %q
+StateSaveLocation = %q
+KillWait          = 1
+GPUSampleInterval = 1
+
+[Node]
+NodeName   = "gpu01"
+CPUs       = 2
+RealMemory = "2G"
+GPUs       = "none"
+`, sock, filepath.Join(disk, "state"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: logs}) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("daemon: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", logs.String())
+		}
+	}()
+	var c *localapi.Client
+	waitUntil(t, 20*time.Second, "the daemon's socket", func() bool {
+		var err error
+		c, err = localapi.Dial(sock)
+		return err == nil
+	})
+	submit := func(script string) (uint32, error) {
+		req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\n" + script + "\n"),
+			Command: jobscript.CommandLine{Script: "job.sh"}, Now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Output = "/dev/null"
+		var out api.Submitted
+		err = c.Do(context.Background(), "POST", api.PathJobs, api.Submit{Request: *req, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: dir}, &out)
+		return out.JobID, err
+	}
+	job := func(id uint32) api.Job {
+		var jobs []api.Job
+		if err := c.Do(context.Background(), "GET", fmt.Sprintf("%s?id=%d", api.PathJobs, id), nil, &jobs); err != nil || len(jobs) == 0 {
+			t.Fatalf("job %d: %v (%d rows)", id, err, len(jobs))
+		}
+		return jobs[0]
+	}
+
+	started := filepath.Join(dir, "started")
+	id, err := submit("touch " + started + "; sleep 3; exit 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its script runs (RUNNING is committed before the supervisor starts).
+	waitUntil(t, 20*time.Second, "the job's script running", func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	})
+
+	ballast := filepath.Join(disk, "ballast")
+	f, err := os.Create(ballast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+	f.Close()
+
+	// The job's script ends (at 3 s) with the disk full: squeue still
+	// answers, the job is not lost, and a submission is refused, saying why.
+	time.Sleep(5 * time.Second)
+	if j := job(id); j.State != slurm.Running {
+		t.Fatalf("with the disk full the job is %s; its end cannot be recorded yet, so it stays RUNNING", j.State)
+	}
+	_, err = submit("true")
+	var le *localapi.Error
+	if !errors.As(err, &le) || le.Status != 503 || !strings.Contains(le.Message, "the state disk is full") {
+		t.Fatalf("a submission on a full disk: %v, want a 503 saying the disk is full", err)
+	}
+
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 30*time.Second, "the job's end recorded", func() bool { return job(id).State.Finished() })
+	j := job(id)
+	if j.State != slurm.Failed || j.ExitCode.String() != "3:0" || j.Restarts != 0 {
+		for _, f := range []string{"status.json", "stepd.log"} {
+			b, _ := os.ReadFile(filepath.Join(disk, "state", "jobs", fmt.Sprint(id), "run-0", f))
+			t.Logf("%s:\n%s", f, b)
+		}
+		t.Fatalf("recorded %s exit %s after %d restarts; it ended FAILED 3:0, once", j.State, j.ExitCode, j.Restarts)
+	}
+	var recs []store.Record
+	if err := c.Do(context.Background(), "GET", fmt.Sprintf("%s?id=%d&dups=1", api.PathAccounting, id), nil, &recs); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("%d runs in accounting; the job ran once", len(recs))
+	}
+	if id2, err := submit("true"); err != nil || id2 <= id {
+		t.Fatalf("a submission once there is room: %d, %v", id2, err)
+	}
+}
+
+func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
