@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 
@@ -372,9 +373,11 @@ func (m *sacctmgr) configPath() string {
 	return path
 }
 
-// config asks the daemon for the configuration in force, once.
-func (m *sacctmgr) config() (*mgrData, bool) {
-	if m.data != nil {
+// config asks the daemon for the configuration in force, once, or again
+// when users are named: they hold the implicit association even before
+// their first job, which the daemon knows to list only when asked.
+func (m *sacctmgr) config(users ...string) (*mgrData, bool) {
+	if m.data != nil && len(users) == 0 {
 		return m.data, true
 	}
 	if m.failed {
@@ -389,7 +392,11 @@ func (m *sacctmgr) config() (*mgrData, bool) {
 		m.client = c
 	}
 	var ac api.Config
-	if err := getJSON(m.client, api.PathConfig, nil, &ac); err != nil {
+	var q url.Values
+	if len(users) > 0 {
+		q = url.Values{"user": users}
+	}
+	if err := getJSON(m.client, api.PathConfig, q, &ac); err != nil {
 		m.failed, m.exitCode = true, daemonError("sacctmgr", err, m.sio)
 		return nil, false
 	}

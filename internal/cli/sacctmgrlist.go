@@ -246,7 +246,7 @@ func (m *sacctmgr) listUsers(argv []string) {
 	if !ok {
 		return
 	}
-	d, ok := m.config()
+	d, ok := m.config(c.names...)
 	if !ok {
 		return
 	}
@@ -366,7 +366,7 @@ func (m *sacctmgr) listAssocs(argv []string) {
 	if !ok {
 		return
 	}
-	d, ok := m.config()
+	d, ok := m.config(c.users...)
 	if !ok {
 		return
 	}

@@ -90,7 +90,11 @@ func Sshare(args []string, sio IO) int {
 	if err := getJSON(c, api.PathConfig, nil, &ac); err != nil {
 		return sshareError(err, sio)
 	}
-	if err := getJSON(c, api.PathShares, nil, &rows); err != nil {
+	var q url.Values
+	if len(a.users) > 0 {
+		q = url.Values{"user": a.users} // they hold the implicit association, jobs or not
+	}
+	if err := getJSON(c, api.PathShares, q, &rows); err != nil {
 		return sshareError(err, sio)
 	}
 	if ac.Config != nil {

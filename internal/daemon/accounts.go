@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"net/url"
+	"os/user"
 	"slices"
 	"sync"
 
@@ -39,6 +41,23 @@ func (d *Daemon) known() *knownUsers {
 		knownBy[d] = k
 	}
 	return k
+}
+
+// namedUsers are the users a query names (user=NAME, repeated) that exist
+// on this machine: sacctmgr list user NAME and sshare -u NAME ask about
+// users who may have run nothing yet, and every user holds the implicit
+// association.
+func namedUsers(q url.Values) []string {
+	var out []string
+	for i, name := range q["user"] {
+		if i == 100 {
+			break
+		}
+		if u, err := user.Lookup(name); err == nil {
+			out = append(out, u.Username)
+		}
+	}
+	return out
 }
 
 // noteUser records a user who submitted a job.

@@ -814,7 +814,7 @@ func (d *Daemon) configInForce(ctx context.Context, req *localapi.Request[struct
 	d.mu.Lock()
 	out := api.Config{Config: d.cfg, Path: d.cfgPath, Boot: d.boot, GPUs: d.gsnap.Comment}
 	d.mu.Unlock()
-	out.ImplicitUsers = d.implicitUsers(ctx, out.Config, req.Caller.User)
+	out.ImplicitUsers = d.implicitUsers(ctx, out.Config, append(namedUsers(req.Query), req.Caller.User)...)
 	return out, nil
 }
 
@@ -825,7 +825,7 @@ func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([
 		return nil, err
 	}
 	snap.Usage = d.usageNow(snap)
-	snap.Users = d.implicitUsers(ctx, d.config(), req.Caller.User)
+	snap.Users = d.implicitUsers(ctx, d.config(), append(namedUsers(req.Query), req.Caller.User)...)
 	v := d.viewer(req.Caller)
 	var out []api.ShareRow
 	for _, r := range sched.FairShareTree(snap) {
