@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients demo install clean gpu-check
+.PHONY: all build test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install clean gpu-check
 
 all: build
 
@@ -60,6 +60,13 @@ test-slurm: build
 ## and snakemake; the clients' sources in testdata/clients/src or CLIENTS_DIR)
 test-clients: build
 	@scripts/test-clients
+
+## test-faults: a full state disk, a stopped, a killed and a restarted
+## daemon, a killed supervisor, oversized request bodies and a deleted
+## database, each under load, with nothing lost, doubled or made up after
+## each (scripts/test-faults; root, a tmpfs; docs/reliability.md)
+test-faults: build
+	@scripts/test-faults
 
 ## demo: build, start with defaults in a temporary directory, run the examples
 demo: build
