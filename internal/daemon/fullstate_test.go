@@ -130,6 +130,13 @@ GPUs       = "none"
 	if j := job(id); j.State != slurm.Running {
 		t.Fatalf("with the disk full the job is %s; its end cannot be recorded yet, so it stays RUNNING", j.State)
 	}
+	// scancel says why it has nothing to do: the job has ended (Slurm's
+	// ESLURM_ALREADY_DONE, which scancel -v prints).
+	var res api.Results
+	if err := c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{fmt.Sprint(id)}}, &res); err != nil ||
+		len(res.Results) != 1 || res.Results[0].Code != codeAlreadyDone {
+		t.Fatalf("scancel of a job whose end waits for room: %+v %v, want ESLURM_ALREADY_DONE", res, err)
+	}
 	_, err = submit("true")
 	var le *localapi.Error
 	if !errors.As(err, &le) || le.Status != 503 || !strings.Contains(le.Message, "the state disk is full") {

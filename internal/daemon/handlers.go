@@ -513,9 +513,14 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		}
 	case j.State == slurm.Running:
 		rep, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by})
-		if err != nil {
+		switch {
+		case err != nil:
 			r.Code, r.Error = codeAlreadyDone, err.Error()
-		} else if rep.Status != nil {
+		case rep.Status != nil && rep.Status.State.Finished():
+			// It has ended; its end waits to be recorded (a full state
+			// disk): nothing is left to cancel.
+			r.Code, r.Error = codeAlreadyDone, "Job/step already completing or completed"
+		case rep.Status != nil:
 			// COMPLETING at once, CANCELLED in accounting (ending.go).
 			d.markEnding(ctx, j, rep.Status.Ending)
 		}
