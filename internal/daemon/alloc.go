@@ -538,7 +538,8 @@ func (a *allocation) pids() []int {
 func (a *allocation) signal(sig syscall.Signal, skip ...int) int {
 	n := 0
 	for _, p := range a.pids() {
-		if !slices.Contains(skip, p) && syscall.Kill(p, sig) == nil {
+		// Never 0 or 1 (kill(0) is the daemon's own group).
+		if p > 1 && !slices.Contains(skip, p) && syscall.Kill(p, sig) == nil {
 			n++
 		}
 	}
@@ -591,7 +592,9 @@ func (a *allocation) killAll() {
 	if cg == "" {
 		a.mu.Lock()
 		for g := range a.groups {
-			_ = syscall.Kill(-g, syscall.SIGKILL)
+			if g > 1 { // kill(-1) is every process
+				_ = syscall.Kill(-g, syscall.SIGKILL)
+			}
 		}
 		a.mu.Unlock()
 	}

@@ -200,11 +200,13 @@ func (t *tracker) pids() []int {
 	return slices.Compact(set)
 }
 
-// signal sends sig to pids; it returns how many it reached.
+// signal sends sig to pids; it returns how many it reached. A pid of 1 or
+// less is never signalled: kill(0) and kill(-1) name process groups and
+// every process, not a process.
 func signalPIDs(pids []int, sig syscall.Signal) int {
 	n := 0
 	for _, p := range pids {
-		if syscall.Kill(p, sig) == nil {
+		if p > 1 && syscall.Kill(p, sig) == nil {
 			n++
 		}
 	}
