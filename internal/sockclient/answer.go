@@ -14,10 +14,11 @@ import (
 // wait for it forever; with a plain one, a request that takes long by
 // design (scontrol yield waits for NVML to see the GPUs released, srun for
 // room for its step) would fail on a healthy daemon. So a command waits
-// MessageTimeout (Slurm's name, 10 s by default) for its answer, and then
-// asks the daemon's ping route on a connection of its own, once every
-// MessageTimeout: while pings are answered it waits on; the first that is
-// not ends the request with a *NotAnsweringError.
+// half of MessageTimeout (Slurm's name, 10 s by default) for its answer,
+// and then asks the daemon's ping route on a connection of its own, every
+// half MessageTimeout, each ping given the other half: while pings are
+// answered it waits on; the first that is not ends the request with a
+// *NotAnsweringError, MessageTimeout after the daemon last answered.
 
 // pingPath is the daemon's liveness route (api.PathPing; this package
 // links nothing of the daemon's).
@@ -70,13 +71,15 @@ func Ping(socket string, timeout time.Duration) error {
 	return nil // an answer, even a refusal, is an answer
 }
 
-// Watch pings the daemon every timeout until stop is called; when a ping
-// is not answered it calls dead once, and stops.
+// Watch pings the daemon every half timeout until stop is called, each
+// ping given the other half; when a ping is not answered it calls dead
+// once, and stops.
 func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) (stop func()) {
 	done := make(chan struct{})
 	var once sync.Once
+	half := max(timeout/2, time.Millisecond)
 	go func() {
-		t := time.NewTimer(timeout)
+		t := time.NewTimer(half)
 		defer t.Stop()
 		for {
 			select {
@@ -85,7 +88,8 @@ func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) 
 			case <-t.C:
 			}
 			var na *NotAnsweringError
-			if err := Ping(socket, timeout); errors.As(err, &na) {
+			if err := Ping(socket, half); errors.As(err, &na) {
+				na.Timeout = timeout
 				select {
 				case <-done:
 				default:
@@ -93,7 +97,7 @@ func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) 
 				}
 				return
 			}
-			t.Reset(timeout)
+			t.Reset(half)
 		}
 	}()
 	return func() { once.Do(func() { close(done) }) }
