@@ -60,15 +60,17 @@ func Ping(socket string, timeout time.Duration) error {
 	c.peer = func(p int) { pid = p }
 	err := c.Do(ctx, "GET", pingPath, nil, nil)
 	var ue *UnreachableError
+	var le *Error
 	switch {
-	case err == nil:
-		return nil
+	case err == nil, errors.As(err, &le):
+		return nil // an answer, even a refusal, is an answer
 	case errors.As(err, &ue):
 		return err
-	case ctx.Err() != nil:
-		return &NotAnsweringError{Socket: socket, Timeout: timeout, PID: pid}
 	}
-	return nil // an answer, even a refusal, is an answer
+	// No answer: the deadline passed (the socket's deadline may fire a
+	// moment before the context's, so the error is the read's timeout,
+	// not the context's), or the connection broke.
+	return &NotAnsweringError{Socket: socket, Timeout: timeout, PID: pid}
 }
 
 // Watch pings the daemon every half timeout until stop is called, each
