@@ -22,7 +22,10 @@ func smallDisk(t *testing.T, size string) string {
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
+			t.Logf("umount %s: %v: %s; detaching it lazily", dir, err, out)
+			if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
+				t.Errorf("umount -l %s: %v: %s", dir, err, out)
+			}
 		}
 	})
 	return dir
