@@ -27,21 +27,6 @@ type knownUsers struct {
 	set    map[string]bool
 }
 
-var (
-	knownMu sync.Mutex
-	knownBy = map[*Daemon]*knownUsers{}
-)
-
-func (d *Daemon) known() *knownUsers {
-	knownMu.Lock()
-	defer knownMu.Unlock()
-	k := knownBy[d]
-	if k == nil {
-		k = &knownUsers{set: map[string]bool{}}
-		knownBy[d] = k
-	}
-	return k
-}
 
 // namedUsers are the users a query names (user=NAME, repeated) that exist
 // on this machine: sacctmgr list user NAME and sshare -u NAME ask about
@@ -62,10 +47,13 @@ func namedUsers(q url.Values) []string {
 
 // noteUser records a user who submitted a job.
 func (d *Daemon) noteUser(name string) {
-	k := d.known()
+	k := &d.users
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if name != "" {
+		if k.set == nil {
+			k.set = map[string]bool{}
+		}
 		k.set[name] = true
 	}
 }
@@ -77,13 +65,16 @@ func (d *Daemon) implicitUsers(ctx context.Context, cfg *config.Config, extra ..
 	if cfg.HasAccounts() && !cfg.AllowUnlistedUsers {
 		return nil
 	}
-	k := d.known()
+	k := &d.users
 	k.mu.Lock()
 	if !k.loaded {
 		users, err := d.st.Users(ctx)
 		if err != nil {
 			d.log.Error("reading the store's users", "err", err)
 		} else {
+			if k.set == nil {
+				k.set = map[string]bool{}
+			}
 			for _, u := range users {
 				k.set[u] = true
 			}

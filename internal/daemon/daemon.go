@@ -127,6 +127,8 @@ type Daemon struct {
 	// timeoutChecks are the jobs whose supervisors are being asked
 	// whether their limits ended them (ending.go).
 	timeoutChecks map[uint32]bool
+	// users are the users the store has seen (accounts.go); their own lock.
+	users knownUsers
 	// unsettled are the jobs whose ends could not be recorded (a full
 	// disk), with what their stop was meant to lead to: each pass tries
 	// again (finish.go).
