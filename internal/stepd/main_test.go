@@ -24,6 +24,8 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(os.Args[1:]))
 	case "daemon":
 		os.Exit(fakeDaemon(os.Args[1:]))
+	case "haschildren":
+		os.Exit(hasChildrenCheck())
 	}
 	os.Exit(m.Run())
 }
