@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -134,13 +135,16 @@ func listen(path string) (*net.UnixListener, error) {
 
 // serve answers connections on ln through calls until done is closed or
 // ln is.
-func serve(ln *net.UnixListener, calls chan<- call, done <-chan struct{}) {
+// Each connection is counted in conns until its answer is written, so that
+// the supervisor, once the job has ended, waits for the answers it gave
+// (a cancel's, whose kill ends the job at once) before it exits.
+func serve(ln *net.UnixListener, calls chan<- call, done <-chan struct{}, conns *sync.WaitGroup) {
 	for {
 		c, err := ln.AcceptUnix()
 		if err != nil {
 			return
 		}
-		go handleConn(c, calls, done)
+		conns.Go(func() { handleConn(c, calls, done) })
 	}
 }
 
@@ -168,7 +172,14 @@ func handleConn(c *net.UnixConn, calls chan<- call, done <-chan struct{}) {
 	case rep := <-cl.reply:
 		_ = enc.Encode(rep)
 	case <-done:
-		_ = enc.Encode(Reply{Error: "the job has ended"})
+		// The job may have ended because of this very request: its
+		// answer, if given, wins.
+		select {
+		case rep := <-cl.reply:
+			_ = enc.Encode(rep)
+		default:
+			_ = enc.Encode(Reply{Error: "the job has ended"})
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -144,6 +145,7 @@ type supervisor struct {
 	ln    *net.UnixListener
 	calls chan call
 	done  chan struct{}
+	conns sync.WaitGroup // control connections not yet answered
 	chld  chan os.Signal
 	sigs  chan os.Signal
 
@@ -211,7 +213,7 @@ func newSupervisor(spec *Spec, dir string, lg *log.Logger) (*supervisor, error) 
 }
 
 func (sv *supervisor) run() error {
-	go serve(sv.ln, sv.calls, sv.done)
+	go serve(sv.ln, sv.calls, sv.done, &sv.conns)
 	defer sv.cleanup()
 	if err := sv.startJob(); err != nil {
 		sv.log.Printf("job %d: launch failed: %v", sv.spec.JobID, err)
@@ -706,6 +708,16 @@ const statusRetry = time.Second
 func (sv *supervisor) cleanup() {
 	close(sv.done)
 	sv.ln.Close()
+	// Let the answers already given reach their callers (a cancel that
+	// killed the job at once is answered after the job ended), for a
+	// moment at most: a caller that does not read must not hold the
+	// supervisor.
+	answered := make(chan struct{})
+	go func() { sv.conns.Wait(); close(answered) }()
+	select {
+	case <-answered:
+	case <-time.After(time.Second):
+	}
 	if sv.errOut != nil {
 		sv.errOut.Close()
 	}
