@@ -9,19 +9,21 @@ CMDS    := $(notdir $(wildcard cmd/*))
 
 all: build
 
-## build: every command into ./bin
+## build: every command into ./bin. The Slurm commands and the job
+## supervisor are static binaries without cgo (they link none:
+## internal/importrules checks it); only slurmd-lite links cgo, for NVML.
 build:
 	@mkdir -p $(BINDIR)
-	$(GO) build -o $(BINDIR)/ ./cmd/...
-	@# The job supervisor, static (its net package would otherwise link
-	@# cgo for a resolver it never uses): it starts twice per job.
-	CGO_ENABLED=0 $(GO) build -o $(BINDIR)/ ./cmd/slurmstepd-lite
+	$(GO) build -o $(BINDIR)/ ./cmd/slurmd-lite
+	CGO_ENABLED=0 $(GO) build -o $(BINDIR)/ $(addprefix ./cmd/,$(filter-out slurmd-lite,$(CMDS)))
 
 ## test: vet, unit and end-to-end tests, then each fuzz target briefly
 test: vet unit fuzz
 
 vet:
 	$(GO) vet ./...
+	@# go.mod and go.sum say exactly what the code imports.
+	$(GO) mod tidy -diff
 
 unit:
 	$(GO) test -count=1 ./...

@@ -4,16 +4,17 @@ package main
 import (
 	"os"
 
-	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
 	"github.com/slurm-lite/slurm-lite/internal/export"
 	"github.com/slurm-lite/slurm-lite/internal/livereplay"
 	"github.com/slurm-lite/slurm-lite/internal/sim"
+	"github.com/slurm-lite/slurm-lite/internal/slurmdcmd"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 )
 
 func main() {
-	os.Exit(cli.SlurmdLite(os.Args[1:], cli.Stdio(), cli.Daemon{
+	os.Exit(slurmdcmd.Main(os.Args[1:], cmdio.Stdio(), slurmdcmd.Daemon{
 		Run:      daemon.Main,
 		Stepd:    stepd.Main,
 		Simulate: func(args []string) int { return sim.MainWith(args, os.Stdout, os.Stderr, livereplay.Runner) },

@@ -14,7 +14,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/benchsys"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // The benchmarks read their setting from the environment, which
@@ -176,8 +176,7 @@ func BenchmarkSubmitAPI(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c := localapi.NewClient(s.Socket)
-			defer c.Close()
+			c := sockclient.New(s.Socket)
 			parallel(b, n, func() error {
 				var resp api.Submitted
 				return c.Do(context.Background(), "POST", api.PathJobs, sub, &resp)
@@ -240,8 +239,7 @@ func fill(n int) func(*benchsys.System) error {
 			if err != nil {
 				return err
 			}
-			c := localapi.NewClient(s.Socket)
-			defer c.Close()
+			c := sockclient.New(s.Socket)
 			submit = func() error {
 				var resp api.Submitted
 				return c.Do(context.Background(), "POST", api.PathJobs, sub, &resp)

@@ -77,15 +77,7 @@ func BenchmarkSchedPass(b *testing.B) {
 // BenchmarkProcessStart is the floor under every command: starting and
 // ending a Go program that does nothing, from the same harness.
 func BenchmarkProcessStart(b *testing.B) {
-	dir := b.TempDir()
-	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	exe := filepath.Join(dir, "nothing")
-	if out, err := exec.Command("go", "build", "-o", exe, src).CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	exe := nothing(b)
 	var lat []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
@@ -95,4 +87,29 @@ func BenchmarkProcessStart(b *testing.B) {
 		lat = append(lat, time.Since(t0))
 	}
 	reportLatency(b, lat)
+}
+
+// BenchmarkProcessStartParallel is the floor under 8 submitters at once:
+// starts per second of the program that does nothing, 8 at a time.
+func BenchmarkProcessStartParallel(b *testing.B) {
+	exe := nothing(b)
+	parallel(b, 8, func() error { return exec.Command(exe).Run() })
+}
+
+// nothing builds a Go program that does nothing, as the commands are built
+// (static, without cgo), and returns its path.
+func nothing(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	exe := filepath.Join(dir, "nothing")
+	cmd := exec.Command("go", "build", "-o", exe, src)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return exe
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // System is a running scheduler that the benchmarks drive through its
@@ -131,8 +131,7 @@ Count  = %d
 		})
 		return stopErr
 	}
-	c := localapi.NewClient(sock)
-	defer c.Close()
+	c := sockclient.New(sock)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var jobs []api.Job

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/user"
 	"strconv"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // The job queries the commands make, which slurmd-lite answers:
@@ -56,13 +56,13 @@ import (
 // cancel: hold, release and requeue of each job string.
 
 // dial finds the daemon's socket in the configuration.
-func dial(prog string, sio IO) (*localapi.Client, *config.Config, int) {
+func dial(prog string, sio IO) (*sockclient.Client, *config.Config, int) {
 	cfg, _, err := config.Find("")
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
 		return nil, nil, 1
 	}
-	c := localapi.NewClient(cfg.SocketPath)
+	c := sockclient.New(cfg.SocketPath)
 	// A stopped or wedged daemon: the command says so after
 	// MessageTimeout instead of waiting for it (sockclient's answer.go).
 	c.SetMessageTimeout(cfg.MessageTimeout)
@@ -74,7 +74,7 @@ func dial(prog string, sio IO) (*localapi.Client, *config.Config, int) {
 const requestTimeout = 2 * time.Minute
 
 // getJobs asks the daemon for jobs.
-func getJobs(c *localapi.Client, q url.Values) ([]api.Job, error) {
+func getJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	path := api.PathJobs
@@ -88,7 +88,7 @@ func getJobs(c *localapi.Client, q url.Values) ([]api.Job, error) {
 }
 
 // post sends a cancel or control request.
-func post(c *localapi.Client, path string, in any) (api.Results, error) {
+func post(c *sockclient.Client, path string, in any) (api.Results, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	var out api.Results
@@ -148,9 +148,9 @@ func resultWords(r api.Result) string { return strerror(r.Code, r.Error) }
 // for a refusal the daemon made in Slurm's terms, its own message
 // otherwise, and the unreachable daemon's advice.
 func daemonError(prog string, err error, sio IO) int {
-	var ue *localapi.UnreachableError
-	var na *localapi.NotAnsweringError
-	var le *localapi.Error
+	var ue *sockclient.UnreachableError
+	var na *sockclient.NotAnsweringError
+	var le *sockclient.Error
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, ue.Error())
@@ -173,20 +173,15 @@ func newEnv(sio IO, cfg *config.Config) *format.Env {
 }
 
 func groupName(gid uint32) string {
-	g, err := user.LookupGroupId(strconv.FormatUint(uint64(gid), 10))
-	if err != nil {
-		return ""
-	}
-	return g.Name
+	return userdb.GroupName(gid)
 }
 
 // userID is Slurm's uid_from_string: a user name, or a number. Names the
 // configuration lists count too, with the uid unknown (-1), so that a lab's
 // users are known before their first login on this machine.
 func userID(name string, cfg *config.Config) (int64, bool) {
-	if u, err := user.Lookup(name); err == nil {
-		id, _ := strconv.ParseInt(u.Uid, 10, 64)
-		return id, true
+	if u, err := userdb.ByName(name); err == nil {
+		return int64(u.UID), true
 	}
 	if id, err := strconv.ParseUint(name, 10, 32); err == nil {
 		return int64(id), true
@@ -218,8 +213,6 @@ func (m userMatch) matches(name string, uid uint32) bool {
 func me() userMatch {
 	uid := os.Geteuid()
 	m := userMatch{uid: int64(uid)}
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		m.name = u.Username
-	}
+	m.name = userdb.Name(uint32(uid))
 	return m
 }

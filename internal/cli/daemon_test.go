@@ -19,7 +19,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // Commands for the end-to-end scripts, which run the real daemon and the
@@ -48,8 +48,7 @@ func cmdJobNote(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cfg, err := config.Load(ts.Getenv("SLURM_LITE_CONF"))
 	ts.Check(err)
-	c := localapi.NewClient(cfg.SocketPath)
-	defer c.Close()
+	c := sockclient.New(cfg.SocketPath)
 	var jobs []api.Job
 	ts.Check(c.Do(context.Background(), "GET", api.PathJobs+"?id="+id, nil, &jobs))
 	for _, j := range jobs {
@@ -143,8 +142,7 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cfg, err := config.Load(ts.Getenv("SLURM_LITE_CONF"))
 	ts.Check(err)
-	c := localapi.NewClient(cfg.SocketPath)
-	defer c.Close()
+	c := sockclient.New(cfg.SocketPath)
 	deadline := time.Now().Add(limit)
 	last := "unknown"
 	var lastJob api.Job

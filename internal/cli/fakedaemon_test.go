@@ -20,8 +20,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The client commands (squeue, scancel, sacct, scontrol) run as real
@@ -51,7 +51,7 @@ func TestClientScripts(t *testing.T) {
 // shows 0:09).
 type fakeState struct {
 	jobs    []api.Job
-	records []store.Record
+	records []jobrec.Record
 	// results answers cancel and control requests, by action ("cancel",
 	// "hold", ...) and job string; a job string missing here succeeds.
 	results map[string]map[string]api.Result
@@ -192,10 +192,10 @@ func (d *fakeDaemon) jobsFor(q url.Values) []api.Job {
 	return out
 }
 
-func (d *fakeDaemon) accounting(ctx context.Context, req *localapi.Request[struct{}]) ([]store.Record, error) {
+func (d *fakeDaemon) accounting(ctx context.Context, req *localapi.Request[struct{}]) ([]jobrec.Record, error) {
 	q := req.Query
 	d.record("GET", api.PathAccounting, q.Encode(), nil)
-	out := []store.Record{}
+	out := []jobrec.Record{}
 	for _, r := range d.state().records {
 		j := r.Job
 		if !r.Latest && q.Get("dups") != "1" {

@@ -2,19 +2,18 @@ package cli
 
 import (
 	"io"
-	"os/user"
-	"strconv"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
-	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // squeueJSON is squeue --json: as 22.05's squeue, it dumps every job the
 // daemon holds (finished ones still kept included), whatever the other
 // options say.
-func squeueJSON(c *localapi.Client, cfg *config.Config, sio IO) int {
+func squeueJSON(c *sockclient.Client, cfg *config.Config, sio IO) int {
 	jobs, err := getJobs(c, nil)
 	if err != nil {
 		return loadJobsError("squeue", err, sio)
@@ -27,7 +26,7 @@ func squeueJSON(c *localapi.Client, cfg *config.Config, sio IO) int {
 // sacctJSON is sacct --json over the runs sacct selected (which, for
 // --json, include the earlier runs of requeued jobs); -X leaves the steps
 // out, as it sets skip_steps.
-func sacctJSON(recs []store.Record, noSteps bool, cfg *config.Config, sio IO) int {
+func sacctJSON(recs []jobrec.Record, noSteps bool, cfg *config.Config, sio IO) int {
 	if noSteps {
 		for i := range recs {
 			recs[i].Steps = nil
@@ -39,9 +38,5 @@ func sacctJSON(recs []store.Record, noSteps bool, cfg *config.Config, sio IO) in
 
 // userNameByID is getpwuid's name for uid, "" when there is none.
 func userNameByID(uid uint32) string {
-	u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10))
-	if err != nil {
-		return ""
-	}
-	return u.Username
+	return userdb.Name(uid)
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"os"
-	"os/user"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,7 +10,8 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/format"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // The node queries of sinfo and scontrol show node/partition/config:
@@ -33,7 +33,7 @@ func init() {
 }
 
 // get asks the daemon one GET question.
-func get(c *localapi.Client, path string, out any) error {
+func get(c *sockclient.Client, path string, out any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	return c.Do(ctx, "GET", path, nil, out)
@@ -47,7 +47,7 @@ type cluster struct {
 }
 
 // loadCluster fetches the node, its drains and the configuration.
-func loadCluster(c *localapi.Client) (*cluster, error) {
+func loadCluster(c *sockclient.Client) (*cluster, error) {
 	var cl cluster
 	if err := get(c, api.PathNode, &cl.node); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func loadCluster(c *localapi.Client) (*cluster, error) {
 		return nil, err
 	}
 	if cl.conf.Config == nil {
-		return nil, &localapi.Error{Message: "the daemon sent no configuration"}
+		return nil, &sockclient.Error{Message: "the daemon sent no configuration"}
 	}
 	return &cl, nil
 }
@@ -72,11 +72,7 @@ func (cl *cluster) view(now time.Time) *format.NodeView {
 
 // userName is getpwuid's name for uid, "" when there is none.
 func userName(uid uint32) string {
-	u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10))
-	if err != nil {
-		return ""
-	}
-	return u.Username
+	return userdb.Name(uid)
 }
 
 // shortHost is the host name up to its first dot.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/user"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,10 +17,11 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // sacctOptions is sacct's option table (src/sacct/options.c).
@@ -115,7 +115,6 @@ func Sacct(args []string, sio IO) int {
 	if c == nil {
 		return code
 	}
-	defer c.Close()
 	for _, u := range a.users {
 		if _, ok := userID(u, cfg); !ok {
 			fmt.Fprintf(sio.Stderr, "sacct: error: Invalid user id: %s\n", u)
@@ -129,7 +128,7 @@ func Sacct(args []string, sio IO) int {
 	recs = a.filter(recs)
 	// _sort_desc_submit_time, which sorts ascending: submission, array,
 	// task (none last), job id.
-	slices.SortStableFunc(recs, func(x, y store.Record) int {
+	slices.SortStableFunc(recs, func(x, y jobrec.Record) int {
 		return cmp.Or(x.Job.Submit.Compare(y.Job.Submit), cmp.Compare(x.Job.ArrayJobID, y.Job.ArrayJobID),
 			cmp.Compare(taskKey(&x.Job), taskKey(&y.Job)), cmp.Compare(x.Job.ID, y.Job.ID))
 	})
@@ -163,8 +162,8 @@ func Sacct(args []string, sio IO) int {
 	return 0
 }
 
-func taskKey(j *store.Job) int64 {
-	if j.ArrayTaskID == store.NoTask {
+func taskKey(j *jobrec.Job) int64 {
+	if j.ArrayTaskID == jobrec.NoTask {
 		return 0xfffffffe // NO_VAL
 	}
 	return int64(j.ArrayTaskID)
@@ -379,7 +378,7 @@ func parseAcctSels(spec string) ([]acctSel, bool) {
 }
 
 // fetch asks the daemon for the runs.
-func (a *sacctArgs) fetch(c *localapi.Client, cfg *config.Config) ([]store.Record, error) {
+func (a *sacctArgs) fetch(c *sockclient.Client, cfg *config.Config) ([]jobrec.Record, error) {
 	q := url.Values{}
 	for _, s := range a.jobs {
 		q.Add("id", strconv.FormatUint(uint64(s.id), 10))
@@ -390,8 +389,8 @@ func (a *sacctArgs) fetch(c *localapi.Client, cfg *config.Config) ([]store.Recor
 		for _, u := range a.users {
 			q.Add("user", acctUserName(u, cfg))
 		}
-	} else if u, err := user.Current(); err == nil {
-		q.Add("user", u.Username)
+	} else if u, err := userdb.ByID(uint32(os.Getuid())); err == nil {
+		q.Add("user", u.Name)
 	}
 	for _, st := range a.states {
 		q.Add("state", string(st))
@@ -414,7 +413,7 @@ func (a *sacctArgs) fetch(c *localapi.Client, cfg *config.Config) ([]store.Recor
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	var recs []store.Record
+	var recs []jobrec.Record
 	err := c.Do(ctx, "GET", api.PathAccounting+"?"+q.Encode(), nil, &recs)
 	return recs, err
 }
@@ -422,8 +421,8 @@ func (a *sacctArgs) fetch(c *localapi.Client, cfg *config.Config) ([]store.Recor
 // acctUserName is the name a -u item stands for (a name, or a uid).
 func acctUserName(u string, cfg *config.Config) string {
 	if _, err := strconv.ParseUint(u, 10, 32); err == nil {
-		if pw, err := user.LookupId(u); err == nil {
-			return pw.Username
+		if id, _ := strconv.ParseUint(u, 10, 32); userdb.Name(uint32(id)) != "" {
+			return userdb.Name(uint32(id))
 		}
 	}
 	return u
@@ -432,7 +431,7 @@ func acctUserName(u string, cfg *config.Config) string {
 // filter keeps what sacct shows of the daemon's answer, which may be
 // wider: the jobs and tasks asked for, their runs (all of them with -D),
 // and every other filter.
-func (a *sacctArgs) filter(recs []store.Record) []store.Record {
+func (a *sacctArgs) filter(recs []jobrec.Record) []jobrec.Record {
 	out := recs[:0]
 	for _, r := range recs {
 		j := &r.Job
@@ -479,7 +478,7 @@ func (a *sacctArgs) filter(recs []store.Record) []store.Record {
 }
 
 // matches is the -j test of one run: its job id, array id or task.
-func (s acctSel) matches(j *store.Job) bool {
+func (s acctSel) matches(j *jobrec.Job) bool {
 	switch {
 	case s.task < 0:
 		return s.id == j.ID || s.id == j.ArrayJobID
@@ -491,7 +490,7 @@ func (s acctSel) matches(j *store.Job) bool {
 
 // stepsOnly lists the steps asked for of a job when only steps of it were
 // (-j N.S): then its own line is not printed.
-func (a *sacctArgs) stepsOnly(j *store.Job) []string {
+func (a *sacctArgs) stepsOnly(j *jobrec.Job) []string {
 	var steps []string
 	for _, s := range a.jobs {
 		if !s.matches(j) {

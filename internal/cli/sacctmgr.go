@@ -12,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // sacctmgr shows slurm-lite's accounts, users, associations, QOS, cluster
@@ -52,7 +52,7 @@ type sacctmgr struct {
 	exitCode  int
 	exit      bool
 
-	client *localapi.Client
+	client *sockclient.Client
 	cfg    *config.Config
 	path   string // the configuration file ("" for the built-in defaults)
 	data   *mgrData
@@ -93,11 +93,6 @@ func Sacctmgr(args []string, sio IO) int {
 			return 0
 		}
 	}
-	defer func() {
-		if m.client != nil {
-			m.client.Close()
-		}
-	}()
 	if ops := p.Operands(); len(ops) > 0 {
 		m.command(ops)
 		return m.exitCode

@@ -13,7 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // sallocOnly are salloc's options that are not a job's.
@@ -74,7 +74,6 @@ func Salloc(args []string, sio IO) int {
 	if c == nil {
 		return code
 	}
-	defer c.Close()
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, srunSignals...)
 	defer signal.Stop(sigs)
@@ -94,7 +93,7 @@ func Salloc(args []string, sio IO) int {
 // runAllocCommand runs salloc's command in a process group of its own, in
 // the terminal's foreground when there is one, and waits for it. revoked
 // says that the job was ended under it (scancel, its time limit).
-func runAllocCommand(c *localapi.Client, a *api.Allocation, command []string, sio IO, sigs chan os.Signal) (rc int, revoked bool) {
+func runAllocCommand(c *sockclient.Client, a *api.Allocation, command []string, sio IO, sigs chan os.Signal) (rc int, revoked bool) {
 	path, err := lookPath(command[0], a.Env)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "salloc: error: _fork_command: Unable to find command \"%s\"\n", command[0])

@@ -3,7 +3,6 @@ package cli
 import (
 	"io"
 
-	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sbatch"
 )
 
@@ -15,12 +14,6 @@ const slurmVersion = sbatch.Version
 // cmd/sbatch calls directly so that the binary does not link this package
 // (see there); tests drive it here with the other commands.
 func Sbatch(args []string, sio IO) int { return sbatch.Main(args, sio) }
-
-// readJob reads a job as sbatch does (sbatch.ReadJob), for slurmd-lite
-// parse and salloc.
-func readJob(prog string, args []string, sio IO) (*jobscript.Request, int) {
-	return sbatch.ReadJob(prog, args, sio)
-}
 
 // printJobError prints a jobscript error in sbatch's words
 // (sbatch.PrintJobError).

@@ -12,9 +12,9 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // scancelOptions is scancel's option table (src/scancel/opt.c).
@@ -79,7 +79,6 @@ func Scancel(args []string, sio IO) int {
 	if c == nil {
 		return code
 	}
-	defer c.Close()
 	if a.defaultOpts() {
 		// Only ids: each goes to the daemon as written (_signal_job_by_str).
 		var texts []string
@@ -282,7 +281,7 @@ func (a *scancelArgs) defaultOpts() bool {
 // _cancel_job_id does: errors for unknown and finished jobs are said only
 // with -v, and do not count when cancelling; the exit code is the highest
 // Slurm error number (the shell keeps its low 8 bits: 2002 is 210).
-func (a *scancelArgs) cancel(c *localapi.Client, jobs []string, sio IO) int {
+func (a *scancelArgs) cancel(c *sockclient.Client, jobs []string, sio IO) int {
 	if len(jobs) == 0 {
 		return 0
 	}
@@ -328,7 +327,7 @@ func (a *scancelArgs) cancel(c *localapi.Client, jobs []string, sio IO) int {
 // loaded, the ids checked against them (an unknown one is an error even
 // without -v), the filters applied, and the jobs left cancelled by id,
 // pending ones first.
-func (a *scancelArgs) cancelFiltered(c *localapi.Client, cfg *config.Config, sio IO) int {
+func (a *scancelArgs) cancelFiltered(c *sockclient.Client, cfg *config.Config, sio IO) int {
 	q := url.Values{}
 	for _, id := range a.ids {
 		q.Add("id", strconv.FormatUint(uint64(id.job), 10))

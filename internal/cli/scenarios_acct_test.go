@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // acctJob is one run in an accounting scenario, written compactly:
@@ -18,7 +18,7 @@ import (
 type acctJob string
 
 // record builds the run, started at start and lasting for run.
-func (a acctJob) record(submit, start time.Time, run time.Duration) store.Record {
+func (a acctJob) record(submit, start time.Time, run time.Duration) jobrec.Record {
 	f := strings.Fields(string(a))
 	idPart, name, user, part, state, exit := f[0], f[1], f[2], f[3], f[4], f[5]
 	b := newJob(0, name).user(user).submitted(submit)
@@ -29,7 +29,7 @@ func (a acctJob) record(submit, start time.Time, run time.Duration) store.Record
 		b.task(arrayID, task)
 	}
 	st, _ := slurm.ParseJobState(state)
-	var steps []store.Step
+	var steps []jobrec.Step
 	for _, s := range f[6:] {
 		if by, ok := strings.CutPrefix(s, "by="); ok {
 			uid, _ := strconv.ParseUint(by, 10, 32)
@@ -39,7 +39,7 @@ func (a acctJob) record(submit, start time.Time, run time.Duration) store.Record
 		}
 		p := strings.Split(s, ":")
 		sst, _ := slurm.ParseJobState(p[1])
-		steps = append(steps, store.Step{JobID: jobID, ID: p[0], Name: p[0], State: sst, NTasks: 1,
+		steps = append(steps, jobrec.Step{JobID: jobID, ID: p[0], Name: p[0], State: sst, NTasks: 1,
 			Start: start, End: start.Add(run), ExitCode: exitOf(p[2] + ":" + p[3])})
 	}
 	if len(steps) > 0 {
@@ -48,7 +48,7 @@ func (a acctJob) record(submit, start time.Time, run time.Duration) store.Record
 		b.j.State, b.j.End = st, submit
 	}
 	b.j.ExitCode = exitOf(exit)
-	return store.Record{Job: b.j.Job, Latest: true, Steps: steps}
+	return jobrec.Record{Job: b.j.Job, Latest: true, Steps: steps}
 }
 
 // parseAcctID reads "7", "8_3" (task 3 of array 8, job id 8) or
@@ -68,11 +68,11 @@ func parseAcctID(s string) (arrayID uint32, task int, jobID uint32) {
 	return arrayID, task, jobID
 }
 
-func exitOf(s string) store.ExitCode {
+func exitOf(s string) jobrec.ExitCode {
 	st, sig, _ := strings.Cut(s, ":")
 	a, _ := strconv.Atoi(st)
 	b, _ := strconv.Atoi(sig)
-	return store.ExitCode{Status: a, Signal: b}
+	return jobrec.ExitCode{Status: a, Signal: b}
 }
 
 // anchorDay are the first recording's runs, in submission order
@@ -125,14 +125,14 @@ var anchorDay = []acctJob{
 // that goldens show in detail get their recorded times; 43 and 38 also
 // have their earlier runs (sacct -D). late=1 adds job 47, recorded after
 // the others.
-func anchorRecords(now time.Time, opt map[string]string) []store.Record {
+func anchorRecords(now time.Time, opt map[string]string) []jobrec.Record {
 	base := at("08:49:00")
-	var recs []store.Record
+	var recs []jobrec.Record
 	for i, a := range anchorDay {
 		submit := base.Add(time.Duration(i) * time.Second)
 		recs = append(recs, a.record(submit, submit, time.Second))
 	}
-	byID := func(id uint32) *store.Record {
+	byID := func(id uint32) *jobrec.Record {
 		for i := range recs {
 			if recs[i].Job.ID == id {
 				return &recs[i]
@@ -149,7 +149,7 @@ func anchorRecords(now time.Time, opt map[string]string) []store.Record {
 	r.Steps[0].End = at("08:53:52")
 	// 43 ran twice: requeued after 2 s, then cancelled after 2 s.
 	r = byID(43)
-	first := store.Record{Job: r.Job, Steps: []store.Step{r.Steps[0]}}
+	first := jobrec.Record{Job: r.Job, Steps: []jobrec.Step{r.Steps[0]}}
 	setRun(&first, at("08:51:08"), at("08:51:10"))
 	first.Job.State, first.Job.CancelledBy = slurm.Requeued, nil
 	first.Job.Submit = at("08:48:01")
@@ -174,7 +174,7 @@ func anchorRecords(now time.Time, opt map[string]string) []store.Record {
 }
 
 // setRun sets a run's start and end, and its steps'.
-func setRun(r *store.Record, start, end time.Time) {
+func setRun(r *jobrec.Record, start, end time.Time) {
 	r.Job.Start, r.Job.End = start, end
 	for i := range r.Steps {
 		r.Steps[i].Start, r.Steps[i].End = start, end

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The sixth recording (job ids around 26300, golden/README.md "Command shapes
@@ -156,7 +156,7 @@ func oodJob(f []string, now time.Time) api.Job {
 		}
 		b.j.Alloc.Mem = int64(tresCount(f[oodTRES], "mem")) << 20
 		for i := range tresCount(f[oodTRES], "gres/gpu") {
-			b.j.Alloc.GPUs = append(b.j.Alloc.GPUs, store.GPUAlloc{Index: i, UUID: fmt.Sprint("GPU-", i)})
+			b.j.Alloc.GPUs = append(b.j.Alloc.GPUs, jobrec.GPUAlloc{Index: i, UUID: fmt.Sprint("GPU-", i)})
 		}
 	}
 	if st == slurm.Cancelled {
@@ -209,7 +209,7 @@ func g6Later(jobs []api.Job, now time.Time, moment string) []api.Job {
 		case 26383: // the record becomes task 2 when it starts
 			j.ArrayPending, j.ArrayLimit, j.ArrayTasks, j.ArrayTaskID = nil, 0, "", 2
 			j.State, j.Reason, j.Start = slurm.Running, slurm.ReasonNone, now.Add(-time.Second)
-			j.Alloc = store.Alloc{Node: "gpu01", CPUs: []int{2}, Mem: 1000 << 20}
+			j.Alloc = jobrec.Alloc{Node: "gpu01", CPUs: []int{2}, Mem: 1000 << 20}
 		case 26384:
 			j.State, j.End = slurm.Cancelled, now.Add(-2*time.Second)
 		}

@@ -4,10 +4,10 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The --json recordings (golden squeue_json, sacct_json) were made on the
@@ -31,7 +31,7 @@ func (b *jobBuilder) dependsOn(spec string) *jobBuilder {
 // does with --gpus=16 and --mem=200G.
 func (b *jobBuilder) refused(at time.Time) *jobBuilder {
 	b.j.State, b.j.Reason, b.j.End = slurm.Failed, slurm.ReasonBadConstraints, at
-	b.j.ExitCode = store.ExitCode{Signal: 1}
+	b.j.ExitCode = jobrec.ExitCode{Signal: 1}
 	b.j.NumCPUs, b.j.NumTasks = 0, 0
 	return b
 }
@@ -61,7 +61,7 @@ func jsonQueue(now time.Time) []api.Job {
 	j21 := done(21, "hello", 3, t1).build()
 	j21.Partition, j21.Limit = "scavenger", 24*time.Hour
 	j7 := done(7, "fail3", 4, t0).command(g + "/fail.sh").build()
-	j7.State, j7.Reason, j7.ExitCode = slurm.Failed, slurm.ReasonNonZeroExitCode, store.ExitCode{Status: 3}
+	j7.State, j7.Reason, j7.ExitCode = slurm.Failed, slurm.ReasonNonZeroExitCode, jobrec.ExitCode{Status: 3}
 	wrap := func(b *jobBuilder) *jobBuilder { return b.command("(null)") }
 	ran := now.Add(-4 * time.Second)
 	pend := now.Add(-2 * time.Second)
@@ -80,7 +80,7 @@ func jsonQueue(now time.Time) []api.Job {
 		throttled(done(15, "hello", 10, t0).task(9, 1), 2).build(),
 		throttled(done(22, "hello", 0, t1).task(9, 2), 2).build(),
 		throttled(done(9, "hello", 1, t1).task(9, 3), 2).build(),
-		newJob(10, "sleeper").user("root").dir(g).command(g+"/sleep.sh").submitted(t0).held(store.HoldUser).
+		newJob(10, "sleeper").user("root").dir(g).command(g+"/sleep.sh").submitted(t0).held(jobrec.HoldUser).
 			cancelledPending(slurm.ReasonJobHeldUser, now.Add(-8*time.Second)).build(),
 		newJob(16, "hello").user("root").dir(g).command(g+"/hello.sh").submitted(t1).dependsOn("afterok:10").
 			cancelledPending(slurm.ReasonDependency, now.Add(-8*time.Second)).build(),
@@ -95,7 +95,7 @@ func jsonQueue(now time.Time) []api.Job {
 		newJob(28, "bobgpu").user("bob").dir(bo).command("(null)").submitted(pend).pending(slurm.ReasonPriority).gpus(2).build(),
 		newJob(29, "afterbig").user("root").dir(g).command(g + "/hello.sh").submitted(pend).pending(slurm.ReasonDependency).
 			dependsOn("afterok:25").build(),
-		newJob(30, "held").user("root").dir(g).command(g + "/hello.sh").submitted(pend).held(store.HoldUser).build(),
+		newJob(30, "held").user("root").dir(g).command(g + "/hello.sh").submitted(pend).held(jobrec.HoldUser).build(),
 		newJob(31, "arr").user("root").dir(g).command(g+"/hello.sh").submitted(pend).pending(slurm.ReasonPriority).
 			arrayRecord([]int{0, 1, 2, 3}, 0).gpus(1).build(),
 	}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The jobs that single golden files show with scontrol show job and squeue,
@@ -18,7 +18,7 @@ import (
 
 func (b *jobBuilder) gpuAlloc(n int) *jobBuilder {
 	for i := range n {
-		b.j.Alloc.GPUs = append(b.j.Alloc.GPUs, store.GPUAlloc{Index: i, UUID: "GPU-" + strconv.Itoa(i)})
+		b.j.Alloc.GPUs = append(b.j.Alloc.GPUs, jobrec.GPUAlloc{Index: i, UUID: "GPU-" + strconv.Itoa(i)})
 	}
 	return b
 }
@@ -39,7 +39,7 @@ func (b *jobBuilder) limit(d time.Duration) *jobBuilder {
 func (b *jobBuilder) requeued(submit, begin time.Time) *jobBuilder {
 	b.j.State, b.j.Reason, b.j.Restarts = slurm.Pending, slurm.ReasonBeginTime, 1
 	b.j.Submit, b.j.Eligible, b.j.ExpectedStart = submit, begin, begin
-	b.j.Start, b.j.End, b.j.Alloc = time.Time{}, time.Time{}, store.Alloc{}
+	b.j.Start, b.j.End, b.j.Alloc = time.Time{}, time.Time{}, jobrec.Alloc{}
 	return b
 }
 
@@ -84,7 +84,7 @@ func singleJobs(now time.Time) []api.Job {
 		j := &jobs[i]
 		switch j.ID {
 		case 40:
-			j.Reason, j.ExitCode = slurm.ReasonTimeLimit, store.ExitCode{Signal: 9}
+			j.Reason, j.ExitCode = slurm.ReasonTimeLimit, jobrec.ExitCode{Signal: 9}
 		case 43:
 			j.Restarts, j.Eligible = 1, at("08:53:11")
 		case 38:
@@ -93,7 +93,7 @@ func singleJobs(now time.Time) []api.Job {
 			j.Requeue, j.Request.CPUsPerTask, j.NumCPUs = false, 2, 2
 			j.Request.Comment = "nf_task"
 		case 26394:
-			j.Reason, j.ExitCode = slurm.ReasonJobLaunchFailure, store.ExitCode{Signal: 53}
+			j.Reason, j.ExitCode = slurm.ReasonJobLaunchFailure, jobrec.ExitCode{Signal: 53}
 		case 26410:
 			j.Request.Sharing, j.NumCPUs = jobscript.Exclusive, 16
 			j.Alloc.CPUs, j.Alloc.Mem = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, 16000<<20
@@ -135,9 +135,9 @@ func anchorMoments(jobs []api.Job, now time.Time, opt map[string]string) []api.J
 		j := &jobs[i]
 		switch {
 		case j.ID == 27 && opt["hold27"] == "admin":
-			j.Hold, j.Reason, j.Priority = store.HoldAdmin, slurm.ReasonJobHeldAdmin, 0
+			j.Hold, j.Reason, j.Priority = jobrec.HoldAdmin, slurm.ReasonJobHeldAdmin, 0
 		case j.ID == 27 && opt["hold27"] == "user":
-			j.Hold, j.Reason, j.Priority = store.HoldUser, slurm.ReasonJobHeldUser, 0
+			j.Hold, j.Reason, j.Priority = jobrec.HoldUser, slurm.ReasonJobHeldUser, 0
 		case j.ID == 27 && opt["hold27"] == "release":
 			j.Reason = slurm.ReasonNone
 		case j.ID == 25 && opt["requeue25"] == "1":

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The recorded cluster's users, with this machine's uids where it has them
@@ -43,8 +43,8 @@ type jobBuilder struct{ j api.Job }
 
 func newJob(id uint32, name string) *jobBuilder {
 	mem := uint64(1000)
-	b := &jobBuilder{j: api.Job{Job: store.Job{
-		ID: id, ArrayTaskID: store.NoTask, Name: name, User: "root",
+	b := &jobBuilder{j: api.Job{Job: jobrec.Job{
+		ID: id, ArrayTaskID: jobrec.NoTask, Name: name, User: "root",
 		Account: "lab", Partition: "gpu", QOS: "normal",
 		State: slurm.Pending, Reason: slurm.ReasonPriority, Requeue: true,
 		TimeLimit: slurmtime.Infinite,
@@ -88,7 +88,7 @@ func (b *jobBuilder) pending(r slurm.Reason) *jobBuilder {
 // running started the job at start on the node, holding CPU cpu.
 func (b *jobBuilder) running(start time.Time, cpu int) *jobBuilder {
 	b.j.State, b.j.Reason, b.j.Start = slurm.Running, slurm.ReasonNone, start
-	b.j.Alloc = store.Alloc{Node: "gpu01", CPUs: []int{cpu}, Mem: 1000 << 20}
+	b.j.Alloc = jobrec.Alloc{Node: "gpu01", CPUs: []int{cpu}, Mem: 1000 << 20}
 	return b
 }
 
@@ -106,10 +106,10 @@ func (b *jobBuilder) gpus(n uint64) *jobBuilder {
 
 func (b *jobBuilder) priority(p uint32) *jobBuilder { b.j.Priority = p; return b }
 
-func (b *jobBuilder) held(h store.Hold) *jobBuilder {
+func (b *jobBuilder) held(h jobrec.Hold) *jobBuilder {
 	b.j.Hold, b.j.Priority = h, 0
 	b.j.Reason = slurm.ReasonJobHeldUser
-	if h == store.HoldAdmin {
+	if h == jobrec.HoldAdmin {
 		b.j.Reason = slurm.ReasonJobHeldAdmin
 	}
 	b.j.Eligible = time.Time{}
@@ -166,7 +166,7 @@ func anchorJobs(now time.Time) []api.Job {
 		newJob(29, "afterbig").user("root").dir(g).files(g + "/slurm-29.out").command(g + "/hello.sh").
 			submitted(at("08:50:06")).pending(slurm.ReasonDependency).build(),
 		newJob(30, "held").user("root").dir(g).files(g + "/slurm-30.out").command(g + "/hello.sh").
-			submitted(at("08:50:06")).held(store.HoldUser).build(),
+			submitted(at("08:50:06")).held(jobrec.HoldUser).build(),
 		newJob(31, "arr").user("root").dir(g).files(g+"/slurm-31_4294967294.out").command(g+"/hello.sh").
 			submitted(at("08:50:06")).pending(slurm.ReasonPriority).arrayRecord([]int{0, 1, 2, 3}, 0).gpus(1).build(),
 	}

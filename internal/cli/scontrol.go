@@ -12,9 +12,9 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // scontrolOptions is scontrol's option table (src/scontrol/scontrol.c).
@@ -46,7 +46,7 @@ type scontrolArgs struct {
 	quiet    int // 1: -Q, -1: -v
 	exit     int
 	sio      IO
-	client   *localapi.Client
+	client   *sockclient.Client
 	env      *format.Env
 }
 
@@ -91,11 +91,6 @@ func Scontrol(args []string, sio IO) int {
 		return 1
 	}
 	s.run(cmd)
-	defer func() {
-		if s.client != nil {
-			s.client.Close()
-		}
-	}()
 	return s.exit
 }
 
@@ -256,7 +251,7 @@ func (s *scontrolArgs) hostlist(list string, ok, sorted bool) {
 // showJob is scontrol_print_job: one job (an id, or A_T), or all of them.
 func (s *scontrolArgs) showJob(id string, hasID bool) {
 	var jobID uint32
-	task := store.NoTask
+	task := jobrec.NoTask
 	if hasID {
 		for _, c := range id {
 			if (c < '0' || c > '9') && c != '_' && c != '+' {
@@ -283,7 +278,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 	}
 	jobs, err := getJobs(s.client, q)
 	if err == nil && jobID != 0 && len(jobs) == 0 {
-		err = &localapi.Error{Code: codeInvalidJobID}
+		err = &sockclient.Error{Code: codeInvalidJobID}
 	}
 	if err != nil {
 		s.exit = 1
@@ -300,8 +295,8 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 	printed := 0
 	for i := range jobs {
 		j := &jobs[i]
-		showTask := store.NoTask
-		if task != store.NoTask {
+		showTask := jobrec.NoTask
+		if task != jobrec.NoTask {
 			switch {
 			case j.ArrayRecord() && slices.Contains(j.ArrayPending, task):
 				showTask = task
@@ -316,7 +311,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 	io.WriteString(s.sio.Stdout, b.String())
 	if printed == 0 {
 		switch {
-		case hasID && task != store.NoTask:
+		case hasID && task != jobrec.NoTask:
 			s.exit = 1
 			if s.quiet != 1 {
 				fmt.Fprintf(s.sio.Stdout, "Job %d_%d not found\n", jobID, task)
@@ -393,7 +388,7 @@ func (s *scontrolArgs) controlByName(action, name string) {
 	var ids []string
 	for i := range jobs {
 		j := &jobs[i]
-		if j.Name != name || (j.State != "PENDING" && j.ArrayTaskID != store.NoTask) {
+		if j.Name != name || (j.State != "PENDING" && j.ArrayTaskID != jobrec.NoTask) {
 			continue
 		}
 		ids = append(ids, cancelName(j))

@@ -10,8 +10,8 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // scontrol show node, show partition, show config and update NodeName=.
@@ -161,7 +161,7 @@ func (s *scontrolArgs) showConfig() {
 // error: Invalid user id"): a refusal from the daemon in Slurm's words, or
 // in its own; an unreachable daemon as every command reports it.
 func callError(prog, call string, err error, sio IO) int {
-	var le *localapi.Error
+	var le *sockclient.Error
 	if errors.As(err, &le) {
 		fmt.Fprintf(sio.Stderr, "%s error: %s\n", call, strerror(le.Code, le.Message))
 		return 1
@@ -301,7 +301,7 @@ func (s *scontrolArgs) updateNode(args []string) {
 	defer cancel()
 	var out api.Drains
 	err := s.client.Do(ctx, "POST", api.PathNodeUpdate, u, &out)
-	var le *localapi.Error
+	var le *sockclient.Error
 	if word == stateWordUndrain && errors.As(err, &le) && le.Code == 2028 {
 		err = nil // nothing to undrain: Slurm clears a flag that is not set
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // scontrol update, for jobs (src/scontrol/scontrol.c _update_it and
@@ -319,7 +319,7 @@ func (s *scontrolArgs) currentLimit(jobStr string) (time.Duration, bool) {
 		return 0, false
 	}
 	id, rest := cstrtol(jobStr)
-	task := store.NoTask
+	task := jobrec.NoTask
 	if strings.HasPrefix(rest, "_") {
 		var t int64
 		t, rest = cstrtol(rest[1:])
@@ -338,13 +338,13 @@ func (s *scontrolArgs) currentLimit(jobStr string) (time.Duration, bool) {
 	if len(jobs) == 0 {
 		return fail("Job ID %s not found", jobStr)
 	}
-	if len(jobs) > 1 && task == store.NoTask {
+	if len(jobs) > 1 && task == jobrec.NoTask {
 		return fail("TimeLimit increment/decrement not supported for job arrays")
 	}
 	for _, j := range jobs {
 		switch {
 		case int64(j.ID) == id && j.ArrayJobID == 0,
-			j.ArrayJobID == uint32(id) && (task == store.NoTask || j.ArrayTaskID == task ||
+			j.ArrayJobID == uint32(id) && (task == jobrec.NoTask || j.ArrayTaskID == task ||
 				(j.ArrayRecord() && containsInt(j.ArrayPending, task))):
 			return j.Limit, true
 		}
@@ -384,7 +384,7 @@ func (s *scontrolArgs) jobsByName(name string, uid int64) (string, bool) {
 		if (uid >= 0 && int64(j.UID) != uid) || j.Name != name {
 			continue
 		}
-		if j.ArrayTaskID != store.NoTask {
+		if j.ArrayTaskID != jobrec.NoTask {
 			ids = append(ids, fmt.Sprintf("%d_%d", j.ArrayJobID, j.ArrayTaskID))
 		} else {
 			ids = append(ids, strconv.FormatUint(uint64(j.ID), 10))

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
+	"github.com/slurm-lite/slurm-lite/internal/slurmdcmd"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 )
 
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"sbatch": func() { os.Exit(Sbatch(os.Args[1:], testStdio())) },
 		"slurmd-lite": func() {
-			os.Exit(SlurmdLite(os.Args[1:], Stdio(), Daemon{Run: daemon.Main, Stepd: stepd.Main}))
+			os.Exit(slurmdcmd.Main(os.Args[1:], Stdio(), slurmdcmd.Daemon{Run: daemon.Main, Stepd: stepd.Main}))
 		},
 		"squeue":   func() { os.Exit(Squeue(os.Args[1:], testStdio())) },
 		"scancel":  func() { os.Exit(Scancel(os.Args[1:], testStdio())) },

@@ -8,7 +8,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
-	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 )
 
 func TestShareLines(t *testing.T) {
@@ -62,8 +62,8 @@ func TestPrioRows(t *testing.T) {
 		{JobID: "9_3", Partition: "gpu"},
 	}
 	pending := []api.Job{
-		{Job: store.Job{ID: 9, ArrayJobID: 9, ArrayTaskID: store.NoTask, ArrayPending: []int{0, 1}}},
-		{Job: store.Job{ID: 12, ArrayJobID: 9, ArrayTaskID: 3}},
+		{Job: jobrec.Job{ID: 9, ArrayJobID: 9, ArrayTaskID: jobrec.NoTask, ArrayPending: []int{0, 1}}},
+		{Job: jobrec.Job{ID: 12, ArrayJobID: 9, ArrayTaskID: 3}},
 	}
 	type row struct {
 		ID   uint32

@@ -16,8 +16,8 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 func init() { e2eCmds["showjob"] = cmdShowJob }
@@ -141,8 +141,7 @@ func runShowJobCommand(ts *testscript.TestScript, line string, extra map[string]
 func settleShowJob(ts *testscript.TestScript, id string, gone bool) {
 	cfg, err := config.Load(ts.Getenv("SLURM_LITE_CONF"))
 	ts.Check(err)
-	c := localapi.NewClient(cfg.SocketPath)
-	defer c.Close()
+	c := sockclient.New(cfg.SocketPath)
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		var jobs []api.Job

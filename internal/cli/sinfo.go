@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // sinfoOptions is sinfo's option table (src/sinfo/opts.c), with
@@ -91,7 +91,6 @@ func Sinfo(args []string, sio IO) int {
 	if c == nil {
 		return code
 	}
-	defer c.Close()
 	for {
 		if !a.json && !a.noHeader && (a.iterate > 0 || a.long) {
 			fmt.Fprintln(sio.Stdout, format.Date(sio.Now()))
@@ -349,15 +348,10 @@ func callerGroups() []string {
 	if os.Geteuid() == 0 {
 		return nil
 	}
-	u, err := user.Current()
-	if err != nil {
-		return []string{}
-	}
-	ids, _ := u.GroupIds()
 	names := []string{}
-	for _, id := range ids {
-		if g, err := user.LookupGroupId(id); err == nil {
-			names = append(names, g.Name)
+	for _, id := range userdb.CallerGroups() {
+		if n := userdb.GroupName(id); n != "" {
+			names = append(names, n)
 		}
 	}
 	return names

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os/user"
 	"strconv"
 	"strings"
 
@@ -12,8 +11,9 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // The priority queries sprio makes:
@@ -77,7 +77,6 @@ func Sprio(args []string, sio IO) int {
 	if c == nil {
 		return code
 	}
-	defer c.Close()
 	if a.clusters != "" && !knownClusters("sprio", a.clusters, cfg, sio) {
 		return 1
 	}
@@ -161,7 +160,7 @@ func prioRows(prios []api.PriorityRow, pending []api.Job) []format.PrioRow {
 	}
 	own := map[task]uint32{}
 	for _, j := range pending {
-		if j.ArrayJobID != 0 && j.ArrayTaskID != store.NoTask {
+		if j.ArrayJobID != 0 && j.ArrayTaskID != jobrec.NoTask {
 			own[task{j.ArrayJobID, j.ArrayTaskID}] = j.ID
 		}
 	}
@@ -346,13 +345,13 @@ func prioJobIDs(list string, sio IO) ([]uint32, bool) {
 func prioUsers(list string, sio IO) []string {
 	var names []string
 	for _, s := range splitNonEmpty(list) {
-		if u, err := user.Lookup(s); err == nil {
-			names = append(names, u.Username)
+		if u, err := userdb.ByName(s); err == nil {
+			names = append(names, u.Name)
 			continue
 		}
 		if _, err := strconv.ParseUint(s, 10, 32); err == nil {
-			if u, err := user.LookupId(s); err == nil {
-				names = append(names, u.Username)
+			if id, _ := strconv.ParseUint(s, 10, 32); userdb.Name(uint32(id)) != "" {
+				names = append(names, userdb.Name(uint32(id)))
 			}
 			continue
 		}

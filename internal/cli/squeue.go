@@ -94,7 +94,6 @@ func Squeue(args []string, sio IO) int {
 	if c == nil {
 		return code
 	}
-	defer c.Close()
 	a.resolveUsers(sio, cfg)
 	if a.json {
 		return squeueJSON(c, cfg, sio)

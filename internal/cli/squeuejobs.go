@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+
 	"net/url"
 	"slices"
 	"strings"
@@ -12,14 +12,14 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // show asks for the jobs and prints them once, as squeue's _print_job.
-func (a *squeueArgs) show(c *localapi.Client, cfg *config.Config, sio IO) int {
+func (a *squeueArgs) show(c *sockclient.Client, cfg *config.Config, sio IO) int {
 	f, warnings := a.parsedFormat()
 	sortSpec := a.sort
 	if sortSpec == "" {
@@ -31,7 +31,7 @@ func (a *squeueArgs) show(c *localapi.Client, cfg *config.Config, sio IO) int {
 	}
 	jobs, err := get(c, a.query())
 	if err == nil && len(a.jobs) == 1 && len(jobs) == 0 {
-		err = &localapi.Error{Code: codeInvalidJobID}
+		err = &sockclient.Error{Code: codeInvalidJobID}
 	}
 	if err != nil {
 		return loadJobsError("squeue", err, sio)
@@ -91,7 +91,7 @@ func (a *squeueArgs) lean(f format.Format, sortSpec string) bool {
 // (slurm_perror("slurm_load_jobs error")), or the daemon's advice when
 // there is no daemon.
 func loadJobsError(prog string, err error, sio IO) int {
-	var le *localapi.Error
+	var le *sockclient.Error
 	if errors.As(err, &le) && le.Code != 0 {
 		fmt.Fprintf(sio.Stderr, "slurm_load_jobs error: %s\n", strerror(le.Code, le.Message))
 		return 1
@@ -246,7 +246,7 @@ func combinePending(rows []format.Row) []format.Row {
 		merged := 0
 		for k := range rows {
 			t := &rows[k]
-			if k == i || t.Job == nil || t.Job.State != slurm.Pending || t.Task == store.NoTask || t.Tasks != "" ||
+			if k == i || t.Job == nil || t.Job.State != slurm.Pending || t.Task == jobrec.NoTask || t.Tasks != "" ||
 				t.Job.ArrayJobID != rec.Job.ArrayJobID || t.Job.Name != rec.Job.Name || t.Job.Partition != rec.Job.Partition {
 				continue
 			}
@@ -308,7 +308,7 @@ func hostsIntersect(hostlist, node string, st slurm.JobState) bool {
 
 // getSqueueJobs asks the daemon for jobs in squeue's compact form (the
 // query of getJobs): the fields api.SqueueJobs carries, the others zero.
-func getSqueueJobs(c *localapi.Client, q url.Values) ([]api.Job, error) {
+func getSqueueJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	path := api.PathSqueueJobs
@@ -317,8 +317,8 @@ func getSqueueJobs(c *localapi.Client, q url.Values) ([]api.Job, error) {
 	}
 	var list api.SqueueJobs
 	err := c.DoGob(ctx, "GET", path, nil, &list)
-	var le *localapi.Error
-	if errors.As(err, &le) && le.Status == http.StatusNotFound {
+	var le *sockclient.Error
+	if errors.As(err, &le) && le.Status == 404 {
 		// A daemon older than this command (binaries replaced while it
 		// runs) lists full records only.
 		return getJobs(c, q)

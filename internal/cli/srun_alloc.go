@@ -14,10 +14,10 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // Interactive allocations: srun and salloc outside a job submit a job
@@ -37,7 +37,7 @@ import (
 // allocRun is an interactive allocation srun holds: its client, its
 // signals and the job's environment.
 type allocRun struct {
-	c    *localapi.Client
+	c    *sockclient.Client
 	sigs chan os.Signal
 	env  []string
 }
@@ -85,7 +85,6 @@ func runAllocation(o *srunOpts, sio IO) int {
 	if c == nil {
 		return code
 	}
-	defer c.Close()
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, srunSignals...)
 	defer signal.Stop(sigs)
@@ -101,10 +100,10 @@ func runAllocation(o *srunOpts, sio IO) int {
 
 // endAllocation tells the daemon that the command ended with status rc
 // (srun's or a shell's: above 128 for a signal).
-func endAllocation(c *localapi.Client, prog string, id uint32, rc int, sio IO) {
-	exit := store.ExitCode{Status: rc}
+func endAllocation(c *sockclient.Client, prog string, id uint32, rc int, sio IO) {
+	exit := jobrec.ExitCode{Status: rc}
 	if rc > 128 {
-		exit = store.ExitCode{Signal: rc - 128}
+		exit = jobrec.ExitCode{Signal: rc - 128}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
@@ -116,7 +115,7 @@ func endAllocation(c *localapi.Client, prog string, id uint32, rc int, sio IO) {
 // allocate submits the interactive job and waits until it runs, saying
 // what srun (or salloc) says meanwhile. nil means the caller is done, with
 // code.
-func allocate(c *localapi.Client, prog string, req *jobscript.Request, command []string, sio IO, sigs chan os.Signal) (*api.Allocation, int) {
+func allocate(c *sockclient.Client, prog string, req *jobscript.Request, command []string, sio IO, sigs chan os.Signal) (*api.Allocation, int) {
 	if req.TestOnly {
 		fmt.Fprintf(sio.Stderr, "%s: error: --test-only is for sbatch in slurm-lite: use sbatch --test-only\n", prog)
 		return nil, 1
@@ -171,7 +170,7 @@ func allocate(c *localapi.Client, prog string, req *jobscript.Request, command [
 
 // allocError prints a refused allocation as srun and salloc do.
 func allocError(prog string, err error, sio IO) int {
-	var le *localapi.Error
+	var le *sockclient.Error
 	if !errors.As(err, &le) {
 		return daemonError(prog, err, sio)
 	}
@@ -190,7 +189,7 @@ func allocError(prog string, err error, sio IO) int {
 // waitAllocation asks once how the job stands, the daemon holding the
 // question up to wait seconds while the job is pending; a signal that
 // should end srun abandons it and is returned.
-func waitAllocation(c *localapi.Client, id uint32, wait int, sigs chan os.Signal) (*api.Allocation, syscall.Signal, error) {
+func waitAllocation(c *sockclient.Client, id uint32, wait int, sigs chan os.Signal) (*api.Allocation, syscall.Signal, error) {
 	path := fmt.Sprintf("%s?job=%d&wait=%d", api.PathAlloc, id, wait)
 	return untilSignal(sigs, func(ctx context.Context, a *api.Allocation) error {
 		return c.Do(ctx, "GET", path, nil, a)
@@ -223,7 +222,7 @@ func untilSignal[T any](sigs chan os.Signal, ask func(context.Context, *T) error
 }
 
 // cancelJob cancels a job that is no longer wanted.
-func cancelJob(c *localapi.Client, id uint32) {
+func cancelJob(c *sockclient.Client, id uint32) {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	_ = c.Do(ctx, "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.FormatUint(uint64(id), 10)}}, nil)

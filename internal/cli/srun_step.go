@@ -7,17 +7,17 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"os/user"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // stepAbortTime is Slurm's STEP_ABORT_TIME: srun waits KillWait plus this
@@ -53,7 +53,7 @@ func runStep(o *srunOpts, sio IO, join bool) int {
 // runStepIn is runStep with the client and signals of an allocation
 // already made (nil: its own).
 func runStepIn(o *srunOpts, sio IO, join bool, a *allocRun) int {
-	var c *localapi.Client
+	var c *sockclient.Client
 	sigs := make(chan os.Signal, 16)
 	if a != nil {
 		c, sigs = a.c, a.sigs
@@ -62,7 +62,6 @@ func runStepIn(o *srunOpts, sio IO, join bool, a *allocRun) int {
 		if c, _, code = dial("srun", sio); c == nil {
 			return code
 		}
-		defer c.Close()
 		signal.Notify(sigs, srunSignals...)
 		defer signal.Stop(sigs)
 	}
@@ -113,7 +112,7 @@ func interactiveEnv(env []string) bool {
 // wait for room (here a held request), and only then does srun say that
 // step creation is "temporarily disabled", before it says the step was
 // created, or "still disabled" when the wait ran out.
-func createStep(c *localapi.Client, o *srunOpts, sio IO, join bool, env []string, sigs chan os.Signal) (*api.Step, int) {
+func createStep(c *sockclient.Client, o *srunOpts, sio IO, join bool, env []string, sigs chan os.Signal) (*api.Step, int) {
 	req := stepRequest(o, join, env)
 	id := o.jobID
 	said := 0 // "disabled" messages printed
@@ -141,7 +140,7 @@ func createStep(c *localapi.Client, o *srunOpts, sio IO, join bool, env []string
 			}
 			return st, 0
 		}
-		var le *localapi.Error
+		var le *sockclient.Error
 		if !errors.As(err, &le) || le.Code == 0 {
 			return nil, daemonError("srun", err, sio)
 		}
@@ -178,7 +177,7 @@ func createStep(c *localapi.Client, o *srunOpts, sio IO, join bool, env []string
 
 // askStep sends one step request; a signal that would end srun (not
 // SIGCONT, SIGUSR1, SIGUSR2, SIGALRM) abandons it and is returned.
-func askStep(c *localapi.Client, req api.StepRequest, sigs chan os.Signal) (*api.Step, syscall.Signal, error) {
+func askStep(c *sockclient.Client, req api.StepRequest, sigs chan os.Signal) (*api.Step, syscall.Signal, error) {
 	return untilSignal(sigs, func(ctx context.Context, st *api.Step) error {
 		return c.Do(ctx, "POST", api.PathSteps, req, st)
 	})
@@ -190,7 +189,7 @@ const codeNodesBusy = 2016
 // run starts the tasks and sees them to their end: exits reported as srun
 // reports them, signals handled as srun's signal thread does. It returns
 // the tasks' worst status and the step's state for accounting.
-func (tr *taskRun) run(c *localapi.Client, base []string, sigs chan os.Signal) (syscall.WaitStatus, slurm.JobState) {
+func (tr *taskRun) run(c *sockclient.Client, base []string, sigs chan os.Signal) (syscall.WaitStatus, slurm.JobState) {
 	pipes := make(chan os.Signal, 4)
 	// srun's output may be a pipe that closes (srun | head): the write
 	// fails with EPIPE, which labelLines handles; the signal itself must
@@ -424,7 +423,7 @@ func (tr *taskRun) printStatus(exited []taskExit, stepName string) {
 
 // jobEnding asks the daemon whether the job is being ended; when it cannot
 // say, the answer is no.
-func jobEnding(c *localapi.Client, id uint32) api.JobEnding {
+func jobEnding(c *sockclient.Client, id uint32) api.JobEnding {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var e api.JobEnding
@@ -453,11 +452,11 @@ func stepState(ws syscall.WaitStatus) slurm.JobState {
 }
 
 // exitCodeOf is Slurm's "status:signal" of a wait status.
-func exitCodeOf(ws syscall.WaitStatus) store.ExitCode {
+func exitCodeOf(ws syscall.WaitStatus) jobrec.ExitCode {
 	if ws.Signaled() {
-		return store.ExitCode{Signal: int(ws.Signal())}
+		return jobrec.ExitCode{Signal: int(ws.Signal())}
 	}
-	return store.ExitCode{Status: ws.ExitStatus()}
+	return jobrec.ExitCode{Status: ws.ExitStatus()}
 }
 
 // umask is the process's umask (SLURM_UMASK).
@@ -469,8 +468,8 @@ func umask() int {
 
 // callerName is the calling user's name, for %u.
 func callerName() string {
-	if u, err := user.LookupId(strconv.Itoa(os.Getuid())); err == nil {
-		return u.Username
+	if n := userdb.Name(uint32(os.Getuid())); n != "" {
+		return n
 	}
 	return strconv.Itoa(os.Getuid())
 }

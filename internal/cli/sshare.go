@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/user"
 	"strconv"
 	"strings"
 
@@ -14,8 +13,9 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // The fair-share queries sshare makes:
@@ -78,7 +78,6 @@ func Sshare(args []string, sio IO) int {
 	if c == nil {
 		return code
 	}
-	defer c.Close()
 	if a.clusters != "" && !knownClusters("sshare", a.clusters, cfg, sio) {
 		return 1
 	}
@@ -221,10 +220,10 @@ func parseSshare(args []string, sio IO) (a sshareArgs, code int, done bool) {
 			fmt.Fprintf(sio.Stderr, "\t: %s\n", u)
 		}
 	case !usersGiven:
-		if u, err := user.LookupId(strconv.Itoa(os.Getuid())); err == nil {
-			a.users = []string{u.Username}
+		if u, err := userdb.ByID(uint32(os.Getuid())); err == nil {
+			a.users = []string{u.Name}
 			if a.verbose > 0 {
-				fmt.Fprintf(sio.Stderr, "Users requested:\n\t: %s\n", u.Username)
+				fmt.Fprintf(sio.Stderr, "Users requested:\n\t: %s\n", u.Name)
 			}
 		}
 	}
@@ -248,12 +247,12 @@ func userNames(list string, sio IO) ([]string, bool) {
 	for _, n := range format.AddToCharList(nil, list) {
 		if n != "" && n[0] >= '0' && n[0] <= '9' {
 			id, _ := strconv.ParseUint(leadingDigits(n), 10, 32)
-			u, err := user.LookupId(strconv.FormatUint(id, 10))
+			u, err := userdb.ByID(uint32(id))
 			if err != nil {
 				fmt.Fprintf(sio.Stderr, "Invalid user id: %d\n", id)
 				return nil, false
 			}
-			n = u.Username
+			n = u.Name
 		}
 		if indexFold(names, n) < 0 {
 			names = append(names, n)
@@ -377,7 +376,7 @@ func addTRESRunMins(lines []format.ShareLine, jobs []api.Job, cfg *config.Config
 }
 
 // getJSON asks the daemon one GET question.
-func getJSON(c *localapi.Client, path string, q url.Values, out any) error {
+func getJSON(c *sockclient.Client, path string, q url.Values, out any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	if len(q) > 0 {

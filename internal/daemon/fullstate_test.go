@@ -15,6 +15,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -71,11 +72,10 @@ GPUs       = "none"
 			t.Logf("daemon log:\n%s", logs.String())
 		}
 	}()
-	var c *localapi.Client
+	var c *sockclient.Client
 	waitUntil(t, 20*time.Second, "the daemon's socket", func() bool {
-		var err error
-		c, err = localapi.Dial(sock)
-		return err == nil
+		c = sockclient.New(sock)
+		return c.Reach(context.Background()) == nil
 	})
 	submit := func(script string) (uint32, error) {
 		req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\n" + script + "\n"),

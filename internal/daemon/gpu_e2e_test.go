@@ -19,8 +19,8 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/gpu/gputest"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 )
 
@@ -41,7 +41,7 @@ type nvmlDaemon struct {
 	t    *testing.T
 	dir  string
 	m    *gputest.Machine
-	c    *localapi.Client
+	c    *sockclient.Client
 	logs *syncBuffer
 }
 
@@ -137,8 +137,8 @@ GPUs       = "nvml"
 	})
 	sock := filepath.Join(dir, "d.sock")
 	nd.waitFor(func() bool {
-		c, err := localapi.Dial(sock)
-		if err != nil {
+		c := sockclient.New(sock)
+		if c.Reach(context.Background()) != nil {
 			return false
 		}
 		nd.c = c

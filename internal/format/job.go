@@ -9,10 +9,10 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // Env is what the commands' output needs besides the jobs: the clock,
@@ -338,7 +338,7 @@ func nice(j *api.Job) int {
 }
 
 // exitCode prints Slurm's "status:signal".
-func exitCode(e store.ExitCode) string {
+func exitCode(e jobrec.ExitCode) string {
 	return strconv.Itoa(e.Status) + ":" + strconv.Itoa(e.Signal)
 }
 

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // SacctJSON is sacct --json: openapi/dbv0.0.38's dump of the runs sacct
@@ -21,7 +21,7 @@ import (
 // 22.05 printed: a job's exit code is "SUCCESS" with return code 0 whenever
 // the script exited (whatever its status; the steps' codes are right), and
 // a job's own CPU times are 0 (its steps have them).
-func SacctJSON(recs []store.Record, env *Env, userName func(uid uint32) string) string {
+func SacctJSON(recs []jobrec.Record, env *Env, userName func(uid uint32) string) string {
 	list := []any{}
 	for i := range recs {
 		list = append(list, recordJSON(&recs[i], env, userName))
@@ -36,7 +36,7 @@ func SacctJSON(recs []store.Record, env *Env, userName func(uid uint32) string) 
 }
 
 // recordJSON is one run, as parse_job dumps a slurmdb_job_rec_t.
-func recordJSON(rec *store.Record, env *Env, userName func(uint32) string) jsonObject {
+func recordJSON(rec *jobrec.Record, env *Env, userName func(uint32) string) jsonObject {
 	j := &rec.Job
 	aj := &api.Job{Job: *j}
 	row := &AcctRow{Rec: rec, Env: env}
@@ -46,7 +46,7 @@ func recordJSON(rec *store.Record, env *Env, userName func(uint32) string) jsonO
 		cluster = env.Config.ClusterName
 	}
 	var taskID, taskStr any
-	if j.ArrayJobID != 0 && j.ArrayTaskID != store.NoTask && !j.ArrayRecord() {
+	if j.ArrayJobID != 0 && j.ArrayTaskID != jobrec.NoTask && !j.ArrayRecord() {
 		taskID = j.ArrayTaskID
 	}
 	if j.ArrayRecord() {
@@ -101,7 +101,7 @@ func recordJSON(rec *store.Record, env *Env, userName func(uint32) string) jsonO
 		{"cluster", cluster},
 		{"constraints", j.Request.Constraint},
 		{"container", nil},
-		{"derived_exit_code", exitJSON(store.ExitCode{})},
+		{"derived_exit_code", exitJSON(jobrec.ExitCode{})},
 		{"time", jsonObject{
 			{"elapsed", int64(row.elapsed() / time.Second)},
 			{"eligible", unix(j.Eligible)},
@@ -141,7 +141,7 @@ func recordJSON(rec *store.Record, env *Env, userName func(uint32) string) jsonO
 }
 
 // stepJSON is one step, as parse_job_step dumps a slurmdb_step_rec_t.
-func stepJSON(rec *store.Record, s *store.Step, env *Env) jsonObject {
+func stepJSON(rec *jobrec.Record, s *jobrec.Step, env *Env) jsonObject {
 	j := &rec.Job
 	row := &AcctRow{Rec: rec, Step: s, Env: env}
 	node := j.Alloc.Node
@@ -198,7 +198,7 @@ func stepJSON(rec *store.Record, s *store.Step, env *Env) jsonObject {
 // holds Slurm's usage "in": CPU time in ms, memory), what was allocated.
 // A step that was never sampled (it ended within the first sampling
 // period) has the energy counter alone, as in Slurm.
-func stepUsageJSON(s *store.Step, node string, alloc []tresCount) jsonObject {
+func stepUsageJSON(s *jobrec.Step, node string, alloc []tresCount) jsonObject {
 	energy := []tresCount{{"energy", "", 3, 0}}
 	in := energy
 	if s.MaxRSS > 0 {
@@ -315,7 +315,7 @@ func cpuJSON(d time.Duration) jsonObject {
 // exitJSON is _dump_job_exit_code over the wait status: an exit is
 // "SUCCESS" with return code 0 whatever its status (22.05 drops it), a
 // signal "SIGNALED" with glibc's name for it.
-func exitJSON(e store.ExitCode) jsonObject {
+func exitJSON(e jobrec.ExitCode) jsonObject {
 	if e.Signal != 0 {
 		return jsonObject{
 			{"status", "SIGNALED"},
@@ -357,7 +357,7 @@ func prevReason(r slurm.Reason) slurm.Reason {
 
 // acctLimit is the run's time limit: its own, else its partition's
 // default.
-func acctLimit(j *store.Job, env *Env) time.Duration {
+func acctLimit(j *jobrec.Job, env *Env) time.Duration {
 	if j.TimeLimit != 0 {
 		return j.TimeLimit
 	}
@@ -370,7 +370,7 @@ func acctLimit(j *store.Job, env *Env) time.Duration {
 }
 
 // acctWorkDir is the directory the job ran in.
-func acctWorkDir(j *store.Job) string {
+func acctWorkDir(j *jobrec.Job) string {
 	d := j.Request.Chdir
 	switch {
 	case d == "":
@@ -382,7 +382,7 @@ func acctWorkDir(j *store.Job) string {
 }
 
 // acctUser names the uid that cancelled a job.
-func acctUser(uid uint32, j *store.Job, userName func(uint32) string) string {
+func acctUser(uid uint32, j *jobrec.Job, userName func(uint32) string) string {
 	if userName != nil {
 		if n := userName(uid); n != "" {
 			return n

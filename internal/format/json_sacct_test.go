@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The recorded cluster's users and groups (golden/README.md).
@@ -71,7 +71,7 @@ func TestSacctJSONAll(t *testing.T) {
 		var got struct {
 			Jobs []map[string]any `json:"jobs"`
 		}
-		out := SacctJSON([]store.Record{rec}, env, userName)
+		out := SacctJSON([]jobrec.Record{rec}, env, userName)
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%s: our output is not JSON: %v\n%s", name, err, out)
 		}
@@ -116,7 +116,7 @@ func comparable(job map[string]any) map[string]any {
 }
 
 // recordFromJSON builds the store's run from one job of the golden dump.
-func recordFromJSON(t *testing.T, g map[string]any) store.Record {
+func recordFromJSON(t *testing.T, g map[string]any) jobrec.Record {
 	t.Helper()
 	num := func(v any) int64 {
 		f, _ := v.(float64)
@@ -132,8 +132,8 @@ func recordFromJSON(t *testing.T, g map[string]any) store.Record {
 	tm := obj(g["time"])
 	arr := obj(g["array"])
 	user := g["user"].(string)
-	j := store.Job{
-		ID: uint32(num(g["job_id"])), ArrayJobID: uint32(num(arr["job_id"])), ArrayTaskID: store.NoTask,
+	j := jobrec.Job{
+		ID: uint32(num(g["job_id"])), ArrayJobID: uint32(num(arr["job_id"])), ArrayTaskID: jobrec.NoTask,
 		User: user, UID: recordedUIDs[user], GID: recordedUIDs[user],
 		Account: g["account"].(string), Partition: g["partition"].(string), QOS: g["qos"].(string),
 		Name: g["name"].(string), State: slurm.JobState(obj(g["state"])["current"].(string)),
@@ -171,10 +171,10 @@ func recordFromJSON(t *testing.T, g map[string]any) store.Record {
 	if g["nodes"] == "None assigned" {
 		j.Start = time.Time{}
 	} else {
-		j.Alloc = store.Alloc{Node: g["nodes"].(string), CPUs: []int{0}, Mem: int64(mem) << 20}
+		j.Alloc = jobrec.Alloc{Node: g["nodes"].(string), CPUs: []int{0}, Mem: int64(mem) << 20}
 	}
 	j.ExitCode = exitFromJSON(obj(g["exit_code"]))
-	rec := store.Record{Job: j, Latest: true}
+	rec := jobrec.Record{Job: j, Latest: true}
 	for _, sv := range g["steps"].([]any) {
 		s := obj(sv)
 		st, stepTime := obj(s["step"]), obj(s["time"])
@@ -182,7 +182,7 @@ func recordFromJSON(t *testing.T, g map[string]any) store.Record {
 			c := obj(stepTime[k])
 			return time.Duration(num(c["seconds"]))*time.Second + time.Duration(num(c["microseconds"]))*time.Microsecond
 		}
-		step := store.Step{JobID: j.ID, ID: stepID(st["id"]), Name: st["name"].(string),
+		step := jobrec.Step{JobID: j.ID, ID: stepID(st["id"]), Name: st["name"].(string),
 			State: slurm.JobState(s["state"].(string)), Start: at(stepTime["start"]), End: at(stepTime["end"]),
 			ExitCode: exitFromJSON(obj(s["exit_code"])), NTasks: int(num(obj(s["tasks"])["count"])),
 			UserCPU: cpu("user"), SystemCPU: cpu("system")}
@@ -203,11 +203,11 @@ func stepID(v any) string {
 	return v.(string)
 }
 
-func exitFromJSON(e map[string]any) store.ExitCode {
+func exitFromJSON(e map[string]any) jobrec.ExitCode {
 	if sig, ok := e["signal"].(map[string]any); ok {
-		return store.ExitCode{Signal: int(sig["signal_id"].(float64))}
+		return jobrec.ExitCode{Signal: int(sig["signal_id"].(float64))}
 	}
-	return store.ExitCode{}
+	return jobrec.ExitCode{}
 }
 
 func TestStrsignal(t *testing.T) {

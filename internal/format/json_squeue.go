@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // SqueueJSON is squeue --json: openapi/v0.0.38's dump of every job the
@@ -209,7 +209,7 @@ func jsonEligible(j *api.Job) time.Time {
 }
 
 func neverEligible(j *api.Job) bool {
-	if j.Hold != store.HoldNone {
+	if j.Hold != jobrec.HoldNone {
 		return true
 	}
 	switch j.Reason {
@@ -233,7 +233,7 @@ func jsonAccrue(j *api.Job) time.Time {
 }
 
 func arrayTaskJSON(j *api.Job) any {
-	if j.ArrayJobID == 0 || j.ArrayRecord() || j.ArrayTaskID == store.NoTask {
+	if j.ArrayJobID == 0 || j.ArrayRecord() || j.ArrayTaskID == jobrec.NoTask {
 		return nil
 	}
 	return j.ArrayTaskID
@@ -303,7 +303,7 @@ func dependencyJSON(j *api.Job) string {
 }
 
 // waitStatus is exit_code as the controller keeps it: a wait(2) status.
-func waitStatus(e store.ExitCode) int {
+func waitStatus(e jobrec.ExitCode) int {
 	return e.Status<<8 | e.Signal
 }
 
@@ -381,6 +381,6 @@ func reqTRESJSON(j *api.Job, env *Env) string {
 		return tres(j, env.Config)
 	}
 	p := *j
-	p.Alloc = store.Alloc{}
+	p.Alloc = jobrec.Alloc{}
 	return tres(&p, env.Config)
 }

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // sacct's field lists (src/sacct/sacct.h).
@@ -33,8 +33,8 @@ const (
 
 // AcctRow is one line of sacct: a job's run, or one of its steps.
 type AcctRow struct {
-	Rec  *store.Record
-	Step *store.Step // nil for the job's line
+	Rec  *jobrec.Record
+	Step *jobrec.Step // nil for the job's line
 	// Units is --units (unitNone-1 for none); NoConvert is --noconvert.
 	Units     int
 	NoConvert bool
@@ -261,7 +261,7 @@ var acctFields = []*acctField{
 	{"Suspended", 10, kindSecs, func(r *AcctRow) acctVal { return val("00:00:00") }},
 	{"SystemComment", 15, kindStr, blank},
 	{"SystemCPU", 10, kindStr, func(r *AcctRow) acctVal {
-		return val(cpuTime(r.cpuTimes(func(s *store.Step) time.Duration { return s.SystemCPU })))
+		return val(cpuTime(r.cpuTimes(func(s *jobrec.Step) time.Duration { return s.SystemCPU })))
 	}},
 	{"Timelimit", 10, kindStr, func(r *AcctRow) acctVal {
 		if r.Step != nil {
@@ -279,7 +279,7 @@ var acctFields = []*acctField{
 		return val("UNLIMITED")
 	}},
 	{"TotalCPU", 10, kindStr, func(r *AcctRow) acctVal {
-		return val(cpuTime(r.cpuTimes(func(s *store.Step) time.Duration { return s.UserCPU + s.SystemCPU })))
+		return val(cpuTime(r.cpuTimes(func(s *jobrec.Step) time.Duration { return s.UserCPU + s.SystemCPU })))
 	}},
 	{"TRESUsageInAve", 14, kindStr, blank},
 	{"TRESUsageInMax", 14, kindStr, blank},
@@ -300,7 +300,7 @@ var acctFields = []*acctField{
 	{"UID", 6, kindNum, func(r *AcctRow) acctVal { return r.jobOnly(uitoa(r.Rec.Job.UID)) }},
 	{"User", 9, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(r.Rec.Job.User) }},
 	{"UserCPU", 10, kindStr, func(r *AcctRow) acctVal {
-		return val(cpuTime(r.cpuTimes(func(s *store.Step) time.Duration { return s.UserCPU })))
+		return val(cpuTime(r.cpuTimes(func(s *jobrec.Step) time.Duration { return s.UserCPU })))
 	}},
 	{"WCKey", 10, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(strings.TrimPrefix(r.Rec.Job.Request.WCKey, "*")) }},
 	{"WCKeyID", 10, kindNum, blank},
@@ -541,7 +541,7 @@ func (r *AcctRow) elapsed() time.Duration {
 
 // cpuTimes adds a CPU time over the job's finished steps, or is the
 // step's own.
-func (r *AcctRow) cpuTimes(get func(*store.Step) time.Duration) time.Duration {
+func (r *AcctRow) cpuTimes(get func(*jobrec.Step) time.Duration) time.Duration {
 	if r.Step != nil {
 		return get(r.Step)
 	}
@@ -581,7 +581,7 @@ func (r *AcctRow) jobID(raw bool) string {
 		s = uitoa(j.ID)
 	case j.ArrayRecord():
 		s = uitoa(j.ArrayJobID) + "_[" + slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit) + "]"
-	case j.ArrayJobID != 0 && j.ArrayTaskID != store.NoTask:
+	case j.ArrayJobID != 0 && j.ArrayTaskID != jobrec.NoTask:
 		s = uitoa(j.ArrayJobID) + "_" + strconv.Itoa(j.ArrayTaskID)
 	default:
 		s = uitoa(j.ID)

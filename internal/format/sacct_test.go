@@ -9,9 +9,9 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 func TestParseAcctFields(t *testing.T) {
@@ -58,9 +58,9 @@ func TestParseAcctFields(t *testing.T) {
 func TestAcctPrinter(t *testing.T) {
 	zero := uint32(0)
 	start := testNow.Add(-time.Minute)
-	rec := &store.Record{Latest: true, Job: store.Job{ID: 26383, ArrayJobID: 26383, ArrayTaskID: 0, Name: "arrenv",
+	rec := &jobrec.Record{Latest: true, Job: jobrec.Job{ID: 26383, ArrayJobID: 26383, ArrayTaskID: 0, Name: "arrenv",
 		State: slurm.Cancelled, CancelledBy: &zero, Start: start, End: start.Add(time.Second), Partition: "gpu", Account: "lab"}}
-	step := &store.Step{ID: "batch", Name: "batch", State: slurm.Cancelled, ExitCode: store.ExitCode{Signal: 15}, Start: start, End: start.Add(time.Second)}
+	step := &jobrec.Step{ID: "batch", Name: "batch", State: slurm.Cancelled, ExitCode: jobrec.ExitCode{Signal: 15}, Start: start, End: start.Add(time.Second)}
 	env := &Env{Now: testNow}
 	cols, _ := ParseAcctFields("jobid,state,exitcode,elapsed,partition")
 	tests := []struct {
@@ -112,7 +112,7 @@ func TestElapsedIsInWholeSeconds(t *testing.T) {
 	}
 	cols, _ := ParseAcctFields("elapsed")
 	for _, tt := range tests {
-		rec := &store.Record{Latest: true, Job: store.Job{ID: 1, ArrayTaskID: store.NoTask, State: slurm.Completed,
+		rec := &jobrec.Record{Latest: true, Job: jobrec.Job{ID: 1, ArrayTaskID: jobrec.NoTask, State: slurm.Completed,
 			Start: base.Add(tt.start), End: base.Add(tt.end)}}
 		p := AcctPrinter{Columns: cols, Parsable: true, NoEnding: true}
 		got := strings.TrimSpace(p.Line(&AcctRow{Rec: rec, Units: NoUnits, Env: &Env{Now: testNow}}))
@@ -129,7 +129,7 @@ func TestTRESLeavesOutZero(t *testing.T) {
 	cfg := &config.Config{TRESBillingWeights: config.TRESWeights{"gres/gpu": 1}}
 	env := &Env{Now: testNow, Config: cfg}
 	start := testNow.Add(-time.Minute)
-	rec := &store.Record{Latest: true, Job: store.Job{ID: 5, ArrayTaskID: store.NoTask, State: slurm.Completed,
+	rec := &jobrec.Record{Latest: true, Job: jobrec.Job{ID: 5, ArrayTaskID: jobrec.NoTask, State: slurm.Completed,
 		Start: start, End: testNow, Request: jobscript.Request{NTasks: 1}}}
 	cols, _ := ParseAcctFields("alloctres")
 	p := AcctPrinter{Columns: cols, Parsable: true, NoEnding: true}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // ShowJob prints a job as scontrol show job does (slurm_sprint_job_info in
@@ -19,7 +19,7 @@ import (
 // what only slurm-lite knows, each on a line of its own so that every line
 // Slurm prints stays as Slurm prints it: ReasonDetail= (why a pending job
 // waits, with numbers) and GPU_UUIDs= (the GPUs a job holds, by identity).
-// task, when not store.NoTask, shows a pending record as that one task
+// task, when not jobrec.NoTask, shows a pending record as that one task
 // (scontrol show job A_T).
 func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string {
 	detail, detail2 := details > 0, details > 1
@@ -34,7 +34,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	w("JobId=%d ", j.ID)
 	if j.ArrayJobID != 0 {
 		switch {
-		case task != store.NoTask:
+		case task != jobrec.NoTask:
 			w("ArrayJobId=%d ArrayTaskId=%d ", j.ArrayJobID, task)
 		case j.ArrayRecord():
 			w("ArrayJobId=%d ArrayTaskId=%s ", j.ArrayJobID, NewRow(j, env).Tasks)

@@ -7,9 +7,9 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The fields of scontrol show job that derive from the request the way
@@ -56,7 +56,7 @@ func eligibleTime(j *api.Job, now time.Time) time.Time {
 		return time.Time{}
 	case !b.IsZero():
 		return b
-	case j.Hold != store.HoldNone, j.Reason == slurm.ReasonInvalidAccount, j.Reason == slurm.ReasonInvalidQOS:
+	case j.Hold != jobrec.HoldNone, j.Reason == slurm.ReasonInvalidAccount, j.Reason == slurm.ReasonInvalidQOS:
 		return time.Time{}
 	}
 	return j.Submit
@@ -69,7 +69,7 @@ func showAccrueTime(j *api.Job, now time.Time) time.Time {
 	if !isPending(j) {
 		return accrueTime(j)
 	}
-	if j.Hold != store.HoldNone || j.Reason == "" || j.Reason == slurm.ReasonNone || depWaiting(j) ||
+	if j.Hold != jobrec.HoldNone || j.Reason == "" || j.Reason == slurm.ReasonNone || depWaiting(j) ||
 		begin(j).After(now) {
 		return time.Time{}
 	}

@@ -6,10 +6,10 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The values below are what real Slurm 22.05 printed for the same
@@ -80,14 +80,14 @@ func TestEligibleAndStartTimes(t *testing.T) {
 		eligible, accrue, beg time.Time
 	}{
 		{name: "eligible", job: pending(func(*api.Job) {}), eligible: now, accrue: now},
-		{name: "held", job: pending(func(j *api.Job) { j.Hold, j.Reason = store.HoldUser, slurm.ReasonJobHeldUser })},
+		{name: "held", job: pending(func(j *api.Job) { j.Hold, j.Reason = jobrec.HoldUser, slurm.ReasonJobHeldUser })},
 		{name: "held with --begin", job: pending(func(j *api.Job) {
-			j.Hold, j.Reason, j.Request.Begin = store.HoldUser, slurm.ReasonJobHeldUser, later
+			j.Hold, j.Reason, j.Request.Begin = jobrec.HoldUser, slurm.ReasonJobHeldUser, later
 		}), eligible: later, beg: later},
 		{name: "--begin", job: pending(func(j *api.Job) { j.Reason, j.Request.Begin = slurm.ReasonBeginTime, later }),
 			eligible: later, beg: later},
 		{name: "held, dependency", job: pending(func(j *api.Job) {
-			j.Hold, j.Reason, j.DepReason = store.HoldUser, slurm.ReasonJobHeldUser, slurm.ReasonDependency
+			j.Hold, j.Reason, j.DepReason = jobrec.HoldUser, slurm.ReasonJobHeldUser, slurm.ReasonDependency
 		})},
 		{name: "dependency and --begin", job: pending(func(j *api.Job) {
 			j.Reason, j.DepReason, j.Request.Begin = slurm.ReasonDependency, slurm.ReasonDependency, later
@@ -113,7 +113,7 @@ func TestDependencyShowsForHeldJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := &api.Job{}
-	j.State, j.Reason, j.Hold = slurm.Pending, slurm.ReasonJobHeldUser, store.HoldUser
+	j.State, j.Reason, j.Hold = slurm.Pending, slurm.ReasonJobHeldUser, jobrec.HoldUser
 	j.Request.Dependency = &jobscript.Dependency{Spec: "afterok:2", Parsed: dep}
 	if got := dependency(j); got != Null {
 		t.Errorf("before the scheduler looked: %s, want %s", got, Null)

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // Row is one line of squeue: a job, or one task of an array's pending
@@ -16,7 +16,7 @@ type Row struct {
 	// Tasks is Slurm's array_task_str: the pending record's tasks as
 	// squeue prints them inside A_[...]; "" for every other row.
 	Tasks string
-	// Task is the array task the row stands for, store.NoTask for none.
+	// Task is the array task the row stands for, jobrec.NoTask for none.
 	Task int
 	Env  *Env
 }
@@ -25,7 +25,7 @@ type Row struct {
 func NewRow(j *api.Job, env *Env) Row {
 	r := Row{Job: j, Task: j.ArrayTaskID, Env: env}
 	if j.ArrayRecord() {
-		r.Task = store.NoTask
+		r.Task = jobrec.NoTask
 		r.Tasks = j.ArrayTasks
 		if r.Tasks == "" {
 			r.Tasks = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
@@ -36,7 +36,7 @@ func NewRow(j *api.Job, env *Env) Row {
 
 // array reports whether the row is an array job's (Slurm's array_task_str
 // or array_task_id set).
-func (r *Row) array() bool { return r.Tasks != "" || r.Task != store.NoTask }
+func (r *Row) array() bool { return r.Tasks != "" || r.Task != jobrec.NoTask }
 
 // jobField is one field squeue can print: its -o letter and -O names,
 // its header, and how a row prints in it.
@@ -60,7 +60,7 @@ func (r *Row) jobID() string {
 	switch {
 	case r.Tasks != "":
 		s = uitoa(j.ArrayJobID) + "_[" + r.Tasks + "]"
-	case r.Task != store.NoTask:
+	case r.Task != jobrec.NoTask:
 		s = uitoa(j.ArrayJobID) + "_" + strconv.Itoa(r.Task)
 	default:
 		s = uitoa(j.ID)
@@ -124,7 +124,7 @@ var jobFields = []*jobField{
 		switch {
 		case r.Tasks != "":
 			return r.Tasks
-		case r.Task != store.NoTask:
+		case r.Task != jobrec.NoTask:
 			return strconv.Itoa(r.Task)
 		}
 		return "N/A"
@@ -280,7 +280,7 @@ func reasonList(r *Row) string {
 // accrueTime is when the job began to accrue age priority: its eligible
 // time, except for a held job or one the scheduler has not looked at yet.
 func accrueTime(j *api.Job) time.Time {
-	if isPending(j) && (j.Hold != store.HoldNone || j.Reason == "" || j.Reason == "None") {
+	if isPending(j) && (j.Hold != jobrec.HoldNone || j.Reason == "" || j.Reason == "None") {
 		return time.Time{}
 	}
 	return j.Eligible

@@ -8,10 +8,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 func msec(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -21,7 +21,7 @@ var testNow = time.Date(2026, 11, 29, 10, 0, 0, 0, time.Local)
 // job builds a test job: pending in gpu, one CPU, 1000M per CPU.
 func job(id uint32, mods ...func(*api.Job)) *api.Job {
 	mem := uint64(1000)
-	j := &api.Job{Job: store.Job{ID: id, ArrayTaskID: store.NoTask, Name: "j", User: "root",
+	j := &api.Job{Job: jobrec.Job{ID: id, ArrayTaskID: jobrec.NoTask, Name: "j", User: "root",
 		Partition: "gpu", State: slurm.Pending, Reason: slurm.ReasonPriority, TimeLimit: slurmtime.Infinite}}
 	j.Request.MemPerCPU, j.Request.NTasks = &mem, 1
 	for _, m := range mods {
@@ -210,7 +210,7 @@ func TestControllerOrder(t *testing.T) {
 
 func TestShowJobOneLiner(t *testing.T) {
 	j := job(7, func(j *api.Job) { j.WorkDir, j.StdOut, j.StdErr, j.StdIn = "/w", "/w/o", "/w/o", "/dev/null" })
-	got := ShowJob(j, store.NoTask, 0, true, &Env{Now: testNow})
+	got := ShowJob(j, jobrec.NoTask, 0, true, &Env{Now: testNow})
 	for _, want := range []string{"JobId=7 JobName=j UserId=root(0) GroupId=nobody(0) ", " Command=(null) WorkDir=/w StdErr=/w/o StdIn=/dev/null StdOut=/w/o Power= \n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("ShowJob one-liner lacks %q:\n%s", want, got)
@@ -228,7 +228,7 @@ func TestShowJobDetailLevels(t *testing.T) {
 	})
 	running := job(9, runningFor(time.Minute), func(j *api.Job) {
 		j.Request.GPUs = []jobscript.Gres{{Name: "gpu", Count: 2}}
-		j.Alloc.GPUs = []store.GPUAlloc{{UUID: "GPU-aaaa", Index: 0}, {UUID: "GPU-bbbb", Index: 1}}
+		j.Alloc.GPUs = []jobrec.GPUAlloc{{UUID: "GPU-aaaa", Index: 0}, {UUID: "GPU-bbbb", Index: 1}}
 		j.Alloc.CPUs = []int{0}
 	})
 	tests := []struct {
@@ -243,13 +243,13 @@ func TestShowJobDetailLevels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := &Env{Now: testNow}
-			dd := ShowJob(tt.j, store.NoTask, tt.details, false, env)
+			dd := ShowJob(tt.j, jobrec.NoTask, tt.details, false, env)
 			if !strings.Contains(dd, tt.want) {
 				t.Errorf("-dd lacks %q:\n%s", tt.want, dd)
 			}
 			// Without the second -d, the record is Slurm's: the added
 			// line is the only difference.
-			d := ShowJob(tt.j, store.NoTask, 1, false, env)
+			d := ShowJob(tt.j, jobrec.NoTask, 1, false, env)
 			if diff := cmp.Diff(strings.Replace(dd, tt.want[3:]+"   ", "", 1), d); diff != "" {
 				t.Errorf("-d differs from -dd by more than the line (-dd without it +d):\n%s", diff)
 			}

@@ -8,9 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // leanTestJobs are jobs in every state squeue shows, with arrays, holds,
@@ -30,7 +30,7 @@ func leanTestJobs() []api.Job {
 		job(10, request, func(j *api.Job) { j.Priority, j.Account, j.QOS, j.UID, j.GID = 900, "lab", "normal", 1000, 1000 }),
 		job(11, runningFor(90*time.Minute), func(j *api.Job) { j.Limit, j.Priority, j.Partition = 2*time.Hour, 500, "cpu" }),
 		job(12, func(j *api.Job) {
-			j.Hold, j.Reason, j.Priority = store.HoldUser, slurm.ReasonJobHeldUser, 0
+			j.Hold, j.Reason, j.Priority = jobrec.HoldUser, slurm.ReasonJobHeldUser, 0
 			j.Submit, j.Eligible = testNow.Add(-time.Hour), testNow.Add(-time.Hour)
 		}),
 		job(13, func(j *api.Job) {

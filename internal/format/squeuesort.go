@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // SqueueSort is squeue's default order (src/squeue/sort.c): partition,
@@ -64,14 +64,14 @@ func batchHost(r *Row) string {
 }
 
 func sortID(r *Row) uint32 {
-	if r.Task != store.NoTask {
+	if r.Task != jobrec.NoTask {
 		return r.Job.ArrayJobID
 	}
 	return r.Job.ID
 }
 
 func sortTask(r *Row) int64 {
-	if r.Task == store.NoTask {
+	if r.Task == jobrec.NoTask {
 		return 0xfffffffe // NO_VAL
 	}
 	return int64(r.Task)

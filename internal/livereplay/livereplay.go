@@ -54,9 +54,9 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/sim"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -131,10 +131,10 @@ func Run(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, lo
 }
 
 // connect waits for the daemon's socket.
-func connect(ctx context.Context, sock string, done <-chan error) (*localapi.Client, error) {
+func connect(ctx context.Context, sock string, done <-chan error) (*sockclient.Client, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		c := localapi.NewClient(sock)
+		c := sockclient.New(sock)
 		var cfg api.Config
 		if err := c.Do(ctx, "GET", api.PathConfig, nil, &cfg); err == nil {
 			return c, nil
@@ -254,7 +254,7 @@ type replay struct {
 	pol sim.Policy
 	opt sim.Options
 	lo  Options
-	c   *localapi.Client
+	c   *sockclient.Client
 	dir string
 	// t0 is the wall time of trace second 0; ids the job id of each trace
 	// job, by index.

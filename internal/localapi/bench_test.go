@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // BenchmarkRoundTrip is one request and its answer over a kept-alive
@@ -33,11 +35,10 @@ func BenchmarkNewConnection(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		c := NewClient(s.sock)
+		c := sockclient.New(s.sock)
 		var id Identity
 		if err := c.Do(ctx, "GET", "/v1/whoami", nil, &id); err != nil {
 			b.Fatal(err)
 		}
-		c.Close()
 	}
 }

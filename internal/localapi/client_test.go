@@ -12,11 +12,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 func TestNotRunningIsTheCommandsWording(t *testing.T) {
 	// internal/cli prints this text today; the words are the contract.
-	got := NotRunning("/run/slurm-lite/slurmd.sock").Error()
+	got := sockclient.NotRunning("/run/slurm-lite/slurmd.sock").Error()
 	want := "slurmd-lite is not running (no socket at /run/slurm-lite/slurmd.sock); start it with: slurmd-lite"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("NotRunning (-want +got):\n%s", diff)
@@ -46,27 +48,24 @@ func TestUnreachableDaemons(t *testing.T) {
 			tt.setup(t, sock)
 			want := fmt.Sprintf(tt.want, sock)
 
-			_, err := Dial(sock)
+			err := sockclient.New(sock).Do(context.Background(), "GET", "/v1/whoami", nil, nil)
 			check := func(how string, err error) {
 				t.Helper()
 				if diff := cmp.Diff(want, fmt.Sprint(err)); diff != "" {
 					t.Errorf("%s (-want +got):\n%s", how, diff)
 				}
-				var ue *UnreachableError
+				var ue *sockclient.UnreachableError
 				if !errors.As(err, &ue) || !errors.Is(err, tt.errno) {
-					t.Errorf("%s: %T %v is not an *UnreachableError for %v", how, err, err, tt.errno)
+					t.Errorf("%s: %T %v is not an *sockclient.UnreachableError for %v", how, err, err, tt.errno)
 				}
 			}
-			check("Dial", err)
-			// A client made without dialling says the same on its first
-			// request.
-			check("Do", NewClient(sock).Do(context.Background(), "GET", "/v1/whoami", nil, nil))
+			check("Do", err)
 		})
 	}
 }
 
 func TestNoSocketIsNotExist(t *testing.T) {
-	_, err := Dial(filepath.Join(t.TempDir(), "slurmd.sock"))
+	err := sockclient.New(filepath.Join(t.TempDir(), "slurmd.sock")).Do(context.Background(), "GET", "/v1/whoami", nil, nil)
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("errors.Is(%v, fs.ErrNotExist) is false", err)
 	}
@@ -82,7 +81,7 @@ func TestDaemonGoneBetweenRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := c.Do(context.Background(), "POST", "/v1/echo", echoIn{Name: "b"}, nil)
-	if want := NotRunning(s.sock).Error(); fmt.Sprint(err) != want {
+	if want := sockclient.NotRunning(s.sock).Error(); fmt.Sprint(err) != want {
 		t.Errorf("Do after the daemon stopped: %v, want %s", err, want)
 	}
 }

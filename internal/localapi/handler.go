@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // Request is what a handler made by Func receives: who is calling, the body
@@ -82,11 +84,11 @@ func (fn funcHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request)
 }
 
 // GobType is the media type of an answer in encoding/gob, which a client
-// asks for with Accept (Client.DoGob) and gets for a successful answer;
+// asks for with Accept (sockclient's DoGob) and gets for a successful answer;
 // refusals stay JSON. squeue asks so for the job list: gob decodes 5,000
 // jobs in a tenth of the time JSON takes, and with the answer encoded in a
 // third, squeue with thousands of jobs queued went from 140 to 50 ms.
-const GobType = "application/x-gob"
+const GobType = sockclient.GobType
 
 // writeGob writes v as gob, or as JSON should gob refuse its type.
 func writeGob(w http.ResponseWriter, v any) {

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // fakeUsers is a user database of a few made-up users.
@@ -176,14 +178,10 @@ func startServerAt(t testing.TB, sock string, opts ...serverOpt) *server {
 	return s
 }
 
-func (s *server) client(t testing.TB) *Client {
+// client is the commands' client (sockclient), the one client there is.
+func (s *server) client(t testing.TB) *sockclient.Client {
 	t.Helper()
-	c, err := Dial(s.sock)
-	if err != nil {
-		t.Fatalf("Dial: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return sockclient.New(s.sock)
 }
 
 // rawResponse is an answer read without the client, for requests that the
@@ -222,4 +220,13 @@ func raw(t *testing.T, sock, method, path, body string) rawResponse {
 		t.Fatal(err)
 	}
 	return rawResponse{Status: resp.StatusCode, Allow: resp.Header.Get("Allow"), Body: string(b)}
+}
+
+// Dial returns a client for the daemon at sock once one listens there.
+func Dial(sock string) (*sockclient.Client, error) {
+	c := sockclient.New(sock)
+	if err := c.Reach(context.Background()); err != nil {
+		return nil, err
+	}
+	return c, nil
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // childSocketEnv, when set, makes the test binary a client: it asks the
@@ -42,7 +44,7 @@ type childOutcome struct {
 func childClient(sock string) int {
 	var out childOutcome
 	var id Identity
-	err := NewClient(sock).Do(context.Background(), "GET", "/v1/whoami", nil, &id)
+	err := sockclient.New(sock).Do(context.Background(), "GET", "/v1/whoami", nil, &id)
 	var e *Error
 	var errno syscall.Errno
 	switch {

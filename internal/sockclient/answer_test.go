@@ -75,12 +75,9 @@ func TestALongRequestOfAnAnsweringDaemonWaitsPastMessageTimeout(t *testing.T) {
 		t.Fatalf("answer %v", out)
 	}
 
-	lc := localapi.NewClient(sock)
-	defer lc.Close()
-	lc.SetMessageTimeout(300 * time.Millisecond)
 	out = nil
-	if err := lc.Do(context.Background(), "GET", "/v1/slow", nil, &out); err != nil || out["status"] != "done" {
-		t.Fatalf("localapi: %v %v", out, err)
+	if err := c.DoGob(context.Background(), "GET", "/v1/slow", nil, &out); err != nil || out["status"] != "done" {
+		t.Fatalf("asked for in gob: %v %v", out, err)
 	}
 }
 
@@ -92,11 +89,10 @@ func TestAMuteDaemonIsNotAnsweringAfterMessageTimeout(t *testing.T) {
 			c.SetMessageTimeout(200 * time.Millisecond)
 			return c.Do(context.Background(), "GET", "/v1/jobs", nil, nil)
 		},
-		"localapi": func() error {
-			c := localapi.NewClient(sock)
-			defer c.Close()
+		"sockclient, gob": func() error {
+			c := sockclient.New(sock)
 			c.SetMessageTimeout(200 * time.Millisecond)
-			return c.Do(context.Background(), "GET", "/v1/jobs", nil, nil)
+			return c.DoGob(context.Background(), "GET", "/v1/jobs", nil, nil)
 		},
 	} {
 		start := time.Now()

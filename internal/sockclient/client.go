@@ -19,6 +19,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -56,6 +57,21 @@ const maxSocketPath = 107
 // daemon is an *Error with its status and Slurm code; a daemon that cannot
 // be reached is an *UnreachableError.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	return c.do(ctx, method, path, in, out, false)
+}
+
+// GobType is the media type of an answer in encoding/gob, which DoGob asks
+// for with Accept; the daemon (localapi) answers a successful request in it.
+const GobType = "application/x-gob"
+
+// DoGob is Do with the answer asked for in encoding/gob: for answers of
+// thousands of records, which JSON is slow to decode. A daemon that
+// answers JSON anyway is understood.
+func (c *Client) DoGob(ctx context.Context, method, path string, in, out any) error {
+	return c.do(ctx, method, path, in, out, true)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, in, out any, asGob bool) error {
 	var body []byte
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -106,16 +122,24 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	if in != nil {
 		fmt.Fprintf(&req, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(body))
 	}
+	if asGob {
+		req.WriteString("Accept: " + GobType + "\r\n")
+	}
 	req.WriteString("\r\n")
 	req.Write(body)
-	if _, err := f.Write(req.Bytes()); err != nil {
-		return fail(err)
-	}
+	_, werr := f.Write(req.Bytes())
+	// On a failed write, read on: the daemon refuses a request over its
+	// budget (413) before reading all of it and hangs up, and that answer,
+	// not the broken pipe, is what the command should print.
 	br := bufio.NewReaderSize(f, 64<<10)
-	status, statusText, rd, err := readHead(br)
+	head, err := readHead(br)
 	if err != nil {
+		if werr != nil {
+			return fail(werr)
+		}
 		return fail(err)
 	}
+	status, statusText, rd := head.status, head.text, head.body
 	if status/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(rd, 1<<20))
 		e := &Error{}
@@ -131,12 +155,28 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	if out == nil {
 		return nil
 	}
+	if head.contentType == GobType {
+		if err := gob.NewDecoder(rd).Decode(out); err != nil {
+			return fmt.Errorf("reading slurmd-lite's answer to %s %s: %w", method, path, err)
+		}
+		return nil
+	}
 	// Lenient, unlike the server: a newer daemon may add fields that this
 	// client does not know.
 	if err := json.NewDecoder(rd).Decode(out); err != nil {
 		return fmt.Errorf("reading slurmd-lite's answer to %s %s: %w", method, path, err)
 	}
 	return nil
+}
+
+// Reach connects to the daemon and hangs up without asking anything: nil
+// when one listens, else why it cannot be reached (*UnreachableError).
+func (c *Client) Reach(ctx context.Context) error {
+	f, _, err := c.dial(ctx)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // dial connects to the socket, or explains why it cannot; pid is the
@@ -180,48 +220,61 @@ func (c *Client) dial(ctx context.Context) (f *os.File, pid int, err error) {
 	return os.NewFile(uintptr(fd), c.socket), pid, nil
 }
 
-// readHead reads the status line and the headers, and returns the status
-// and a reader of the body as the headers frame it.
-func readHead(br *bufio.Reader) (int, string, io.Reader, error) {
+// answerHead is an answer's status line and the headers the client uses.
+type answerHead struct {
+	status      int
+	text        string // the status line after the protocol: "404 Not Found"
+	contentType string
+	body        io.Reader // the body, as the headers frame it
+}
+
+// readHead reads the status line and the headers.
+func readHead(br *bufio.Reader) (answerHead, error) {
+	var h answerHead
 	line, err := br.ReadString('\n')
 	if err != nil {
-		return 0, "", nil, fmt.Errorf("reading the answer: %w", err)
+		return h, fmt.Errorf("reading the answer: %w", err)
 	}
 	line = strings.TrimRight(line, "\r\n")
 	proto, rest, _ := strings.Cut(line, " ")
 	code, _, _ := strings.Cut(rest, " ")
 	status, err := strconv.Atoi(code)
 	if !strings.HasPrefix(proto, "HTTP/1.") || err != nil {
-		return 0, "", nil, fmt.Errorf("not an HTTP answer: %q", line)
+		return h, fmt.Errorf("not an HTTP answer: %q", line)
 	}
+	h.status, h.text = status, rest
 	length, chunked := int64(-1), false
 	for {
-		h, err := br.ReadString('\n')
+		l, err := br.ReadString('\n')
 		if err != nil {
-			return 0, "", nil, fmt.Errorf("reading the answer's headers: %w", err)
+			return h, fmt.Errorf("reading the answer's headers: %w", err)
 		}
-		h = strings.TrimRight(h, "\r\n")
-		if h == "" {
+		l = strings.TrimRight(l, "\r\n")
+		if l == "" {
 			break
 		}
-		name, value, _ := strings.Cut(h, ":")
+		name, value, _ := strings.Cut(l, ":")
 		value = strings.TrimSpace(value)
 		switch strings.ToLower(name) {
 		case "content-length":
 			if length, err = strconv.ParseInt(value, 10, 64); err != nil || length < 0 {
-				return 0, "", nil, fmt.Errorf("bad Content-Length %q", value)
+				return h, fmt.Errorf("bad Content-Length %q", value)
 			}
 		case "transfer-encoding":
 			chunked = strings.EqualFold(value, "chunked")
+		case "content-type":
+			h.contentType = value
 		}
 	}
 	switch {
 	case chunked:
-		return status, rest, &chunkReader{br: br}, nil
+		h.body = &chunkReader{br: br}
 	case length >= 0:
-		return status, rest, io.LimitReader(br, length), nil
+		h.body = io.LimitReader(br, length)
+	default:
+		h.body = br
 	}
-	return status, rest, br, nil
+	return h, nil
 }
 
 // chunkReader reads a chunked body (RFC 9112, section 7.1), trailers

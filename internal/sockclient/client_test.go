@@ -128,8 +128,8 @@ func TestRefusalsAndAbsencesAreTyped(t *testing.T) {
 			}
 		})
 	}
-	var le *localapi.UnreachableError
+	var le *sockclient.UnreachableError
 	if !errors.As(sockclient.NotRunning("/x"), &le) || !errors.Is(le, syscall.ENOENT) {
-		t.Error("NotRunning is not localapi's UnreachableError with ENOENT")
+		t.Error("NotRunning is not an UnreachableError with ENOENT")
 	}
 }

@@ -1,4 +1,9 @@
-package cli
+// Package slurmdcmd is slurmd-lite's own command line: run the daemon,
+// check the configuration, read a job as sbatch would, simulate a trace,
+// export to real Slurm, and the job supervisor's entry. It lives apart from
+// the Slurm commands (internal/cli) so that they do not link kong, and the
+// daemon's machinery (cgo, SQLite, NVML) is wired in by cmd/slurmd-lite.
+package slurmdcmd
 
 import (
 	"encoding/json"
@@ -7,8 +12,10 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/sbatch"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
@@ -54,8 +61,8 @@ type Daemon struct {
 	Export func(args []string) int
 }
 
-// SlurmdLite is the slurmd-lite command.
-func SlurmdLite(args []string, sio IO, dm Daemon) int {
+// Main is the slurmd-lite command.
+func Main(args []string, sio cmdio.IO, dm Daemon) int {
 	// The supervisor's arguments are its own, and it must start fast.
 	if len(args) > 0 && args[0] == "stepd" && dm.Stepd != nil {
 		return dm.Stepd(args[1:])
@@ -105,7 +112,7 @@ func SlurmdLite(args []string, sio IO, dm Daemon) int {
 
 // checkConfig loads the configuration as the daemon would and prints a
 // summary of what is in force, so an admin can check a file before a restart.
-func checkConfig(path string, sio IO) int {
+func checkConfig(path string, sio cmdio.IO) int {
 	cfg, used, err := config.Find(path)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "slurmd-lite: error: %v\n", err)
@@ -160,8 +167,8 @@ func checkConfig(path string, sio IO) int {
 
 // parseJob prints the request sbatch would make, for a user asking "what
 // did my script ask for?" and for the demo.
-func parseJob(args []string, brief bool, sio IO) int {
-	req, code := readJob("sbatch", args, sio)
+func parseJob(args []string, brief bool, sio cmdio.IO) int {
+	req, code := sbatch.ReadJob("sbatch", args, sio)
 	if req == nil {
 		return code
 	}

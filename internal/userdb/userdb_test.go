@@ -1,0 +1,68 @@
+package userdb
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func withFiles(t *testing.T, passwd, group string) {
+	t.Helper()
+	dir := t.TempDir()
+	p, g := filepath.Join(dir, "passwd"), filepath.Join(dir, "group")
+	if err := os.WriteFile(p, []byte(passwd), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(g, []byte(group), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oldP, oldG := passwdFile, groupFile
+	passwdFile, groupFile = p, g
+	t.Cleanup(func() { passwdFile, groupFile = oldP, oldG })
+}
+
+func TestLookups(t *testing.T) {
+	withFiles(t, "# a comment\n"+
+		"root:x:0:0:root:/root:/bin/bash\n"+
+		"broken:x:notanumber:0::/:/bin/sh\n"+
+		"+nisentry::::::\n"+
+		"alice:x:1001:1001:Alice,,,:/home/alice:/bin/bash\n",
+		"root:x:0:\nlab:x:3000:alice,bob\nalice:x:1001:\n")
+
+	u, err := ByID(1001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(User{Name: "alice", UID: 1001, GID: 1001, Home: "/home/alice"}, u); diff != "" {
+		t.Errorf("ByID(1001) (-want +got):\n%s", diff)
+	}
+	if u, err := ByName("root"); err != nil || u.UID != 0 {
+		t.Errorf("ByName(root) = %+v, %v", u, err)
+	}
+	if _, err := ByName("broken"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a line with a bad uid: %v, want ErrNotFound", err)
+	}
+	if got := Name(4242); got != "" {
+		t.Errorf("Name(4242) = %q, want none", got)
+	}
+	g, err := GroupByName("lab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Group{Name: "lab", GID: 3000, Members: []string{"alice", "bob"}}, g); diff != "" {
+		t.Errorf("GroupByName(lab) (-want +got):\n%s", diff)
+	}
+	if got := GroupName(1001); got != "alice" {
+		t.Errorf("GroupName(1001) = %q, want alice", got)
+	}
+}
+
+func TestCallerGroupsStartWithTheEffectiveGroup(t *testing.T) {
+	ids := CallerGroups()
+	if len(ids) == 0 || ids[0] != uint32(os.Getegid()) {
+		t.Errorf("CallerGroups() = %v, want the effective group %d first", ids, os.Getegid())
+	}
+}
