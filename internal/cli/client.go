@@ -13,6 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
@@ -83,7 +84,7 @@ func getJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
 	}
 	var jobs []api.Job
 	// In gob: thousands of jobs decode in a tenth of JSON's time.
-	err := c.DoGob(ctx, "GET", path, nil, &jobs)
+	err := gobanswer.Do(ctx, c, "GET", path, nil, &jobs)
 	return jobs, err
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 )
 
 // show asks for the jobs and prints them once, as squeue's _print_job.
@@ -316,7 +317,7 @@ func getSqueueJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
 		path += "?" + q.Encode()
 	}
 	var list api.SqueueJobs
-	err := c.DoGob(ctx, "GET", path, nil, &list)
+	err := gobanswer.Do(ctx, c, "GET", path, nil, &list)
 	var le *sockclient.Error
 	if errors.As(err, &le) && le.Status == 404 {
 		// A daemon older than this command (binaries replaced while it

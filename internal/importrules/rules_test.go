@@ -71,6 +71,13 @@ func TestCommandsAreLean(t *testing.T) {
 			}
 		}
 	}
+	// sbatch is the hottest path (workflow tools run thousands): it does
+	// not even link what squeue needs for its long answers.
+	for _, d := range goList(t, "-deps", "./cmd/sbatch") {
+		if d == "encoding/gob" {
+			t.Errorf("cmd/sbatch links encoding/gob, whose initialisation costs every submission half a millisecond")
+		}
+	}
 	// The supervisor is started once per job and must start fast too; it
 	// listens on its control socket (net), and make builds it without cgo.
 	for _, d := range goList(t, "-deps", "./cmd/slurmstepd-lite") {

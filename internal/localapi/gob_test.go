@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 )
 
 // An answer asked for in gob comes back the same as in JSON; a refusal
@@ -18,13 +20,13 @@ func TestGobAnswersAreTheSame(t *testing.T) {
 	if err := c.Do(ctx, "POST", "/v1/echo", echoIn{Name: "a", N: 7}, &asJSON); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DoGob(ctx, "POST", "/v1/echo", echoIn{Name: "a", N: 7}, &asGob); err != nil {
+	if err := gobanswer.Do(ctx, c, "POST", "/v1/echo", echoIn{Name: "a", N: 7}, &asGob); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(asJSON, asGob); diff != "" {
 		t.Errorf("gob answer (-json +gob):\n%s", diff)
 	}
-	err := c.DoGob(ctx, "POST", "/v1/refuse", nil, nil)
+	err := gobanswer.Do(ctx, c, "POST", "/v1/refuse", nil, nil)
 	var e *Error
 	if !errors.As(err, &e) || e.Code == 0 {
 		t.Errorf("refusal asked for in gob: %v, want an *Error with Slurm's code", err)

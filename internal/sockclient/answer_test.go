@@ -12,6 +12,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 )
 
 // slowDaemon serves the ping route at once and /v1/slow after delay: a
@@ -76,7 +77,7 @@ func TestALongRequestOfAnAnsweringDaemonWaitsPastMessageTimeout(t *testing.T) {
 	}
 
 	out = nil
-	if err := c.DoGob(context.Background(), "GET", "/v1/slow", nil, &out); err != nil || out["status"] != "done" {
+	if err := gobanswer.Do(context.Background(), c, "GET", "/v1/slow", nil, &out); err != nil || out["status"] != "done" {
 		t.Fatalf("asked for in gob: %v %v", out, err)
 	}
 }
@@ -92,7 +93,7 @@ func TestAMuteDaemonIsNotAnsweringAfterMessageTimeout(t *testing.T) {
 		"sockclient, gob": func() error {
 			c := sockclient.New(sock)
 			c.SetMessageTimeout(200 * time.Millisecond)
-			return c.DoGob(context.Background(), "GET", "/v1/jobs", nil, nil)
+			return gobanswer.Do(context.Background(), c, "GET", "/v1/jobs", nil, nil)
 		},
 	} {
 		start := time.Now()
