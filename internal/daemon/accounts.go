@@ -27,7 +27,6 @@ type knownUsers struct {
 	set    map[string]bool
 }
 
-
 // namedUsers are the users a query names (user=NAME, repeated) that exist
 // on this machine: sacctmgr list user NAME and sshare -u NAME ask about
 // users who may have run nothing yet, and every user holds the implicit

@@ -66,8 +66,8 @@ var stepWords = map[int]string{
 // (SlurmctldTimeout, at least 60 s) bounds each of its tries.
 const defaultStepWait = 60 * time.Second
 
-// extras is what steps and interactive allocations keep per daemon. It
-// lives beside Daemon, whose fields are daemon.go's, keyed by the daemon.
+// extras is what steps and interactive allocations keep per daemon: the
+// Daemon's field x (newExtras builds it), under its own lock.
 type extras struct {
 	mu sync.Mutex
 	// steps are each job's running steps.
@@ -84,22 +84,15 @@ type extras struct {
 	tellMu sync.Mutex
 }
 
-var (
-	extrasMu sync.Mutex
-	extrasBy = map[*Daemon]*extras{}
-)
-
-func (d *Daemon) extras() *extras {
-	extrasMu.Lock()
-	defer extrasMu.Unlock()
-	x := extrasBy[d]
-	if x == nil {
-		x = &extras{steps: map[uint32]*jobSteps{}, changed: make(chan struct{}),
-			allocs: map[uint32]*allocation{}, callers: map[uint32]int{}}
-		extrasBy[d] = x
-	}
-	return x
+func newExtras() *extras {
+	return &extras{steps: map[uint32]*jobSteps{}, changed: make(chan struct{}),
+		allocs: map[uint32]*allocation{}, callers: map[uint32]int{}}
 }
+
+// extras returns the daemon's steps and interactive allocations (d.x, set
+// when the daemon is built and never replaced, so no lock is needed to
+// read it).
+func (d *Daemon) extras() *extras { return d.x }
 
 // jobSteps are the steps of one run of a job.
 type jobSteps struct {
