@@ -150,7 +150,7 @@ func (d *Daemon) updateNode(ctx context.Context, req *localapi.Request[api.NodeU
 		return api.Drains{}, localapi.Errorf(http.StatusBadRequest, "no change: give State= or Reason=")
 	}
 
-	asked := time.Now()
+	asked := d.now()
 	d.admin.mu.Lock()
 	if len(u.GPUs) > 0 {
 		err = d.updateGPUs(ctx, caller, u, asked)
@@ -270,7 +270,7 @@ func (d *Daemon) updateGPUs(ctx context.Context, caller localapi.Identity, u api
 // auditNode records a drain or resume in the audit trail.
 func (d *Daemon) auditNode(ctx context.Context, caller localapi.Identity, gpuUUID, action, detail string) {
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendEvent(store.Event{Time: time.Now(), Actor: caller.UID, ActorName: caller.User,
+		_, err := tx.AppendEvent(store.Event{Time: d.now(), Actor: caller.UID, ActorName: caller.User,
 			GPU: gpuUUID, Action: action, Detail: detail})
 		return err
 	})
@@ -281,7 +281,9 @@ func (d *Daemon) auditNode(ctx context.Context, caller localapi.Identity, gpuUUI
 
 // awaitSample wakes the loop and waits (a few seconds at most) for a GPU
 // sample taken after t, so that the change shows in the next sinfo and the
-// next scheduling pass.
+// next scheduling pass. t and the samples' times are the daemon's clock;
+// the few seconds are real. (A fake clock that stands still makes every
+// update wait them out: no sample is after t.)
 func (d *Daemon) awaitSample(ctx context.Context, t time.Time) {
 	d.wake()
 	deadline := time.NewTimer(3 * time.Second)

@@ -250,6 +250,7 @@ func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepR
 	if ask.WaitSeconds > 0 {
 		wait = time.Duration(ask.WaitSeconds) * time.Second
 	}
+	// The wait is srun's, in real time, whatever the daemon's clock.
 	deadline := time.Now().Add(wait)
 	for {
 		j, err := d.stepJob(ctx, req.Caller, ask.JobID)
@@ -315,7 +316,7 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 		x.mu.Unlock()
 		return api.Step{}, changed, stepRefusal(code, notes...)
 	}
-	s := &activeStep{id: js.next, name: ask.Name, ntasks: p.ntasks, start: time.Now(),
+	s := &activeStep{id: js.next, name: ask.Name, ntasks: p.ntasks, start: d.now(),
 		cpus: p.heldCPUs, gpus: p.heldGPUs, overlap: ask.Overlap, pid: caller.PID}
 	js.next++
 	js.active[s.id] = s
@@ -416,7 +417,7 @@ func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state
 		x.wake()
 	}
 	x.mu.Unlock()
-	rec := store.Step{JobID: jobID, Run: run, ID: strconv.Itoa(id), State: state, End: time.Now(), ExitCode: exit}
+	rec := store.Step{JobID: jobID, Run: run, ID: strconv.Itoa(id), State: state, End: d.now(), ExitCode: exit}
 	if len(cpu) == 2 {
 		rec.UserCPU, rec.SystemCPU = max(cpu[0], 0), max(cpu[1], 0)
 	}
