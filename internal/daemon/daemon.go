@@ -40,6 +40,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -101,7 +102,9 @@ func (realClock) Now() time.Time { return time.Now() }
 //  2. guarded by mu;
 //  3. the scheduling loop's (loop.go): only the loop goroutine touches
 //     them, without a lock;
-//  4. state with a lock of its own.
+//  4. state with a lock of its own;
+//  5. published: an immutable value that the holder of mu replaces after
+//     each change (publishLocked), read by the handlers without a lock.
 //
 // Lock order: d.admin.mu before mu (updateGPUs and updateWholeNode take
 // mu under it). A job list holding the store's cache must not take mu
@@ -140,7 +143,8 @@ type Daemon struct {
 	gsnap gpu.Snapshot
 	// decisions and prio are the last pass's pending decisions and
 	// priorities: replaced whole by each pass, never changed in place, so
-	// a reader may keep the maps it read (liveView).
+	// a reader may keep the maps it read. Handlers read them, with cfg,
+	// from view (5.); alloc.go still reads decisions here, under mu.
 	decisions map[uint32]sched.Decision
 	prio      map[uint32]uint32
 	// usage is every association's usage as of usageAt (usage.go).
@@ -199,6 +203,13 @@ type Daemon struct {
 	// x holds the running steps and interactive allocations (steps.go,
 	// alloc.go); the pointer is set by newDaemon and never replaced.
 	x *extras
+
+	// 5. Published.
+
+	// view is cfg, decisions and prio as of the last pass or reload
+	// (liveView): what squeue, scontrol show job and scontrol update read,
+	// without mu.
+	view atomic.Pointer[liveView]
 }
 
 // newDaemon is a Daemon with its maps, channels and clock made, and
@@ -208,7 +219,7 @@ func newDaemon(opts Options, cfg *config.Config) *Daemon {
 	if clock == nil {
 		clock = realClock{}
 	}
-	return &Daemon{
+	d := &Daemon{
 		opts:      opts,
 		clock:     clock,
 		cfg:       cfg,
@@ -227,6 +238,15 @@ func newDaemon(opts Options, cfg *config.Config) *Daemon {
 		violated:  map[string]bool{},
 		x:         newExtras(),
 	}
+	d.publishLocked()
+	return d
+}
+
+// publishLocked publishes cfg, decisions and prio as they are now (view).
+// The caller holds mu, so that publications happen in the order of the
+// changes they show: a pass's and a reload's cannot cross.
+func (d *Daemon) publishLocked() {
+	d.view.Store(&liveView{cfg: d.cfg, decisions: d.decisions, prio: d.prio})
 }
 
 // now is the daemon's time (Options.Clock).
@@ -400,6 +420,7 @@ func (d *Daemon) reload() {
 		cfg.SocketPath, cfg.StateSaveLocation = old.SocketPath, old.StateSaveLocation
 	}
 	d.cfg = cfg
+	d.publishLocked()
 	d.mu.Unlock()
 	d.log.Info("configuration reloaded", "config", d.cfgPath)
 	d.wake()

@@ -282,20 +282,20 @@ func (d *Daemon) live(j *store.Job) api.Live { return d.liveView().live(j) }
 // liveView is what live reads of the daemon, taken at once: the last
 // pass's decisions and priorities, and the configuration. Each pass and
 // reload replaces these maps and the configuration whole, never changing
-// them in place, so a view is read without the daemon's lock, which a job
-// list must not take while it holds the store's cache (a lock order
-// against every caller of the store that holds d.mu).
+// them in place, and publishes them as one value (Daemon.view), so a view
+// is read without the daemon's lock, which a job list must not take while
+// it holds the store's cache (a lock order against every caller of the
+// store that holds d.mu). A liveView is immutable: nothing may change its
+// maps or configuration.
 type liveView struct {
 	cfg       *config.Config
 	decisions map[uint32]sched.Decision
 	prio      map[uint32]uint32
 }
 
-func (d *Daemon) liveView() liveView {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return liveView{d.cfg, d.decisions, d.prio}
-}
+// liveView returns the view last published (publishLocked); it takes no
+// lock.
+func (d *Daemon) liveView() liveView { return *d.view.Load() }
 
 func (v liveView) live(j *store.Job) api.Live {
 	dec, decided := v.decisions[j.ID]

@@ -298,9 +298,7 @@ func (d *Daemon) update(ctx context.Context, req *localapi.Request[api.Update]) 
 		}
 		snap = &s
 	}
-	d.mu.Lock()
-	prio := maps.Clone(d.prio)
-	d.mu.Unlock()
+	prio := d.liveView().prio // published: never changed, so kept without a copy
 	u := jobUpdate{d: d, cfg: cfg, caller: caller, who: who, ch: ch, snap: snap, prio: prio}
 	if f := checkUpdateFields(req.Body); f != nil {
 		u.fields = &outcome{f.code, f.words, f.hint}

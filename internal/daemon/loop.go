@@ -218,6 +218,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	}
 	d.mu.Lock()
 	d.decisions, d.prio = decisions, prio
+	d.publishLocked()
 	d.mu.Unlock()
 
 	planned = time.Since(began)
