@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -180,5 +181,84 @@ Users = ["alice"]
 	want := []store.Usage{{Account: "lab", User: "alice", Raw: raw / 8, AsOf: t0.Add(3 * halfLife)}}
 	if diff := cmp.Diff(want, us, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
 		t.Errorf("usage saved at stop (-want +got):\n%s", diff)
+	}
+}
+
+// A pending job's age factor grows with the daemon's clock up to
+// PriorityMaxAge: sprio shows WeightAge times the wait over MaxAge, in
+// whole seconds, after an hour of the fake clock and at the cap after
+// six. The job waits in a DOWN partition, so that nothing runs.
+func TestAgePriorityGrowsOnTheDaemonsClock(t *testing.T) {
+	const (
+		weight = 1000
+		maxAge = 4 * time.Hour
+	)
+	// The job's submit time is the store's commit, on the machine's clock:
+	// the fake one starts there, and the wait is counted from the submit
+	// time the job shows.
+	clock := &fakeClock{t: time.Now().Truncate(time.Second)}
+	conf := `GPUSampleInterval = 1
+
+[Node]
+NodeName = "gpu01"
+CPUs     = 4
+GPUs     = "none"
+
+[Priority]
+WeightAge = 1000
+MaxAge    = "4:00:00"
+
+[[Partition]]
+PartitionName = "debug"
+Default       = true
+State         = "DOWN"
+`
+	c, _, _ := clockDaemon(t, conf, clock, nil)
+	ctx := context.Background()
+	cl, err := jobscript.ParseCommandLine([]string{"job.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\ntrue\n"), Command: cl, Now: clock.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub api.Submitted
+	if err := c.Do(ctx, "POST", api.PathJobs, api.Submit{Request: *req, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: t.TempDir()}, &sub); err != nil {
+		t.Fatalf("submitting: %v", err)
+	}
+	var jobs []api.Job
+	if err := c.Do(ctx, "GET", fmt.Sprintf("%s?id=%d", api.PathJobs, sub.JobID), nil, &jobs); err != nil || len(jobs) != 1 {
+		t.Fatalf("job %d: %v (%d rows)", sub.JobID, err, len(jobs))
+	}
+	submit := jobs[0].Submit
+	if lag := submit.Unix() - clock.Now().Unix(); lag < 0 || lag > 1 {
+		t.Fatalf("the job was submitted at %v, %ds from the fake clock's start %v: the waits below would not be the clock's", submit, lag, clock.Now())
+	}
+	t.Cleanup(func() {
+		_ = c.Do(ctx, "POST", api.PathCancel, api.Cancel{Jobs: []string{fmt.Sprint(sub.JobID)}}, nil)
+	})
+	age := func() float64 {
+		t.Helper()
+		var rows []api.PriorityRow
+		if err := c.Do(ctx, "GET", api.PathPriorities, nil, &rows); err != nil {
+			t.Fatalf("sprio: %v", err)
+		}
+		for _, r := range rows {
+			if r.JobID == fmt.Sprint(sub.JobID) {
+				return r.Age
+			}
+		}
+		t.Fatalf("sprio has no row for job %d: %+v", sub.JobID, rows)
+		return 0
+	}
+	for _, step := range []time.Duration{time.Hour, 5 * time.Hour} {
+		clock.advance(step)
+		wait := clock.Now().Unix() - submit.Unix()
+		want := float64(weight) * min(1, float64(wait)/maxAge.Seconds())
+		if got := age(); got != want {
+			t.Errorf("after %ds of waiting on the daemon's clock: age factor %v, want %v (WeightAge %d, MaxAge %v)",
+				wait, got, want, weight, maxAge)
+		}
 	}
 }
