@@ -40,6 +40,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -67,31 +68,83 @@ type Options struct {
 	// Fresh starts over where the state database is missing or empty but
 	// earlier jobs left traces (traces.go): slurmd-lite --fresh.
 	Fresh bool
+	// Clock is the time the daemon schedules by: jobs' ages, starts and
+	// ends as the daemon records them, time limits, usage and its decay.
+	// nil is the real clock. Tests give a fake one to run hours of
+	// schedule in milliseconds where real time is not the point.
+	//
+	// What the clock does not move: the timers and tickers that pace the
+	// loop and bound waits for processes and sockets (they wait real
+	// time, for real processes), the supervisors (separate processes
+	// that count a job's limit on the machine's clock from the start the
+	// daemon gives them), and the store's own commit times (a job's
+	// submit time is the commit's). A fake clock suits tests where no
+	// job's run depends on the two clocks agreeing.
+	Clock Clock
 }
 
+// Clock tells the time; see Options.Clock.
+type Clock interface {
+	Now() time.Time
+}
+
+// realClock is the machine's clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
 // Daemon is one running slurmd-lite.
+//
+// Its fields have one of four owners, grouped below:
+//
+//  1. set while Run starts the daemon and never changed after: read by
+//     any goroutine without a lock;
+//  2. guarded by mu;
+//  3. the scheduling loop's (loop.go): only the loop goroutine touches
+//     them, without a lock;
+//  4. state with a lock of its own;
+//  5. published: an immutable value that the holder of mu replaces after
+//     each change (publishLocked), read by the handlers without a lock.
+//
+// Lock order: d.admin.mu before mu (updateGPUs and updateWholeNode take
+// mu under it). A job list holding the store's cache must not take mu
+// (see liveView).
 type Daemon struct {
-	opts Options
-	log  *slog.Logger
-	st   *store.Store
-	inv  *gpu.Inventory
-	ln   *localapi.Listener
-	srv  *localapi.Server
-	exe  string
+	// 1. Set at start, then read-only.
+
+	opts  Options
+	clock Clock
+	log   *slog.Logger
+	st    *store.Store   // safe for concurrent use
+	inv   *gpu.Inventory // safe for concurrent use
+	ln    *localapi.Listener
+	srv   *localapi.Server
+	exe   string
 	// stepd is the command that starts a job's supervisor: slurmstepd-lite
 	// beside the daemon's binary when it is there, else the daemon's own
 	// binary as `slurmd-lite stepd`.
 	stepd   []string
 	jobsDir string
+	cfgPath string
 	boot    time.Time
-
+	// kick wakes the loop (wake); ended carries the jobs whose supervisors
+	// ended to the loop (finishAll). The channels are fixed; anyone sends.
 	kick  chan struct{}
 	ended chan uint32
 
-	mu        sync.Mutex
-	cfg       *config.Config
-	cfgPath   string
-	gsnap     gpu.Snapshot
+	// 2. Guarded by mu.
+
+	mu sync.Mutex
+	// cfg is the configuration in force; reload replaces it (never
+	// changes it in place), so a caller may keep the pointer it read.
+	cfg *config.Config
+	// gsnap is the last GPU sample (written by the loop's sample, read by
+	// the views and the node updates).
+	gsnap gpu.Snapshot
+	// decisions and prio are the last pass's pending decisions and
+	// priorities: replaced whole by each pass, never changed in place, so
+	// a reader may keep the maps it read. Handlers read them, with cfg,
+	// from view (5.); alloc.go still reads decisions here, under mu.
 	decisions map[uint32]sched.Decision
 	prio      map[uint32]uint32
 	// usage is every association's usage as of usageAt (usage.go).
@@ -99,7 +152,8 @@ type Daemon struct {
 	usageAt time.Time
 	// usageSaved is when usage was last written to the store.
 	usageSaved time.Time
-	watched    map[uint32]bool
+	// watched are the running jobs whose supervisors the daemon watches.
+	watched map[uint32]bool
 	// after says what to do with a running job once its supervisor has
 	// ended it: requeue it (scontrol requeue, preemption) instead of
 	// recording its end.
@@ -112,28 +166,91 @@ type Daemon struct {
 	releasing map[uint32]gpu.Job
 	// drained are the GPUs (by UUID) whose drain is in the store.
 	drained map[string]bool
-	// idle follows IdleGPUTimeout; lastSweep is the last checkpoint sweep.
-	idle      idleTracker
-	lastSweep time.Time
-	// violated are the (job/kind) GPU violations already acted on.
+	// idle follows IdleGPUTimeout. Only the loop uses it (checkIdle), but
+	// under mu all the same.
+	idle idleTracker
+	// violated are the (job/kind) GPU violations already acted on. Only
+	// the loop uses it (sample), but under mu all the same.
 	violated map[string]bool
 	// checkJobs are what submissions are checked against (submitcheck.go);
 	// checkOK once a pass has set them.
 	checkJobs []sched.Job
 	checkOK   bool
-	// limitWake wakes the loop when the next running job reaches its
-	// time limit (ending.go); only the loop touches it.
-	limitWake *time.Timer
 	// timeoutChecks are the jobs whose supervisors are being asked
-	// whether their limits ended them (ending.go).
+	// whether their limits ended them (ending.go): the loop adds, the
+	// goroutine that asks removes.
 	timeoutChecks map[uint32]bool
-	// users are the users the store has seen (accounts.go); their own lock.
-	users knownUsers
 	// unsettled are the jobs whose ends could not be recorded (a full
 	// disk), with what their stop was meant to lead to: each pass tries
 	// again (finish.go).
 	unsettled map[uint32]string
+
+	// 3. The scheduling loop's alone.
+
+	// lastSweep is the last checkpoint sweep (sweepCheckpoints).
+	lastSweep time.Time
+	// limitWake wakes the loop when the next running job reaches its
+	// time limit (ending.go).
+	limitWake *time.Timer
+
+	// 4. With locks of their own.
+
+	// users are the users the store has seen (accounts.go).
+	users knownUsers
+	// admin is the node's administrative state (nodeupdate.go); its lock
+	// also serializes node updates.
+	admin nodeAdminState
+	// x holds the running steps and interactive allocations (steps.go,
+	// alloc.go); the pointer is set by newDaemon and never replaced.
+	x *extras
+
+	// 5. Published.
+
+	// view is cfg, decisions and prio as of the last pass or reload
+	// (liveView): what squeue, scontrol show job and scontrol update read,
+	// without mu.
+	view atomic.Pointer[liveView]
 }
+
+// newDaemon is a Daemon with its maps, channels and clock made, and
+// nothing opened: Run fills in the rest, tests what they need.
+func newDaemon(opts Options, cfg *config.Config) *Daemon {
+	clock := opts.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
+	d := &Daemon{
+		opts:      opts,
+		clock:     clock,
+		cfg:       cfg,
+		boot:      clock.Now(),
+		kick:      make(chan struct{}, 1),
+		ended:     make(chan uint32, 64),
+		decisions: map[uint32]sched.Decision{},
+		prio:      map[uint32]uint32{},
+		watched:   map[uint32]bool{},
+		after:     map[uint32]string{},
+		yields:    map[uint32]*yieldPlan{},
+		gpuUse:    map[uint32]gpu.Usage{},
+		releasing: map[uint32]gpu.Job{},
+		drained:   map[string]bool{},
+		idle:      idleTracker{since: map[uint32]time.Time{}, warned: map[uint32]bool{}},
+		violated:  map[string]bool{},
+		x:         newExtras(),
+	}
+	d.publishLocked()
+	return d
+}
+
+// publishLocked publishes cfg, decisions and prio as they are now (view).
+// The caller holds mu, so that publications happen in the order of the
+// changes they show: a pass's and a reload's cannot cross.
+func (d *Daemon) publishLocked() {
+	d.view.Store(&liveView{cfg: d.cfg, decisions: d.decisions, prio: d.prio})
+}
+
+// now is the daemon's time (Options.Clock).
+func (d *Daemon) now() time.Time { return d.clock.Now() }
 
 // Run starts the daemon and serves until ctx ends or SIGTERM/SIGINT comes;
 // SIGHUP reloads the configuration. Running jobs are left running.
@@ -152,23 +269,9 @@ func Run(ctx context.Context, opts Options) error {
 			return fmt.Errorf("finding slurmd-lite's own binary for the job supervisors: %w", err)
 		}
 	}
-	d := &Daemon{
-		opts: opts, log: log, exe: exe, stepd: supervisorCommand(exe), cfg: cfg, cfgPath: path,
-		boot:      time.Now(),
-		jobsDir:   filepath.Join(cfg.StateSaveLocation, "jobs"),
-		kick:      make(chan struct{}, 1),
-		ended:     make(chan uint32, 64),
-		decisions: map[uint32]sched.Decision{},
-		prio:      map[uint32]uint32{},
-		watched:   map[uint32]bool{},
-		after:     map[uint32]string{},
-		yields:    map[uint32]*yieldPlan{},
-		gpuUse:    map[uint32]gpu.Usage{},
-		releasing: map[uint32]gpu.Job{},
-		drained:   map[string]bool{},
-		idle:      idleTracker{since: map[uint32]time.Time{}, warned: map[uint32]bool{}},
-		violated:  map[string]bool{},
-	}
+	d := newDaemon(opts, cfg)
+	d.log, d.exe, d.stepd, d.cfgPath = log, exe, supervisorCommand(exe), path
+	d.jobsDir = filepath.Join(cfg.StateSaveLocation, "jobs")
 	from := path
 	if from == "" {
 		from = "built-in defaults"
@@ -216,7 +319,7 @@ func Run(ctx context.Context, opts Options) error {
 	log.Info("job supervisors", "command", strings.Join(d.stepd, " "))
 	// The inventory learns its GPUs from a first sample; only then can
 	// the stored drains be applied to them (by UUID).
-	d.gsnap = d.inv.Sample(time.Now(), nil)
+	d.gsnap = d.inv.Sample(d.now(), nil)
 	if drains, err := d.st.Drains(ctx); err == nil {
 		for _, dr := range drains {
 			d.drained[dr.UUID] = true
@@ -228,7 +331,7 @@ func Run(ctx context.Context, opts Options) error {
 			}
 		}
 	}
-	if err := d.loadUsage(ctx, time.Now()); err != nil {
+	if err := d.loadUsage(ctx, d.now()); err != nil {
 		return err
 	}
 
@@ -317,6 +420,7 @@ func (d *Daemon) reload() {
 		cfg.SocketPath, cfg.StateSaveLocation = old.SocketPath, old.StateSaveLocation
 	}
 	d.cfg = cfg
+	d.publishLocked()
 	d.mu.Unlock()
 	d.log.Info("configuration reloaded", "config", d.cfgPath)
 	d.wake()

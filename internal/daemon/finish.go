@@ -174,6 +174,9 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 	use := d.gpuUse[id]
 	delete(d.gpuUse, id)
 	d.mu.Unlock()
+	if st.End.IsZero() {
+		st.End = d.now() // a lost job's: it ends now, by the daemon's clock
+	}
 	usage := d.chargeUntil(ctx, endTime(st))
 	var stepsUser, stepsSys time.Duration
 	if cur, err := d.st.Job(ctx, id); err == nil {
@@ -233,7 +236,9 @@ func applyStatus(j *store.Job, st stepd.Status) {
 }
 
 // endTime is when a supervisor's run ended: its status's time, or now
-// for a status that has none (a lost job's).
+// for a status that has none (a lost job's). The daemon's own callers
+// fill a missing end from its clock first (recordEnd, requeue); alloc.go
+// and the reattach's order still reach the real clock here.
 func endTime(st stepd.Status) time.Time {
 	if st.End.IsZero() {
 		return time.Now()
@@ -326,7 +331,10 @@ func (d *Daemon) stepsCPU(ctx context.Context, j store.Job) (user, sys time.Dura
 // its run archived as REQUEUED (or PREEMPTED) for sacct -D, with notes
 // that say why (a yield's: by whom, for which job, the checkpoint).
 func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as slurm.JobState, notes ...string) error {
-	now := time.Now()
+	now := d.now()
+	if st.End.IsZero() {
+		st.End = now
+	}
 	d.releaseGPUs(j, now)
 	usage := d.chargeUntil(ctx, endTime(st))
 	stepsUser, stepsSys := d.stepsCPU(ctx, j)
@@ -384,7 +392,7 @@ func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 		}
 		go removeCgroup(id.Cgroup)
 	}
-	st := stepd.Status{JobID: j.ID, State: slurm.NodeFail, ExitCode: "0:0", Start: j.Start, End: time.Now(),
+	st := stepd.Status{JobID: j.ID, State: slurm.NodeFail, ExitCode: "0:0", Start: j.Start, End: d.now(),
 		Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:9"}}
 	var err error
 	if j.Requeue {
@@ -492,7 +500,7 @@ func (d *Daemon) reattach(ctx context.Context) error {
 			d.watch(j.ID, id.PID, dir)
 			continue
 		}
-		if stepd.Supervised(dir) || supervisorComing(j, dir, time.Now()) {
+		if stepd.Supervised(dir) || supervisorComing(j, dir, d.now()) {
 			d.log.Info("reattached to a starting supervisor", "job", j.ID)
 			d.watch(j.ID, 0, dir)
 			continue
@@ -579,11 +587,16 @@ const supervisorStartGrace = 5 * time.Second
 // supervisorComing waits, while the job started less than
 // supervisorStartGrace ago, for its supervisor to take its lock or to have
 // written its status; it reports whether one did.
+//
+// now is the daemon's time, which j.Start is on; the wait itself is real
+// time (the supervisor is a real process), so the grace left is turned
+// into a deadline on the machine's clock.
 func supervisorComing(j store.Job, dir string, now time.Time) bool {
 	if _, err := os.Stat(filepath.Join(dir, stepd.SpecFile)); err != nil {
 		return false // never launched
 	}
-	for deadline := j.Start.Add(supervisorStartGrace); now.Before(deadline); now = time.Now() {
+	deadline := time.Now().Add(j.Start.Add(supervisorStartGrace).Sub(now))
+	for time.Now().Before(deadline) {
 		if stepd.Supervised(dir) {
 			return true
 		}
@@ -609,7 +622,7 @@ func parseExit(s string) store.ExitCode {
 // starting; one that is gone answers at once.
 func (d *Daemon) callSupervisor(j store.Job, req stepd.Request) (stepd.Reply, error) {
 	dir := d.runDir(j.ID, j.Restarts)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second) // real: a real process's socket
 	for {
 		rep, err := stepd.Call(dir, req)
 		if err == nil || rep.Error != "" || time.Now().After(deadline) {

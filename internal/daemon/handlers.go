@@ -154,7 +154,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		j.QOS = "normal"
 	}
 
-	now := time.Now()
+	now := d.now()
 	snap, err := d.submitSnapshot(ctx, now, req.Body.TestOnly)
 	if err != nil {
 		return api.Submitted{}, err
@@ -229,7 +229,7 @@ func (d *Daemon) listedJobs(ctx context.Context, q url.Values) ([]store.Job, err
 // store.EachJob: fn must not keep the job, change it, or call the store).
 func (d *Daemon) eachListedJob(ctx context.Context, q url.Values, fn func(*store.Job)) error {
 	cfg := d.config()
-	now := time.Now()
+	now := d.now()
 	f := store.Filter{Users: q["user"], Partitions: q["partition"], Names: q["name"],
 		Since: now.Add(-cfg.MinJobAge)}
 	for _, s := range q["state"] {
@@ -282,20 +282,20 @@ func (d *Daemon) live(j *store.Job) api.Live { return d.liveView().live(j) }
 // liveView is what live reads of the daemon, taken at once: the last
 // pass's decisions and priorities, and the configuration. Each pass and
 // reload replaces these maps and the configuration whole, never changing
-// them in place, so a view is read without the daemon's lock, which a job
-// list must not take while it holds the store's cache (a lock order
-// against every caller of the store that holds d.mu).
+// them in place, and publishes them as one value (Daemon.view), so a view
+// is read without the daemon's lock, which a job list must not take while
+// it holds the store's cache (a lock order against every caller of the
+// store that holds d.mu). A liveView is immutable: nothing may change its
+// maps or configuration.
 type liveView struct {
 	cfg       *config.Config
 	decisions map[uint32]sched.Decision
 	prio      map[uint32]uint32
 }
 
-func (d *Daemon) liveView() liveView {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return liveView{d.cfg, d.decisions, d.prio}
-}
+// liveView returns the view last published (publishLocked); it takes no
+// lock.
+func (d *Daemon) liveView() liveView { return *d.view.Load() }
 
 func (v liveView) live(j *store.Job) api.Live {
 	dec, decided := v.decisions[j.ID]
@@ -543,7 +543,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 				_, err := tx.DropTasks(cur.ID, t.tasks)
 				return err
 			}
-			cur.State, cur.End, cur.CancelledBy = slurm.Cancelled, time.Now(), &by
+			cur.State, cur.End, cur.CancelledBy = slurm.Cancelled, d.now(), &by
 			cur.Reason = slurm.ReasonNone
 			return tx.PutJob(cur)
 		})
@@ -569,7 +569,7 @@ func (d *Daemon) mustJob(ctx context.Context, id uint32) store.Job {
 // audit records a change made by someone other than the job's owner.
 func (d *Daemon) audit(ctx context.Context, caller localapi.Identity, id uint32, action, detail string) {
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendEvent(store.Event{Time: time.Now(), Actor: caller.UID, ActorName: caller.User,
+		_, err := tx.AppendEvent(store.Event{Time: d.now(), Actor: caller.UID, ActorName: caller.User,
 			JobID: id, Action: action, Detail: detail})
 		return err
 	})
@@ -671,7 +671,7 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 		d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID)
 	case j.State.Finished():
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
-			_, err := tx.Requeue(j.ID, time.Now())
+			_, err := tx.Requeue(j.ID, d.now())
 			return err
 		})
 		if err != nil {
@@ -825,7 +825,7 @@ func (d *Daemon) configInForce(ctx context.Context, req *localapi.Request[struct
 
 // shares is sshare: the fair-share tree as the core computes it now.
 func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([]api.ShareRow, error) {
-	snap, err := d.submitSnapshot(ctx, time.Now(), true)
+	snap, err := d.submitSnapshot(ctx, d.now(), true)
 	if err != nil {
 		return nil, err
 	}
@@ -853,7 +853,7 @@ func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([
 
 // priorities is sprio: each pending job's priority and weighted factors.
 func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]) ([]api.PriorityRow, error) {
-	now := time.Now()
+	now := d.now()
 	cfg := d.config()
 	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
 	if err != nil {

@@ -292,15 +292,13 @@ func (d *Daemon) update(ctx context.Context, req *localapi.Request[api.Update]) 
 	// be open to the job's account, and fit this machine some day.
 	var snap *sched.Snapshot
 	if ch.Partition != nil || ch.Gres != nil || ch.GPUs != nil {
-		s, err := d.submitSnapshot(ctx, time.Now(), true)
+		s, err := d.submitSnapshot(ctx, d.now(), true)
 		if err != nil {
 			return api.UpdateResults{}, err
 		}
 		snap = &s
 	}
-	d.mu.Lock()
-	prio := maps.Clone(d.prio)
-	d.mu.Unlock()
+	prio := d.liveView().prio // published: never changed, so kept without a copy
 	u := jobUpdate{d: d, cfg: cfg, caller: caller, who: who, ch: ch, snap: snap, prio: prio}
 	if f := checkUpdateFields(req.Body); f != nil {
 		u.fields = &outcome{f.code, f.words, f.hint}
@@ -607,7 +605,9 @@ func (d *Daemon) setLimit(j store.Job) {
 	if limit == slurmtime.Infinite {
 		return
 	}
-	time.AfterFunc(max(time.Until(j.Start.Add(limit)), 0), func() { d.enforceLimit(j.ID, j.Restarts) })
+	// A real timer for a wait on the daemon's clock: a fake clock set
+	// forward fires it at once, and enforceLimit checks again.
+	time.AfterFunc(max(j.Start.Add(limit).Sub(d.now()), 0), func() { d.enforceLimit(j.ID, j.Restarts) })
 }
 
 // enforceLimit ends a running job past its time limit as its supervisor
@@ -621,7 +621,7 @@ func (d *Daemon) enforceLimit(id uint32, run int) {
 		return
 	}
 	limit := effectiveLimit(d.config(), &j)
-	if limit == slurmtime.Infinite || time.Since(j.Start) < limit-time.Second {
+	if limit == slurmtime.Infinite || d.now().Sub(j.Start) < limit-time.Second {
 		return
 	}
 	if _, err := stepd.Call(d.runDir(id, run), stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyTimeLimit}); err != nil {

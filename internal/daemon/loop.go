@@ -37,6 +37,11 @@ type arrayKey struct {
 
 // loop is the scheduling loop: the one goroutine that starts and finishes
 // jobs. It sleeps until something happens, or until the next GPU sample.
+//
+// Its ticker and timers, and passPace, run on the machine's clock, not the
+// daemon's (Options.Clock): they pace real work (samples of real GPUs, the
+// CPU a pass costs), and a loop paced by a fake clock would either spin or
+// never wake.
 func (d *Daemon) loop(ctx context.Context) {
 	interval := d.config().GPUSampleInterval
 	if interval <= 0 {
@@ -155,7 +160,8 @@ type snapshot struct {
 // It returns the time it took to plan (everything but starting and
 // stopping jobs): the CPU a pass costs, which passPace rations.
 func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
-	now := time.Now()
+	began := time.Now() // the planning's cost is real time (passPace)
+	now := d.now()
 	cfg := d.config()
 	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
 	if err != nil {
@@ -164,7 +170,8 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	}
 	if next := d.noteTimeouts(now, jobs); !next.IsZero() {
 		// A moment after the limit: the supervisor counts it from its own
-		// start, just after the store's.
+		// start, just after the store's. (A real timer for a wait on the
+		// daemon's clock: the pass it wakes looks again at its own now.)
 		wait := next.Sub(now) + 200*time.Millisecond
 		if d.limitWake == nil {
 			d.limitWake = time.AfterFunc(wait, d.wake)
@@ -211,9 +218,10 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	}
 	d.mu.Lock()
 	d.decisions, d.prio = decisions, prio
+	d.publishLocked()
 	d.mu.Unlock()
 
-	planned = time.Since(now)
+	planned = time.Since(began)
 	var yielders map[uint32][]uint32
 	for i := range jobs {
 		if j := &jobs[i]; j.YieldedFor != 0 && j.State == slurm.Pending {
@@ -242,7 +250,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		// them idle until the next tick.
 		if jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute)),
 			States: []slurm.JobState{slurm.Running, slurm.Completing}}); err == nil {
-			d.sample(time.Now(), jobs)
+			d.sample(d.now(), jobs)
 		}
 	}
 	for _, p := range plan.Preempts {
@@ -489,7 +497,7 @@ func (d *Daemon) startAll(ctx context.Context, starts []pendingStart) {
 	if len(starts) == 0 {
 		return
 	}
-	now := time.Now()
+	now := d.now()
 	jobs := make([]store.Job, len(starts))
 	fns := make([]func(tx *store.Tx) error, len(starts))
 	for i, ps := range starts {
@@ -579,8 +587,8 @@ func (d *Daemon) run(ctx context.Context, j store.Job, s sched.Start, now time.T
 		d.mu.Unlock()
 		return d.recordEnd(ctx, j.ID, stepd.Status{
 			JobID: j.ID, State: slurm.Failed, ExitCode: "0:53", Reason: slurm.ReasonJobLaunchFailure,
-			Error: err.Error(), Start: now, End: time.Now(),
-			Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:53", End: time.Now()},
+			Error: err.Error(), Start: now, End: d.now(),
+			Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:53", End: d.now()},
 		})
 	}
 	return nil

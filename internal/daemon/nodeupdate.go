@@ -27,8 +27,8 @@ import (
 // A drain of the whole node keeps every job from starting, CPU-only jobs
 // included, and lets running jobs finish (Slurm's DRAIN: IDLE+DRAIN, or
 // MIXED+DRAIN while jobs run). It is a row of the same table whose UUID is
-// api.NodeDrainUUID ("node"), and lives here in nodeAdmins; the scheduling
-// pass asks nodeDrained.
+// api.NodeDrainUUID ("node"), and lives in the daemon's admin field; the
+// scheduling pass asks nodeDrained.
 
 // Slurm's error numbers of node updates (slurm/slurm_errno.h).
 const (
@@ -46,21 +46,17 @@ type nodeAdmin struct {
 	reason *store.Drain
 }
 
-// nodeAdmins holds each daemon's nodeAdmin (tests run several daemons in
-// one process). Its lock also serializes node updates.
-var nodeAdmins = struct {
-	sync.Mutex
-	m map[*Daemon]*nodeAdmin
-}{m: map[*Daemon]*nodeAdmin{}}
+// nodeAdminState is the Daemon's admin field: the node's administrative
+// state under its own lock, which also serializes node updates.
+type nodeAdminState struct {
+	mu   sync.Mutex
+	node nodeAdmin
+}
 
 // adminLocked returns d's node state, reading the stored drain the first
-// time. nodeAdmins must be locked.
+// time. d.admin.mu must be held.
 func (d *Daemon) adminLocked(ctx context.Context) *nodeAdmin {
-	a := nodeAdmins.m[d]
-	if a == nil {
-		a = &nodeAdmin{}
-		nodeAdmins.m[d] = a
-	}
+	a := &d.admin.node
 	if !a.loaded {
 		drains, err := d.st.Drains(ctx)
 		if err != nil {
@@ -81,15 +77,15 @@ func (d *Daemon) adminLocked(ctx context.Context) *nodeAdmin {
 // nodeDrained reports whether the node is drained by hand: nothing may
 // start on it.
 func (d *Daemon) nodeDrained() bool {
-	nodeAdmins.Lock()
-	defer nodeAdmins.Unlock()
+	d.admin.mu.Lock()
+	defer d.admin.mu.Unlock()
 	return d.adminLocked(context.Background()).drain != nil
 }
 
 // drains is GET api.PathNodeDrains.
 func (d *Daemon) drains(ctx context.Context, req *localapi.Request[struct{}]) (api.Drains, error) {
-	nodeAdmins.Lock()
-	defer nodeAdmins.Unlock()
+	d.admin.mu.Lock()
+	defer d.admin.mu.Unlock()
 	return d.drainsLocked(ctx)
 }
 
@@ -154,14 +150,14 @@ func (d *Daemon) updateNode(ctx context.Context, req *localapi.Request[api.NodeU
 		return api.Drains{}, localapi.Errorf(http.StatusBadRequest, "no change: give State= or Reason=")
 	}
 
-	asked := time.Now()
-	nodeAdmins.Lock()
+	asked := d.now()
+	d.admin.mu.Lock()
 	if len(u.GPUs) > 0 {
 		err = d.updateGPUs(ctx, caller, u, asked)
 	} else {
 		err = d.updateWholeNode(ctx, caller, u, asked)
 	}
-	nodeAdmins.Unlock()
+	d.admin.mu.Unlock()
 	if err != nil {
 		return api.Drains{}, err
 	}
@@ -274,7 +270,7 @@ func (d *Daemon) updateGPUs(ctx context.Context, caller localapi.Identity, u api
 // auditNode records a drain or resume in the audit trail.
 func (d *Daemon) auditNode(ctx context.Context, caller localapi.Identity, gpuUUID, action, detail string) {
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendEvent(store.Event{Time: time.Now(), Actor: caller.UID, ActorName: caller.User,
+		_, err := tx.AppendEvent(store.Event{Time: d.now(), Actor: caller.UID, ActorName: caller.User,
 			GPU: gpuUUID, Action: action, Detail: detail})
 		return err
 	})
@@ -285,7 +281,9 @@ func (d *Daemon) auditNode(ctx context.Context, caller localapi.Identity, gpuUUI
 
 // awaitSample wakes the loop and waits (a few seconds at most) for a GPU
 // sample taken after t, so that the change shows in the next sinfo and the
-// next scheduling pass.
+// next scheduling pass. t and the samples' times are the daemon's clock;
+// the few seconds are real. (A fake clock that stands still makes every
+// update wait them out: no sample is after t.)
 func (d *Daemon) awaitSample(ctx context.Context, t time.Time) {
 	d.wake()
 	deadline := time.NewTimer(3 * time.Second)

@@ -35,8 +35,8 @@ func drainDaemon(t *testing.T, dir string) *Daemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Daemon{cfg: cfg, st: st, inv: inv, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		kick: make(chan struct{}, 1), drained: map[string]bool{}}
+	d := newDaemon(Options{}, cfg)
+	d.st, d.inv, d.log = st, inv, slog.New(slog.NewTextHandler(io.Discard, nil))
 	// What Run does at start: stored drains back into the inventory.
 	drains, err := st.Drains(context.Background())
 	if err != nil {
@@ -67,9 +67,6 @@ func drainDaemon(t *testing.T, dir string) *Daemon {
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		nodeAdmins.Lock()
-		delete(nodeAdmins.m, d)
-		nodeAdmins.Unlock()
 	})
 	return d
 }

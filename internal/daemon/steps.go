@@ -66,8 +66,8 @@ var stepWords = map[int]string{
 // (SlurmctldTimeout, at least 60 s) bounds each of its tries.
 const defaultStepWait = 60 * time.Second
 
-// extras is what steps and interactive allocations keep per daemon. It
-// lives beside Daemon, whose fields are daemon.go's, keyed by the daemon.
+// extras is what steps and interactive allocations keep per daemon: the
+// Daemon's field x (newExtras builds it), under its own lock.
 type extras struct {
 	mu sync.Mutex
 	// steps are each job's running steps.
@@ -84,22 +84,15 @@ type extras struct {
 	tellMu sync.Mutex
 }
 
-var (
-	extrasMu sync.Mutex
-	extrasBy = map[*Daemon]*extras{}
-)
-
-func (d *Daemon) extras() *extras {
-	extrasMu.Lock()
-	defer extrasMu.Unlock()
-	x := extrasBy[d]
-	if x == nil {
-		x = &extras{steps: map[uint32]*jobSteps{}, changed: make(chan struct{}),
-			allocs: map[uint32]*allocation{}, callers: map[uint32]int{}}
-		extrasBy[d] = x
-	}
-	return x
+func newExtras() *extras {
+	return &extras{steps: map[uint32]*jobSteps{}, changed: make(chan struct{}),
+		allocs: map[uint32]*allocation{}, callers: map[uint32]int{}}
 }
+
+// extras returns the daemon's steps and interactive allocations (d.x, set
+// when the daemon is built and never replaced, so no lock is needed to
+// read it).
+func (d *Daemon) extras() *extras { return d.x }
 
 // jobSteps are the steps of one run of a job.
 type jobSteps struct {
@@ -257,6 +250,7 @@ func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepR
 	if ask.WaitSeconds > 0 {
 		wait = time.Duration(ask.WaitSeconds) * time.Second
 	}
+	// The wait is srun's, in real time, whatever the daemon's clock.
 	deadline := time.Now().Add(wait)
 	for {
 		j, err := d.stepJob(ctx, req.Caller, ask.JobID)
@@ -322,7 +316,7 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 		x.mu.Unlock()
 		return api.Step{}, changed, stepRefusal(code, notes...)
 	}
-	s := &activeStep{id: js.next, name: ask.Name, ntasks: p.ntasks, start: time.Now(),
+	s := &activeStep{id: js.next, name: ask.Name, ntasks: p.ntasks, start: d.now(),
 		cpus: p.heldCPUs, gpus: p.heldGPUs, overlap: ask.Overlap, pid: caller.PID}
 	js.next++
 	js.active[s.id] = s
@@ -423,7 +417,7 @@ func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state
 		x.wake()
 	}
 	x.mu.Unlock()
-	rec := store.Step{JobID: jobID, Run: run, ID: strconv.Itoa(id), State: state, End: time.Now(), ExitCode: exit}
+	rec := store.Step{JobID: jobID, Run: run, ID: strconv.Itoa(id), State: state, End: d.now(), ExitCode: exit}
 	if len(cpu) == 2 {
 		rec.UserCPU, rec.SystemCPU = max(cpu[0], 0), max(cpu[1], 0)
 	}

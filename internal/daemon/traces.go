@@ -123,6 +123,8 @@ func checkState(stateDir, jobsDir string, fresh bool, log *slog.Logger) error {
 		return fmt.Errorf("--fresh: %d job supervisors still run (%s) and their jobs hold GPUs that a fresh start would give away; end them first (kill %s), or put the database back instead",
 			len(pids), liveSups, strings.Join(pids, " "))
 	}
+	// Named for people by the machine's clock, not the daemon's: it is
+	// a directory on disk, not a time the schedule uses.
 	aside := jobsDir + ".before-fresh-" + time.Now().Format("20060102T150405")
 	if len(t.jobDirs) > 0 {
 		if err := os.Rename(jobsDir, aside); err != nil {

@@ -68,7 +68,7 @@ func (d *Daemon) usageNow(snap sched.Snapshot) []sched.Usage {
 // more: the pass already charged it, by at most the time between.
 func (d *Daemon) chargeUntil(ctx context.Context, t time.Time) []store.Usage {
 	cfg := d.config()
-	jobs, err := d.st.Jobs(ctx, store.Filter{Since: time.Now().Add(-max(cfg.MinJobAge, time.Minute)),
+	jobs, err := d.st.Jobs(ctx, store.Filter{Since: d.now().Add(-max(cfg.MinJobAge, time.Minute)),
 		States: []slurm.JobState{slurm.Running}})
 	if err != nil {
 		d.log.Error("reading running jobs to charge usage", "err", err)
@@ -127,7 +127,7 @@ func (d *Daemon) lastUsageSave() time.Time {
 func (d *Daemon) saveUsage(ctx context.Context) {
 	d.mu.Lock()
 	us := storeUsage(d.usage)
-	d.usageSaved = time.Now()
+	d.usageSaved = d.now()
 	d.mu.Unlock()
 	if len(us) == 0 {
 		return

@@ -132,6 +132,7 @@ func TestEveryRouteKeepsSecrets(t *testing.T) {
 		cfg := *d.cfg
 		cfg.PrivateData = private
 		d.cfg = &cfg
+		d.publishLocked()
 		d.mu.Unlock()
 		for _, r := range d.routes() {
 			for _, gobbed := range []bool{false, true} {
@@ -178,6 +179,7 @@ func TestPrivateData(t *testing.T) {
 		cfg := *d.cfg
 		cfg.PrivateData = private
 		d.cfg = &cfg
+		d.publishLocked()
 		d.mu.Unlock()
 	}
 	count := func(who localapi.Identity) (jobs, squeue, sacct, sprio int) {

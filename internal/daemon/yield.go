@@ -303,7 +303,7 @@ func jobGPUs(j store.Job) int {
 // may take them back. The yielded job keeps its priority but is ordered
 // behind this one until it has started (sched.Job.YieldedFor).
 func (d *Daemon) yieldFor(ctx context.Context, caller localapi.Identity, j store.Job) uint32 {
-	now := time.Now()
+	now := d.now()
 	cfg := d.config()
 	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
 	if err != nil {
@@ -423,7 +423,7 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 		if ckpt != "" {
 			detail += "; checkpoint in " + ckpt
 		}
-		_, err = tx.AppendEvent(store.Event{Time: time.Now(), Actor: plan.by, ActorName: plan.byName,
+		_, err = tx.AppendEvent(store.Event{Time: d.now(), Actor: plan.by, ActorName: plan.byName,
 			JobID: j.ID, Action: "yield", Detail: detail})
 		return err
 	})
@@ -451,7 +451,8 @@ func cleanWords(st stepd.Status) string {
 }
 
 // waitReleased waits until the inventory no longer waits for an ended
-// job's GPUs to come back; false when they did not within limit.
+// job's GPUs to come back; false when they did not within limit. limit
+// is real time: the GPUs are released by real processes ending.
 func (d *Daemon) waitReleased(ctx context.Context, id uint32, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {

@@ -1,0 +1,264 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// fakeClock is a Clock that moves only when the test says.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// clockDaemon is a real daemon (store, socket, loop; no GPUs, so no job
+// runs) on a fake clock, started over a state directory that seed may fill
+// first. It returns a client, a function that stops the daemon, and the
+// state directory.
+func clockDaemon(t *testing.T, conf string, clock Clock, seed func(st *store.Store)) (*localapi.Client, func(), string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a daemon")
+	}
+	dir := t.TempDir()
+	sock, state := filepath.Join(dir, "d.sock"), filepath.Join(dir, "state")
+	path := filepath.Join(dir, "conf.toml")
+	conf = fmt.Sprintf("SocketPath        = %q\nStateSaveLocation = %q\n", sock, state) + conf
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if seed != nil {
+		st, err := store.Open(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed(st)
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, Options{ConfigPath: path, Log: logs, Clock: clock}) }()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("daemon: %v", err)
+		}
+	}
+	t.Cleanup(func() {
+		stop()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", logs.String())
+		}
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := localapi.Dial(sock); err == nil {
+			return c, stop, state
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the daemon stopped before it listened: %v\n%s", err, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for the daemon's socket\n%s", logs.String())
+		}
+	}
+}
+
+// Fair-share usage decays by half every PriorityDecayHalfLife of the
+// daemon's clock: hours of decay pass in no time on a fake clock, and
+// sshare shows exactly the configured halving. The loop's passes run on
+// the same clock, so the usage a pass decays and the daemon saves when it
+// stops is the fake clock's too.
+func TestFairShareUsageDecaysOnTheDaemonsClock(t *testing.T) {
+	const (
+		halfLife = 2 * time.Hour
+		raw      = 7200.0 // alice's stored usage: two GPU-hours
+	)
+	t0 := time.Date(2030, time.January, 7, 9, 0, 0, 0, time.UTC)
+	clock := &fakeClock{t: t0}
+	conf := `GPUSampleInterval = 1
+
+[Node]
+NodeName = "gpu01"
+CPUs     = 4
+GPUs     = "none"
+
+[Priority]
+DecayHalfLife = "2:00:00"
+
+[[Account]]
+Name  = "lab"
+Users = ["alice"]
+`
+	c, stop, state := clockDaemon(t, conf, clock, func(st *store.Store) {
+		err := st.Update(context.Background(), func(tx *store.Tx) error {
+			return tx.PutUsage(store.Usage{Account: "lab", User: "alice", Raw: raw, AsOf: t0})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	aliceUsage := func() float64 {
+		t.Helper()
+		var rows []api.ShareRow
+		if err := c.Do(context.Background(), "GET", api.PathShares, nil, &rows); err != nil {
+			t.Fatalf("sshare: %v", err)
+		}
+		for _, r := range rows {
+			if r.Account == "lab" && r.User == "alice" {
+				return r.RawUsage
+			}
+		}
+		t.Fatalf("sshare has no row for alice in lab: %+v", rows)
+		return 0
+	}
+
+	steps := []struct {
+		advance time.Duration
+		want    float64
+	}{
+		{0, raw},
+		{halfLife, raw / 2},     // one half-life
+		{2 * halfLife, raw / 8}, // three in all
+	}
+	for _, s := range steps {
+		clock.advance(s.advance)
+		if got := aliceUsage(); got != s.want {
+			t.Errorf("after %v of the daemon's clock: alice's raw usage = %v, want %v (%v halved every %v)",
+				clock.Now().Sub(t0), got, s.want, raw, halfLife)
+		}
+	}
+
+	// The loop passes every GPUSampleInterval (real time) at the fake
+	// clock's now; the usage it decays is written when the daemon stops.
+	// Wait (real time) for a pass to have charged up to the clock's now:
+	// sshare cannot tell, so wait out three sampling intervals.
+	time.Sleep(3 * time.Second)
+	stop()
+	st, err := store.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	us, err := st.Usage(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.Usage{{Account: "lab", User: "alice", Raw: raw / 8, AsOf: t0.Add(3 * halfLife)}}
+	if diff := cmp.Diff(want, us, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
+		t.Errorf("usage saved at stop (-want +got):\n%s", diff)
+	}
+}
+
+// A pending job's age factor grows with the daemon's clock up to
+// PriorityMaxAge: sprio shows WeightAge times the wait over MaxAge, in
+// whole seconds, after an hour of the fake clock and at the cap after
+// six. The job waits in a DOWN partition, so that nothing runs.
+func TestAgePriorityGrowsOnTheDaemonsClock(t *testing.T) {
+	const (
+		weight = 1000
+		maxAge = 4 * time.Hour
+	)
+	// The job's submit time is the store's commit, on the machine's clock:
+	// the fake one starts there, and the wait is counted from the submit
+	// time the job shows.
+	clock := &fakeClock{t: time.Now().Truncate(time.Second)}
+	conf := `GPUSampleInterval = 1
+
+[Node]
+NodeName = "gpu01"
+CPUs     = 4
+GPUs     = "none"
+
+[Priority]
+WeightAge = 1000
+MaxAge    = "4:00:00"
+
+[[Partition]]
+PartitionName = "debug"
+Default       = true
+State         = "DOWN"
+`
+	c, _, _ := clockDaemon(t, conf, clock, nil)
+	ctx := context.Background()
+	cl, err := jobscript.ParseCommandLine([]string{"job.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\ntrue\n"), Command: cl, Now: clock.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub api.Submitted
+	if err := c.Do(ctx, "POST", api.PathJobs, api.Submit{Request: *req, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: t.TempDir()}, &sub); err != nil {
+		t.Fatalf("submitting: %v", err)
+	}
+	var jobs []api.Job
+	if err := c.Do(ctx, "GET", fmt.Sprintf("%s?id=%d", api.PathJobs, sub.JobID), nil, &jobs); err != nil || len(jobs) != 1 {
+		t.Fatalf("job %d: %v (%d rows)", sub.JobID, err, len(jobs))
+	}
+	submit := jobs[0].Submit
+	if lag := submit.Unix() - clock.Now().Unix(); lag < 0 || lag > 1 {
+		t.Fatalf("the job was submitted at %v, %ds from the fake clock's start %v: the waits below would not be the clock's", submit, lag, clock.Now())
+	}
+	t.Cleanup(func() {
+		_ = c.Do(ctx, "POST", api.PathCancel, api.Cancel{Jobs: []string{fmt.Sprint(sub.JobID)}}, nil)
+	})
+	age := func() float64 {
+		t.Helper()
+		var rows []api.PriorityRow
+		if err := c.Do(ctx, "GET", api.PathPriorities, nil, &rows); err != nil {
+			t.Fatalf("sprio: %v", err)
+		}
+		for _, r := range rows {
+			if r.JobID == fmt.Sprint(sub.JobID) {
+				return r.Age
+			}
+		}
+		t.Fatalf("sprio has no row for job %d: %+v", sub.JobID, rows)
+		return 0
+	}
+	for _, step := range []time.Duration{time.Hour, 5 * time.Hour} {
+		clock.advance(step)
+		wait := clock.Now().Unix() - submit.Unix()
+		want := float64(weight) * min(1, float64(wait)/maxAge.Seconds())
+		if got := age(); got != want {
+			t.Errorf("after %ds of waiting on the daemon's clock: age factor %v, want %v (WeightAge %d, MaxAge %v)",
+				wait, got, want, weight, maxAge)
+		}
+	}
+}
