@@ -14,7 +14,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -40,7 +40,7 @@ func (c *fakeClock) advance(d time.Duration) {
 // runs) on a fake clock, started over a state directory that seed may fill
 // first. It returns a client, a function that stops the daemon, and the
 // state directory.
-func clockDaemon(t *testing.T, conf string, clock Clock, seed func(st *store.Store)) (*localapi.Client, func(), string) {
+func clockDaemon(t *testing.T, conf string, clock Clock, seed func(st *store.Store)) (*sockclient.Client, func(), string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a daemon")
@@ -84,7 +84,7 @@ func clockDaemon(t *testing.T, conf string, clock Clock, seed func(st *store.Sto
 		}
 	})
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := localapi.Dial(sock); err == nil {
+		if c := sockclient.New(sock); c.Reach(context.Background()) == nil {
 			return c, stop, state
 		}
 		select {
