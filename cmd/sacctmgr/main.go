@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/sacctmgr"
 )
 
-func main() { os.Exit(cli.Sacctmgr(os.Args[1:], cli.Stdio())) }
+func main() { os.Exit(sacctmgr.Main(os.Args[1:], cmdio.Stdio())) }

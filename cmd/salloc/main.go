@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/srun"
 )
 
-func main() { os.Exit(cli.Salloc(os.Args[1:], cli.Stdio())) }
+func main() { os.Exit(srun.Salloc(os.Args[1:], cmdio.Stdio())) }

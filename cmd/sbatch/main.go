@@ -8,6 +8,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sbatch"
 )
 
-// Not cli.Sbatch: internal/sbatch alone keeps the binary small and static,
-// so that it starts in a millisecond (see internal/sbatch).
+// internal/sbatch alone keeps the binary small and static, so that it
+// starts in a millisecond (see internal/sbatch).
 func main() { os.Exit(sbatch.Main(os.Args[1:], cmdio.Stdio())) }

@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/scancel"
 )
 
-func main() { os.Exit(cli.Scancel(os.Args[1:], cli.Stdio())) }
+func main() { os.Exit(scancel.Main(os.Args[1:], cmdio.Stdio())) }

@@ -5,7 +5,8 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/squeue"
 )
 
 func main() {
@@ -15,5 +16,5 @@ func main() {
 	// back for a huge queue or a long --iterate.
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(256 << 20)
-	os.Exit(cli.Squeue(os.Args[1:], cli.Stdio()))
+	os.Exit(squeue.Main(os.Args[1:], cmdio.Stdio()))
 }

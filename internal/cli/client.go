@@ -56,8 +56,8 @@ import (
 // POST /v1/jobs/control (api.PathControl) api.Control -> api.Results, as for
 // cancel: hold, release and requeue of each job string.
 
-// dial finds the daemon's socket in the configuration.
-func dial(prog string, sio IO) (*sockclient.Client, *config.Config, int) {
+// Dial finds the daemon's socket in the configuration.
+func Dial(prog string, sio IO) (*sockclient.Client, *config.Config, int) {
 	cfg, _, err := config.Find("")
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
@@ -70,13 +70,13 @@ func dial(prog string, sio IO) (*sockclient.Client, *config.Config, int) {
 	return c, cfg, 0
 }
 
-// requestTimeout bounds one question to the daemon; a yield can take
+// RequestTimeout bounds one question to the daemon; a yield can take
 // long, so control requests get more.
-const requestTimeout = 2 * time.Minute
+const RequestTimeout = 2 * time.Minute
 
-// getJobs asks the daemon for jobs.
-func getJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+// GetJobs asks the daemon for jobs.
+func GetJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
 	defer cancel()
 	path := api.PathJobs
 	if len(q) > 0 {
@@ -88,9 +88,9 @@ func getJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
 	return jobs, err
 }
 
-// post sends a cancel or control request.
-func post(c *sockclient.Client, path string, in any) (api.Results, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+// Post sends a cancel or control request.
+func Post(c *sockclient.Client, path string, in any) (api.Results, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
 	defer cancel()
 	var out api.Results
 	err := c.Do(ctx, "POST", path, in, &out)
@@ -100,39 +100,39 @@ func post(c *sockclient.Client, path string, in any) (api.Results, error) {
 // Slurm's error numbers the commands print words for (slurm/slurm_errno.h,
 // src/common/slurm_errno.c of 22.05).
 const (
-	codeAccessDenied  = 2002
-	codeUserIDMissing = 2010
-	codeInvalidJobID  = 2017
-	codeNoUpdate      = 2020
-	codeAlreadyDone   = 2021
-	codeJobPending    = 2024
-	codeNotSupported  = 2036
-	codeDisabled      = 2037
-	codeBatchOnly     = 2039
-	codeJobHeld       = 2042
-	codeNotPending    = 2073
-	codeNotRunning    = 2085
-	codeNotPendRun    = 2086
+	CodeAccessDenied  = 2002
+	CodeUserIDMissing = 2010
+	CodeInvalidJobID  = 2017
+	CodeNoUpdate      = 2020
+	CodeAlreadyDone   = 2021
+	CodeJobPending    = 2024
+	CodeNotSupported  = 2036
+	CodeDisabled      = 2037
+	CodeBatchOnly     = 2039
+	CodeJobHeld       = 2042
+	CodeNotPending    = 2073
+	CodeNotRunning    = 2085
+	CodeNotPendRun    = 2086
 )
 
 var slurmWords = map[int]string{
-	codeAccessDenied:  "Access/permission denied",
-	codeUserIDMissing: "Invalid user id",
-	codeInvalidJobID:  "Invalid job id specified",
-	codeNoUpdate:      "Job can not be altered now, try again later",
-	codeAlreadyDone:   "Job/step already completing or completed",
-	codeJobPending:    "Job is pending execution",
-	codeNotSupported:  "Requested operation not supported on this system",
-	codeDisabled:      "Requested operation is presently disabled",
-	codeBatchOnly:     "Only batch jobs are accepted or processed",
-	codeJobHeld:       "Job is held",
-	codeNotPending:    "Job is no longer pending execution",
-	codeNotRunning:    "Job is not running",
-	codeNotPendRun:    "Job is not pending nor running",
+	CodeAccessDenied:  "Access/permission denied",
+	CodeUserIDMissing: "Invalid user id",
+	CodeInvalidJobID:  "Invalid job id specified",
+	CodeNoUpdate:      "Job can not be altered now, try again later",
+	CodeAlreadyDone:   "Job/step already completing or completed",
+	CodeJobPending:    "Job is pending execution",
+	CodeNotSupported:  "Requested operation not supported on this system",
+	CodeDisabled:      "Requested operation is presently disabled",
+	CodeBatchOnly:     "Only batch jobs are accepted or processed",
+	CodeJobHeld:       "Job is held",
+	CodeNotPending:    "Job is no longer pending execution",
+	CodeNotRunning:    "Job is not running",
+	CodeNotPendRun:    "Job is not pending nor running",
 }
 
-// strerror is slurm_strerror: Slurm's words for code, else the daemon's.
-func strerror(code int, words string) string {
+// Strerror is slurm_strerror: Slurm's words for code, else the daemon's.
+func Strerror(code int, words string) string {
 	if w, ok := slurmWords[code]; ok {
 		return w
 	}
@@ -142,13 +142,13 @@ func strerror(code int, words string) string {
 	return "Unknown error " + strconv.Itoa(code)
 }
 
-// resultWords is what a command prints for one failed result.
-func resultWords(r api.Result) string { return strerror(r.Code, r.Error) }
+// ResultWords is what a command prints for one failed result.
+func ResultWords(r api.Result) string { return Strerror(r.Code, r.Error) }
 
-// daemonError prints a failed request as the commands do: Slurm's words
+// DaemonError prints a failed request as the commands do: Slurm's words
 // for a refusal the daemon made in Slurm's terms, its own message
 // otherwise, and the unreachable daemon's advice.
-func daemonError(prog string, err error, sio IO) int {
+func DaemonError(prog string, err error, sio IO) int {
 	var ue *sockclient.UnreachableError
 	var na *sockclient.NotAnsweringError
 	var le *sockclient.Error
@@ -158,7 +158,7 @@ func daemonError(prog string, err error, sio IO) int {
 	case errors.As(err, &na):
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, na.Error())
 	case errors.As(err, &le) && le.Code != 0:
-		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, strerror(le.Code, le.Message))
+		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, Strerror(le.Code, le.Message))
 	case errors.As(err, &le):
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, le.Message)
 	default:
@@ -167,9 +167,9 @@ func daemonError(prog string, err error, sio IO) int {
 	return 1
 }
 
-// newEnv is the output environment of a command: its clock, the
+// NewEnv is the output environment of a command: its clock, the
 // configuration and this machine's group names.
-func newEnv(sio IO, cfg *config.Config) *format.Env {
+func NewEnv(sio IO, cfg *config.Config) *format.Env {
 	return &format.Env{Now: sio.Now(), Config: cfg, GroupName: groupName}
 }
 
@@ -177,10 +177,10 @@ func groupName(gid uint32) string {
 	return userdb.GroupName(gid)
 }
 
-// userID is Slurm's uid_from_string: a user name, or a number. Names the
+// UserID is Slurm's uid_from_string: a user name, or a number. Names the
 // configuration lists count too, with the uid unknown (-1), so that a lab's
 // users are known before their first login on this machine.
-func userID(name string, cfg *config.Config) (int64, bool) {
+func UserID(name string, cfg *config.Config) (int64, bool) {
 	if u, err := userdb.ByName(name); err == nil {
 		return int64(u.UID), true
 	}
@@ -197,23 +197,46 @@ func userID(name string, cfg *config.Config) (int64, bool) {
 	return 0, false
 }
 
-// userMatch is who a -u filter stands for.
-type userMatch struct {
-	name string
-	uid  int64 // -1: match by name
+// UserMatch is who a -u filter stands for.
+type UserMatch struct {
+	Name string
+	UID  int64 // -1: match by name
 }
 
-func (m userMatch) matches(name string, uid uint32) bool {
-	if m.uid >= 0 {
-		return int64(uid) == m.uid
+// Matches reports whether a job's user is the one m stands for.
+func (m UserMatch) Matches(name string, uid uint32) bool {
+	if m.UID >= 0 {
+		return int64(uid) == m.UID
 	}
-	return name == m.name
+	return name == m.Name
 }
 
-// me is the calling user, for --me.
-func me() userMatch {
+// Me is the calling user, for --me.
+func Me() UserMatch {
 	uid := os.Geteuid()
-	m := userMatch{uid: int64(uid)}
-	m.name = userdb.Name(uint32(uid))
+	m := UserMatch{UID: int64(uid)}
+	m.Name = userdb.Name(uint32(uid))
 	return m
+}
+
+// LoadJobsError prints a failed job listing as Slurm's commands do
+// (slurm_perror("slurm_load_jobs error")), or the daemon's advice when
+// there is no daemon.
+func LoadJobsError(prog string, err error, sio IO) int {
+	var le *sockclient.Error
+	if errors.As(err, &le) && le.Code != 0 {
+		fmt.Fprintf(sio.Stderr, "slurm_load_jobs error: %s\n", Strerror(le.Code, le.Message))
+		return 1
+	}
+	return DaemonError(prog, err, sio)
+}
+
+// GetJSON asks the daemon one GET question.
+func GetJSON(c *sockclient.Client, path string, q url.Values, out any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
+	defer cancel()
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return c.Do(ctx, "GET", path, nil, out)
 }

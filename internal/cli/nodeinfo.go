@@ -32,41 +32,41 @@ func init() {
 	slurmWords[2072] = "Invalid generic resource (gres) specification"
 }
 
-// get asks the daemon one GET question.
-func get(c *sockclient.Client, path string, out any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+// Get asks the daemon one GET question.
+func Get(c *sockclient.Client, path string, out any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
 	defer cancel()
 	return c.Do(ctx, "GET", path, nil, out)
 }
 
-// cluster is what the node commands fetch from the daemon.
-type cluster struct {
-	node   api.Node
-	drains api.Drains
-	conf   api.Config
+// Cluster is what the node commands fetch from the daemon.
+type Cluster struct {
+	Node   api.Node
+	Drains api.Drains
+	Conf   api.Config
 }
 
-// loadCluster fetches the node, its drains and the configuration.
-func loadCluster(c *sockclient.Client) (*cluster, error) {
-	var cl cluster
-	if err := get(c, api.PathNode, &cl.node); err != nil {
+// LoadCluster fetches the node, its drains and the configuration.
+func LoadCluster(c *sockclient.Client) (*Cluster, error) {
+	var cl Cluster
+	if err := Get(c, api.PathNode, &cl.Node); err != nil {
 		return nil, err
 	}
-	if err := get(c, api.PathNodeDrains, &cl.drains); err != nil {
+	if err := Get(c, api.PathNodeDrains, &cl.Drains); err != nil {
 		return nil, err
 	}
-	if err := get(c, api.PathConfig, &cl.conf); err != nil {
+	if err := Get(c, api.PathConfig, &cl.Conf); err != nil {
 		return nil, err
 	}
-	if cl.conf.Config == nil {
+	if cl.Conf.Config == nil {
 		return nil, &sockclient.Error{Message: "the daemon sent no configuration"}
 	}
 	return &cl, nil
 }
 
-// view is the node as the commands print it.
-func (cl *cluster) view(now time.Time) *format.NodeView {
-	v := format.NewNodeView(cl.node, cl.drains, cl.conf.Config, hostFacts(now), now, userName)
+// View is the node as the commands print it.
+func (cl *Cluster) View(now time.Time) *format.NodeView {
+	v := format.NewNodeView(cl.Node, cl.Drains, cl.Conf.Config, hostFacts(now), now, userName)
 	return &v
 }
 
@@ -75,8 +75,8 @@ func userName(uid uint32) string {
 	return userdb.Name(uid)
 }
 
-// shortHost is the host name up to its first dot.
-func shortHost() string {
+// ShortHost is the host name up to its first dot.
+func ShortHost() string {
 	h, err := os.Hostname()
 	if err != nil {
 		return ""
@@ -89,7 +89,7 @@ func shortHost() string {
 // daemon's (the socket is local): uname, sysinfo's load, free memory and
 // uptime.
 func hostFacts(now time.Time) format.Host {
-	h := format.Host{Name: shortHost(), Load: -1, FreeMem: -1}
+	h := format.Host{Name: ShortHost(), Load: -1, FreeMem: -1}
 	var u syscall.Utsname
 	if syscall.Uname(&u) == nil {
 		h.Arch = utsString(u.Machine[:])
@@ -118,9 +118,9 @@ func utsString[T int8 | uint8](b []T) string {
 	return s.String()
 }
 
-// daemonUser is who the daemon runs as, from its socket's owner:
+// DaemonUser is who the daemon runs as, from its socket's owner:
 // "root(0)".
-func daemonUser(socket string) string {
+func DaemonUser(socket string) string {
 	fi, err := os.Stat(socket)
 	if err != nil {
 		return "root(0)"

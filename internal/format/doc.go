@@ -2,8 +2,8 @@
 // -o and -O fields with their widths and justification and its sort order,
 // scontrol show job's record, and sacct's columns. Everything here is pure:
 // jobs (api.Job, store.Record) and an Env (clock, configuration, group
-// names) in, text out; the commands in internal/cli fetch the jobs and
-// decide which to show.
+// names) in, text out; the commands (internal/squeue, internal/sacct, ...)
+// fetch the jobs and decide which to show.
 //
 //	squeue    ControllerOrder(jobs) -> NewRow per job -> SortRows
 //	          ParseFormat (-o) / ParseLongFormat (-O) -> Format.Header, Format.Line

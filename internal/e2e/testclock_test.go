@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+)
+
+// The fake daemons' scenarios are the days the golden files were recorded
+// (2026-11-29), and the commands' default windows (sacct's "since
+// midnight", squeue's elapsed times) are read from their clock. So that
+// the client tests pass on any date and at any hour, the fake daemons and
+// the commands they answer share one clock: real time shifted by the
+// offset in testClockEnv, which puts "now" just after the recordings at
+// the start of each script. Only this test binary reads the variable; the
+// real commands' clock is time.Now.
+const testClockEnv = "SLITE_TEST_CLOCK_OFFSET"
+
+// recordedNow is the moment the client scripts start at: on the recording
+// day, after the last recorded run (10:01:02), in local time as the
+// scenarios' times are.
+func recordedNow() time.Time {
+	return time.Date(2026, 11, 29, 10, 2, 0, 0, time.Local)
+}
+
+// clockOffset is what to add to time.Now to be at recordedNow.
+func clockOffset() time.Duration { return time.Until(recordedNow()) }
+
+// shiftedNow is a clock shifted by an offset.
+func shiftedNow(offset time.Duration) func() time.Time {
+	return func() time.Time { return time.Now().Add(offset) }
+}
+
+// testStdio is the commands' I/O in this test binary: the process's own,
+// with the clock shifted when the script set testClockEnv.
+func testStdio() cmdio.IO {
+	io := cli.Stdio()
+	if s := os.Getenv(testClockEnv); s != "" {
+		off, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			panic("bad " + testClockEnv + ": " + s)
+		}
+		io.Now = shiftedNow(time.Duration(off))
+	}
+	return io
+}
