@@ -13,6 +13,14 @@
 //	          ParseSinfoLongFormat (-O) -> BuildSinfo -> SortSinfo -> Header, Line;
 //	          SinfoJSON for --json
 //	scontrol  ShowNode(view), ShowPartition(p, node), ShowConfig(view)
+//	sprio     ParsePrioFormat (-o) -> PrioFormat.Header, .Line, .Weights
+//	sshare    ParseShareFields (-o) -> Sshare; sacctmgr MgrColumns -> List*
+//
+// One column engine (columns.go) serves the commands whose format the
+// user chooses: each declares a table of fields (jobFields, sinfoFields,
+// prioFields) and shares parseShort (-o "%.18i"), parseLong (-O
+// "name:.18") and the _print_str renderer; sacct, sshare and sacctmgr
+// share nameWidth ("name%width") and print_fields (printfields.go).
 //
 // What slurm-lite does not keep, but Slurm prints, comes from what it does
 // keep: a job's memory and TRES from its request and allocation (billing

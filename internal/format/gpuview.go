@@ -41,12 +41,12 @@ func gpuSize(b uint64) string {
 	return convertNum(float64(b>>20), unitMega, unitNone-1, convertAll)
 }
 
-func gpuValue(fn func(g *api.GPU, e *SinfoEntry) string) func(e *SinfoEntry, _ *SinfoEnv) string {
-	return func(e *SinfoEntry, _ *SinfoEnv) string {
+func gpuValue(fn func(g *api.GPU, e *SinfoEntry) string) func(e sinfoRow) string {
+	return func(e sinfoRow) string {
 		if e.GPU == nil {
 			return "N/A"
 		}
-		return fn(e.GPU, e)
+		return fn(e.GPU, e.SinfoEntry)
 	}
 }
 
@@ -129,46 +129,46 @@ func gpuDrain(g *api.GPU, e *SinfoEntry) (GPUDrain, bool) {
 }
 
 var gpuFields = []*sinfoField{
-	{names: []string{"gpuindex"}, header: "GPU", gpu: true,
+	{names: []string{"gpuindex"}, header: "GPU", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return strconv.Itoa(g.Index) })},
-	{names: []string{"gpuuuid"}, header: "UUID", gpu: true,
+	{names: []string{"gpuuuid"}, header: "UUID", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return g.UUID })},
-	{names: []string{"gputype"}, header: "TYPE", gpu: true,
+	{names: []string{"gputype"}, header: "TYPE", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return orNull(g.Type) })},
-	{names: []string{"gpumodel"}, header: "MODEL", gpu: true,
+	{names: []string{"gpumodel"}, header: "MODEL", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return strings.ReplaceAll(g.Model, " ", "_") })},
-	{names: []string{"gpumem"}, header: "MEMORY", gpu: true,
+	{names: []string{"gpumem"}, header: "MEMORY", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return gpuSize(g.MemoryTotal) })},
-	{names: []string{"gpumemused"}, header: "MEM_USED", gpu: true,
+	{names: []string{"gpumemused"}, header: "MEM_USED", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return gpuSize(g.MemoryUsed) })},
-	{names: []string{"gpumemfree"}, header: "MEM_FREE", gpu: true,
+	{names: []string{"gpumemfree"}, header: "MEM_FREE", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string {
 			if g.MemoryUsed >= g.MemoryTotal {
 				return "0"
 			}
 			return gpuSize(g.MemoryTotal - g.MemoryUsed)
 		})},
-	{names: []string{"gpuutil"}, header: "UTIL", gpu: true,
+	{names: []string{"gpuutil"}, header: "UTIL", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string {
 			if g.Utilization < 0 {
 				return "N/A"
 			}
 			return strconv.Itoa(g.Utilization) + "%"
 		})},
-	{names: []string{"gpustate"}, header: "STATE", gpu: true,
+	{names: []string{"gpustate"}, header: "STATE", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return GPUState(g) })},
-	{names: []string{"gpujobs"}, header: "JOBS", gpu: true,
+	{names: []string{"gpujobs"}, header: "JOBS", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return joinIDs(g.Jobs) })},
-	{names: []string{"gpuforeign"}, header: "FOREIGN", gpu: true,
+	{names: []string{"gpuforeign"}, header: "FOREIGN", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string {
 			if s := foreignProcs(g); s != "" {
 				return s
 			}
 			return "N/A"
 		})},
-	{names: []string{"gpuforeignmem"}, header: "FOREIGN_MEM", gpu: true,
+	{names: []string{"gpuforeignmem"}, header: "FOREIGN_MEM", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return gpuSize(g.Foreign) })},
-	{names: []string{"gpuprocs"}, header: "PROCESSES", gpu: true,
+	{names: []string{"gpuprocs"}, header: "PROCESSES", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string {
 			var parts []string
 			for _, p := range g.Processes {
@@ -183,21 +183,21 @@ var gpuFields = []*sinfoField{
 			}
 			return strings.Join(parts, ",")
 		})},
-	{names: []string{"gpureason"}, header: "REASON", gpu: true,
+	{names: []string{"gpureason"}, header: "REASON", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string {
 			if g.Reason == "" {
 				return "none"
 			}
 			return g.Reason
 		})},
-	{names: []string{"gputimestamp"}, header: "TIMESTAMP", gpu: true,
+	{names: []string{"gputimestamp"}, header: "TIMESTAMP", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, e *SinfoEntry) string {
 			if d, ok := gpuDrain(g, e); ok && !d.Since.IsZero() {
 				return Time(d.Since)
 			}
 			return "Unknown"
 		})},
-	{names: []string{"gpuuser"}, header: "USER", gpu: true,
+	{names: []string{"gpuuser"}, header: "USER", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, e *SinfoEntry) string {
 			if d, ok := gpuDrain(g, e); ok && d.UID >= 0 {
 				return d.User

@@ -37,6 +37,7 @@ const (
 	cellNum                    // print_fields_uint*, print_fields_time: never cut
 	cellDouble                 // print_fields_double
 	cellUnset                  // a number that is NO_VAL or INFINITE
+	cellDate                   // print_fields_date: cut to the width, without '+'
 )
 
 // Cell is one value to print.
@@ -62,9 +63,40 @@ func Double(f float64) Cell { return Cell{kind: cellDouble, f: f} }
 // Unset is a number that is not set (NO_VAL, INFINITE): blanks.
 func Unset() Cell { return Cell{kind: cellUnset} }
 
+// dateCell is a time stamp already written out: cut to the width, with no
+// '+'.
+func dateCell(s string) Cell { return Cell{kind: cellDate, s: s} }
+
+// nameWidth splits an item of a --format list as sacct, sshare and
+// sacctmgr read it: "name[%width]", the width as C's strtol (atoi) reads
+// it; set reports whether a '%' was there.
+func nameWidth(item string) (name string, width int, set bool) {
+	name, w, set := strings.Cut(item, "%")
+	if set {
+		width, _ = strtol(w)
+	}
+	return name, width, set
+}
+
+// byPrefix is the index of the first name that begins with name, in any
+// case (xstrncasecmp over the name's length), or -1: sacct and sshare
+// match their --format names so.
+func byPrefix(n int, nameOf func(i int) string, name string) int {
+	for i := range n {
+		if f := nameOf(i); len(name) <= len(f) && strings.EqualFold(f[:len(name)], name) {
+			return i
+		}
+	}
+	return -1
+}
+
 // FieldsHeader is print_fields_header: the names, and under them dashes,
 // or for parsable output the names alone.
-func FieldsHeader(fields []Field, mode Parsable) string {
+func FieldsHeader(fields []Field, mode Parsable) string { return fieldsHeader(fields, mode, "|") }
+
+// fieldsHeader is FieldsHeader with the parsable modes' delimiter
+// (sacct's --delimiter).
+func fieldsHeader(fields []Field, mode Parsable, delim string) string {
 	var b strings.Builder
 	for i, f := range fields {
 		last := i == len(fields)-1
@@ -72,7 +104,7 @@ func FieldsHeader(fields []Field, mode Parsable) string {
 		case mode == ParsableNoEnding && last:
 			b.WriteString(f.Name)
 		case mode != Fixed:
-			b.WriteString(f.Name + "|")
+			b.WriteString(f.Name + delim)
 		default:
 			b.WriteString(pad(f.Name, f.Width, true) + " ")
 		}
@@ -90,19 +122,24 @@ func FieldsHeader(fields []Field, mode Parsable) string {
 
 // FieldsLine prints one row of cells under fields.
 func FieldsLine(fields []Field, cells []Cell, mode Parsable) string {
+	return fieldsLine(fields, cells, mode, "|")
+}
+
+// fieldsLine is FieldsLine with the parsable modes' delimiter.
+func fieldsLine(fields []Field, cells []Cell, mode Parsable, delim string) string {
 	var b strings.Builder
 	for i, f := range fields {
-		b.WriteString(fieldCell(f, cells[i], mode, i == len(fields)-1))
+		b.WriteString(fieldCell(f, cells[i], mode, i == len(fields)-1, delim))
 	}
 	b.WriteByte('\n')
 	return b.String()
 }
 
-func fieldCell(f Field, c Cell, mode Parsable, last bool) string {
+func fieldCell(f Field, c Cell, mode Parsable, last bool, delim string) string {
 	if mode != Fixed {
 		var s string
 		switch c.kind {
-		case cellStr, cellNum:
+		case cellStr, cellNum, cellDate:
 			s = c.s
 		case cellDouble:
 			s = cFloat(c.f)
@@ -110,7 +147,7 @@ func fieldCell(f Field, c Cell, mode Parsable, last bool) string {
 		if mode == ParsableNoEnding && last {
 			return s
 		}
-		return s + "|"
+		return s + delim
 	}
 	w := abs(f.Width)
 	switch c.kind {
@@ -125,6 +162,8 @@ func fieldCell(f Field, c Cell, mode Parsable, last bool) string {
 		return pad(s, f.Width, true) + " "
 	case cellNum:
 		return pad(c.s, f.Width, false) + " "
+	case cellDate:
+		return pad(c.s, f.Width, true) + " "
 	case cellDouble:
 		return fieldDouble(f.Width, c.f) + " "
 	}

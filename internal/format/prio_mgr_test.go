@@ -8,24 +8,40 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 )
 
+// prioCol is a parsed column as the tests write it: its field by letter.
+type prioCol struct {
+	letter byte
+	width  int
+	right  bool
+	suffix string
+}
+
 func TestParsePrioFormat(t *testing.T) {
 	tests := []struct {
 		name    string
 		spec    string
-		want    PrioFormat
+		want    []prioCol
 		wantBad []byte
 	}{
 		{"fields with widths, justification and the text after them", "%.15i %9r|",
-			PrioFormat{{letter: 'i', width: 15, right: true, suffix: " "}, {letter: 'r', width: 9, suffix: "|"}}, nil},
+			[]prioCol{{letter: 'i', width: 15, right: true, suffix: " "}, {letter: 'r', width: 9, suffix: "|"}}, nil},
 		{"text before the first field is printed first", "x%i",
-			PrioFormat{{suffix: "x"}, {letter: 'i'}}, nil},
+			[]prioCol{{suffix: "x"}, {letter: 'i'}}, nil},
 		{"an unknown letter is reported and left out; %% is nothing", "%i%%%z ",
-			PrioFormat{{letter: 'i'}}, []byte{'z'}},
+			[]prioCol{{letter: 'i'}}, []byte{'z'}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, bad := ParsePrioFormat(tt.spec)
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(PrioColumn{})); diff != "" {
+			var cols []prioCol
+			for _, c := range got {
+				pc := prioCol{width: c.width, right: c.right, suffix: c.suffix}
+				if c.f != nil {
+					pc.letter = c.f.letter
+				}
+				cols = append(cols, pc)
+			}
+			if diff := cmp.Diff(tt.want, cols, cmp.AllowUnexported(prioCol{})); diff != "" {
 				t.Errorf("format (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantBad, bad); diff != "" {

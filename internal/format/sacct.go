@@ -355,20 +355,14 @@ func ParseAcctFields(spec string) ([]AcctColumn, string) {
 		if tok == "" {
 			continue
 		}
-		width, widthSet := 0, false
-		if i := strings.IndexByte(tok, '%'); i >= 0 {
-			width, _ = strtol(tok[i+1:])
-			widthSet, tok = true, tok[:i]
-		}
+		tok, width, widthSet := nameWidth(tok)
 		if len(tok) <= 3 && strings.EqualFold(tok, "ALL"[:len(tok)]) {
 			for _, f := range acctFields {
 				cols = append(cols, acctColumn(f, width, widthSet))
 			}
 			continue
 		}
-		i := slices.IndexFunc(acctFields, func(f *acctField) bool {
-			return len(tok) <= len(f.name) && strings.EqualFold(f.name[:len(tok)], tok)
-		})
+		i := byPrefix(len(acctFields), func(i int) string { return acctFields[i].name }, tok)
 		if i < 0 {
 			return nil, tok
 		}
@@ -384,9 +378,9 @@ func acctColumn(f *acctField, width int, set bool) AcctColumn {
 	return AcctColumn{f: f, Width: width}
 }
 
-// AcctPrinter prints sacct's lines: fixed-width columns, or with Parsable
-// each value followed by Delimiter ("|"), except after the last one with
-// NoEnding (-P).
+// AcctPrinter prints sacct's lines with print_fields: fixed-width
+// columns, or with Parsable each value followed by Delimiter ("|"),
+// except after the last one with NoEnding (-P).
 type AcctPrinter struct {
 	Columns   []AcctColumn
 	Parsable  bool
@@ -401,64 +395,44 @@ func (p *AcctPrinter) delim() string {
 	return p.Delimiter
 }
 
-// Header is the header line and, for fixed widths, the line of dashes.
-func (p *AcctPrinter) Header() string {
-	var b strings.Builder
-	for i, c := range p.Columns {
-		last := i == len(p.Columns)-1
-		switch {
-		case p.Parsable:
-			b.WriteString(c.f.name)
-			if !(p.NoEnding && last) {
-				b.WriteString(p.delim())
-			}
-		default:
-			b.WriteString(pad(c.f.name, c.Width, true) + " ")
-		}
+func (p *AcctPrinter) mode() Parsable {
+	switch {
+	case p.Parsable && p.NoEnding:
+		return ParsableNoEnding
+	case p.Parsable:
+		return ParsableEnding
 	}
-	b.WriteByte('\n')
-	if p.Parsable {
-		return b.String()
-	}
-	for _, c := range p.Columns {
-		b.WriteString(strings.Repeat("-", abs(c.Width)) + " ")
-	}
-	b.WriteByte('\n')
-	return b.String()
+	return Fixed
 }
+
+func (p *AcctPrinter) fields() []Field {
+	fields := make([]Field, len(p.Columns))
+	for i, c := range p.Columns {
+		fields[i] = Field{Name: c.f.name, Width: c.Width}
+	}
+	return fields
+}
+
+// Header is the header line and, for fixed widths, the line of dashes.
+func (p *AcctPrinter) Header() string { return fieldsHeader(p.fields(), p.mode(), p.delim()) }
 
 // Line prints one row.
 func (p *AcctPrinter) Line(r *AcctRow) string {
-	var b strings.Builder
+	cells := make([]Cell, len(p.Columns))
 	for i, c := range p.Columns {
-		last := i == len(p.Columns)-1
 		v := c.f.value(r)
-		if p.Parsable {
-			if !v.unset {
-				b.WriteString(v.s)
-			}
-			if !(p.NoEnding && last) {
-				b.WriteString(p.delim())
-			}
-			continue
-		}
 		switch {
 		case v.unset:
-			b.WriteString(strings.Repeat(" ", max(abs(c.Width), 1)) + " ")
+			cells[i] = Unset()
 		case c.f.kind == kindStr:
-			s := v.s
-			if w := abs(c.Width); len(s) > w && w > 0 {
-				s = s[:w-1] + "+"
-			}
-			b.WriteString(pad(s, c.Width, true) + " ")
+			cells[i] = Str(v.s)
 		case c.f.kind == kindDate:
-			b.WriteString(pad(v.s, c.Width, true) + " ")
+			cells[i] = dateCell(v.s)
 		default:
-			b.WriteString(pad(v.s, c.Width, false) + " ")
+			cells[i] = Num(v.s)
 		}
 	}
-	b.WriteByte('\n')
-	return b.String()
+	return fieldsLine(p.fields(), cells, p.mode(), p.delim())
 }
 
 // pad is printf's "%*.*s" (cut) or "%*s" with a signed width.

@@ -200,11 +200,7 @@ type MgrColumn struct {
 func MgrColumns(names []string, tree bool) ([]MgrColumn, string) {
 	var cols []MgrColumn
 	for _, object := range names {
-		width := 0
-		if i := strings.IndexByte(object, '%'); i >= 0 {
-			width = atoi(object[i+1:])
-			object = object[:i]
-		}
+		object, width, _ := nameWidth(object)
 		c, ok := mgrColumn(object, tree)
 		if !ok {
 			return nil, object

@@ -31,10 +31,11 @@ func TestFieldCells(t *testing.T) {
 		{"-p ends every value with a bar", 10, Str("lab"), ParsableEnding, true, "lab|"},
 		{"-P leaves the last one bare", 10, Double(0.5), ParsableNoEnding, true, "0.500000"},
 		{"-P ends the others", 10, Unset(), ParsableNoEnding, false, "|"},
+		{"a date is cut to its width, without a plus", 5, dateCell("2026-11-29"), Fixed, false, "2026- "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fieldCell(Field{Name: "X", Width: tt.width}, tt.cell, tt.mode, tt.last)
+			got := fieldCell(Field{Name: "X", Width: tt.width}, tt.cell, tt.mode, tt.last, "|")
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

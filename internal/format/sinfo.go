@@ -73,198 +73,126 @@ const (
 	partMaxCPUs
 )
 
-// sinfoField is one field of sinfo's -o and -O.
-type sinfoField struct {
-	letter byte     // -o letter, 0 for -O only
-	names  []string // -O names
-	header string
-	// headWhole: the header is printed without cutting (node lists).
-	headWhole bool
-	part      partKey
+// sinfoRow is what sinfo's fields print from: a line and the command's
+// settings.
+type sinfoRow struct {
+	*SinfoEntry
+	env *SinfoEnv
+}
+
+// sinfoAttr is what sinfo alone reads of its fields.
+type sinfoAttr struct {
+	part partKey
 	// partition marks the fields that give every partition its own line.
 	partition bool
 	// nodeList takes NodeWidth, partitionWidth PartWidth.
 	nodeList, partitionWidth bool
 	gpu                      bool
-	value                    func(e *SinfoEntry, env *SinfoEnv) string
 }
 
-// sinfoColumn is one item of a parsed format.
-type sinfoColumn struct {
-	f      *sinfoField
-	width  int
-	right  bool
-	suffix string
-}
+// sinfoField is one field of sinfo's -o and -O.
+type sinfoField = field[sinfoRow, sinfoAttr]
 
 // SinfoFormat is a parsed -o or -O specification.
-type SinfoFormat []sinfoColumn
+type SinfoFormat columns[sinfoRow, sinfoAttr]
 
-// ParseSinfoFormat reads an -o specification as sinfo's _parse_format:
-// text before the first '%' is printed first; "%[.][width]letter" is a
-// field, what follows its letter up to the next '%' is printed after it.
-// "%all" is every field, separated by "|". An unknown letter prints as
-// typed, with a warning ("Invalid node format specification: q").
+// ParseSinfoFormat reads an -o specification as sinfo's _parse_format
+// (parseShort). "%all" is every field, separated by "|". An unknown letter
+// prints as typed, with a warning ("Invalid node format specification: q").
 func ParseSinfoFormat(spec string) (SinfoFormat, []string) {
-	var f SinfoFormat
 	var warnings []string
 	all := strings.EqualFold(spec, "%all")
 	if all {
-		var b strings.Builder
-		b.WriteString("%a")
-		for c := 'b'; c <= 'z'; c++ {
-			fmt.Fprintf(&b, "|%%%c", c)
-		}
-		for c := 'A'; c <= 'Z'; c++ {
-			fmt.Fprintf(&b, "|%%%c ", c)
-		}
-		spec = b.String()
+		spec = allSpec(" ")
 	}
-	prefix, toks := splitShortSpec(spec)
-	if !strings.HasPrefix(spec, "%") { // the text before the first %: a column even when empty
-		f = append(f, sinfoColumn{suffix: prefix})
-	}
-	for _, t := range toks {
-		c := sinfoColumn{width: t.width, right: t.right, suffix: t.suffix}
-		if c.f = sinfoByLetter(t.letter); c.f == nil {
-			if all {
-				continue
-			}
-			c.suffix = "%" + t.raw
+	f := parseShort(sinfoFields, spec, func(t specToken) bool {
+		if !all {
 			warnings = append(warnings, "Invalid node format specification: "+string(t.letter))
 		}
-		f = append(f, c)
-	}
-	return f, warnings
+		return !all
+	})
+	return SinfoFormat(f), warnings
 }
 
-// ParseSinfoLongFormat reads an -O specification as _parse_long_format:
-// comma-separated "name[:[.][width]][suffix]", names in any case, width 20
-// left-justified without ':'. "all" is -o's "%all". An unknown name
-// prints its suffix alone, with a warning ("Invalid job format
-// specification: X", sic).
+// ParseSinfoLongFormat reads an -O specification as _parse_long_format
+// (parseLong). "all" is -o's "%all". An unknown name prints its suffix
+// alone, with a warning ("Invalid job format specification: X", sic).
 func ParseSinfoLongFormat(spec string) (SinfoFormat, []string) {
-	var f SinfoFormat
+	all := func() columns[sinfoRow, sinfoAttr] {
+		f, _ := ParseSinfoFormat("%all")
+		return columns[sinfoRow, sinfoAttr](f)
+	}
+	f, unknown := parseLong(sinfoFields, spec, all)
 	var warnings []string
-	for _, tok := range strings.Split(spec, ",") {
-		if tok == "" {
-			continue
-		}
-		c := sinfoColumn{width: 20}
-		name := tok
-		if i := strings.IndexByte(tok, ':'); i >= 0 {
-			name, c.width = tok[:i], 0
-			rest := tok[i+1:]
-			if strings.HasPrefix(rest, ".") {
-				c.right = true
-				rest = rest[1:]
-			}
-			c.width, rest = strtol(rest)
-			c.suffix = rest
-		}
-		if strings.EqualFold(name, "all") {
-			all, _ := ParseSinfoFormat("%all")
-			f = append(f, all...)
-			continue
-		}
-		if c.f = sinfoByName(name); c.f == nil {
-			warnings = append(warnings, "Invalid job format specification: "+name)
-		}
-		f = append(f, c)
+	for _, name := range unknown {
+		warnings = append(warnings, "Invalid job format specification: "+name)
 	}
-	return f, warnings
-}
-
-func sinfoByLetter(c byte) *sinfoField {
-	if c == 0 {
-		return nil
-	}
-	for _, f := range sinfoFields {
-		if f.letter == c {
-			return f
-		}
-	}
-	return nil
-}
-
-func sinfoByName(name string) *sinfoField {
-	for _, f := range sinfoFields {
-		for _, n := range f.names {
-			if strings.EqualFold(name, n) {
-				return f
-			}
-		}
-	}
-	return nil
+	return SinfoFormat(f), warnings
 }
 
 // ShowsPartition reports whether every partition gets its own line
 // (params.match_flags.partition_flag).
 func (f SinfoFormat) ShowsPartition() bool {
-	return slices.ContainsFunc(f, func(c sinfoColumn) bool { return c.f != nil && c.f.partition })
+	return columns[sinfoRow, sinfoAttr](f).uses(func(f *sinfoField) bool { return f.x.partition })
 }
 
 // GPUView reports whether the format prints GPU fields, and so one row
 // per GPU.
 func (f SinfoFormat) GPUView() bool {
-	return slices.ContainsFunc(f, func(c sinfoColumn) bool { return c.f != nil && c.f.gpu })
+	return columns[sinfoRow, sinfoAttr](f).uses(func(f *sinfoField) bool { return f.x.gpu })
 }
 
 func (f SinfoFormat) partKeys() []partKey {
 	var keys []partKey
 	for _, c := range f {
-		if c.f != nil && c.f.part != partNone {
-			keys = append(keys, c.f.part)
+		if c.f != nil && c.f.x.part != partNone {
+			keys = append(keys, c.f.x.part)
 		}
 	}
 	return keys
 }
 
 // Header is the format's header line, with its newline.
-func (f SinfoFormat) Header(env *SinfoEnv) string {
-	var b strings.Builder
-	for _, c := range f {
-		if c.f != nil {
-			b.WriteString(cell(c.f.header, f.width(c, env), c.right, !c.f.headWhole))
-		}
-		b.WriteString(c.suffix)
-	}
-	b.WriteByte('\n')
-	return b.String()
-}
+func (f SinfoFormat) Header(env *SinfoEnv) string { return f.sized(env).header() }
 
 // Line is one entry in the format, with its newline.
 func (f SinfoFormat) Line(e *SinfoEntry, env *SinfoEnv) string {
-	var b strings.Builder
-	for _, c := range f {
-		if c.f != nil {
-			v := c.f.value(e, env)
-			w := f.width(c, env)
-			if c.f.partitionWidth && e.Part != nil && e.Part.Default {
-				// _print_partition marks the default with '*', over
-				// the last character when the name fills the width.
-				if len(v) < w || w == 0 {
-					v += "*"
-				} else if w > 0 {
-					v = v[:w-1] + "*"
-				}
-			}
-			b.WriteString(cell(v, w, c.right, true))
-		}
-		b.WriteString(c.suffix)
-	}
-	b.WriteByte('\n')
-	return b.String()
+	return string(f.sized(env).appendLine(nil, sinfoRow{e, env}))
 }
 
-func (f SinfoFormat) width(c sinfoColumn, env *SinfoEnv) int {
-	switch {
-	case c.f.partitionWidth && env.PartWidth > 0:
-		return env.PartWidth
-	case c.f.nodeList && env.NodeWidth > 0:
-		return env.NodeWidth
+// sized is the format with the widths sinfo computed in env.
+func (f SinfoFormat) sized(env *SinfoEnv) columns[sinfoRow, sinfoAttr] {
+	cs := columns[sinfoRow, sinfoAttr](f)
+	if env.PartWidth <= 0 && env.NodeWidth <= 0 {
+		return cs
 	}
-	return c.width
+	cs = slices.Clone(cs)
+	for i := range cs {
+		c := &cs[i]
+		switch {
+		case c.f == nil:
+		case c.f.x.partitionWidth && env.PartWidth > 0:
+			c.width = env.PartWidth
+		case c.f.x.nodeList && env.NodeWidth > 0:
+			c.width = env.NodeWidth
+		}
+	}
+	return cs
+}
+
+// partitionName is %P: the partition's name, the default marked with '*'
+// (_print_partition), over the last character when the name fills the
+// width.
+func partitionName(e sinfoRow, w int) string {
+	v := withPart(e.SinfoEntry, func(p *config.Partition) string { return p.PartitionName })
+	if e.Part != nil && e.Part.Default {
+		if len(v) < w || w == 0 {
+			v += "*"
+		} else if w > 0 {
+			v = v[:w-1] + "*"
+		}
+	}
+	return v
 }
 
 // SinfoQuery says which lines sinfo builds.
@@ -521,9 +449,9 @@ func nodeState(e *SinfoEntry, fn func(v *NodeView) string) string {
 }
 
 var sinfoFields = []*sinfoField{
-	{letter: 'a', names: []string{"available"}, header: "AVAIL", part: partAvail,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(p *config.Partition) string {
+	{letter: 'a', names: []string{"available"}, header: "AVAIL", x: sinfoAttr{part: partAvail},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(p *config.Partition) string {
 				switch p.State {
 				case "", config.StateUp:
 					return "up"
@@ -538,20 +466,20 @@ var sinfoFields = []*sinfoField{
 			})
 		}},
 	{letter: 'A', names: []string{"nodeai"}, header: "NODES(A/I)",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			a, i, _, _ := nodeCounts(e)
+		value: func(e sinfoRow) string {
+			a, i, _, _ := nodeCounts(e.SinfoEntry)
 			return fmt.Sprintf("%d/%d", a, i)
 		}},
 	{letter: 'b', names: []string{"features_act"}, header: "ACTIVE_FEATURES",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return Null }},
-	{letter: 'B', names: []string{"maxcpuspernode"}, header: "MAX_CPUS_PER_NODE", part: partMaxCPUs,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return "UNLIMITED" }},
+		value: func(e sinfoRow) string { return Null }},
+	{letter: 'B', names: []string{"maxcpuspernode"}, header: "MAX_CPUS_PER_NODE", x: sinfoAttr{part: partMaxCPUs},
+		value: func(e sinfoRow) string { return "UNLIMITED" }},
 	{letter: 'c', names: []string{"cpus"}, header: "CPUS",
-		value: func(e *SinfoEntry, env *SinfoEnv) string {
-			return num(withNodeInt(e, func(v *NodeView) int { return v.CPUs }), env)
+		value: func(e sinfoRow) string {
+			return num(withNodeInt(e.SinfoEntry, func(v *NodeView) int { return v.CPUs }), e.env)
 		}},
 	{letter: 'C', names: []string{"cpusstate"}, header: "CPUS(A/I/O/T)",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
+		value: func(e sinfoRow) string {
 			if e.Node == nil {
 				return "0/0/0/0"
 			}
@@ -563,12 +491,12 @@ var sinfoFields = []*sinfoField{
 			return fmt.Sprintf("%d/%d/%d/%d", v.AllocCPU, idle, other, v.CPUs)
 		}},
 	{letter: 'd', names: []string{"disk"}, header: "TMP_DISK",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return "0" }},
+		value: func(e sinfoRow) string { return "0" }},
 	{letter: 'D', names: []string{"nodes"}, header: "NODES",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return strconv.Itoa(nodesTotal(e)) }},
+		value: func(e sinfoRow) string { return strconv.Itoa(nodesTotal(e.SinfoEntry)) }},
 	{letter: 'e', names: []string{"freemem"}, header: "FREE_MEM",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "0", func(v *NodeView) string {
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "0", func(v *NodeView) string {
 				if v.Host.FreeMem < 0 {
 					return "N/A"
 				}
@@ -576,22 +504,22 @@ var sinfoFields = []*sinfoField{
 			})
 		}},
 	{letter: 'E', names: []string{"reason"}, header: "REASON",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
+		value: func(e sinfoRow) string {
 			if e.Node == nil || e.Node.Reason == "" {
 				return "none"
 			}
 			return e.Node.Reason
 		}},
 	{letter: 'f', names: []string{"features"}, header: "AVAIL_FEATURES",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return Null }},
+		value: func(e sinfoRow) string { return Null }},
 	{letter: 'F', names: []string{"nodeaiot"}, header: "NODES(A/I/O/T)",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			a, i, o, t := nodeCounts(e)
+		value: func(e sinfoRow) string {
+			a, i, o, t := nodeCounts(e.SinfoEntry)
 			return fmt.Sprintf("%d/%d/%d/%d", a, i, o, t)
 		}},
-	{letter: 'g', names: []string{"groups"}, header: "GROUPS", part: partGroups,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(p *config.Partition) string {
+	{letter: 'g', names: []string{"groups"}, header: "GROUPS", x: sinfoAttr{part: partGroups},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(p *config.Partition) string {
 				if len(p.AllowGroups) == 0 {
 					return "all"
 				}
@@ -599,38 +527,38 @@ var sinfoFields = []*sinfoField{
 			})
 		}},
 	{letter: 'G', names: []string{"gres"}, header: "GRES",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, Null, func(v *NodeView) string { return orNull(v.Gres) })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, Null, func(v *NodeView) string { return orNull(v.Gres) })
 		}},
 	{names: []string{"gresused"}, header: "GRES_USED",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, Null, func(v *NodeView) string { return v.GresUsed() })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, Null, func(v *NodeView) string { return v.GresUsed() })
 		}},
-	{letter: 'h', names: []string{"oversubscribe", "share"}, header: "OVERSUBSCRIBE", part: partOversubscribe,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return "NO" }},
+	{letter: 'h', names: []string{"oversubscribe", "share"}, header: "OVERSUBSCRIBE", x: sinfoAttr{part: partOversubscribe},
+		value: func(e sinfoRow) string { return "NO" }},
 	{letter: 'H', names: []string{"timestamp"}, header: "TIMESTAMP",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
+		value: func(e sinfoRow) string {
 			if e.Node == nil || e.Node.ReasonTime.IsZero() {
 				return "Unknown"
 			}
 			return Time(e.Node.ReasonTime)
 		}},
-	{letter: 'I', names: []string{"priorityjobfactor"}, header: "PRIO_JOB_FACTOR", part: partJobFactor,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(p *config.Partition) string { return strconv.Itoa(p.PriorityJobFactor) })
+	{letter: 'I', names: []string{"priorityjobfactor"}, header: "PRIO_JOB_FACTOR", x: sinfoAttr{part: partJobFactor},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(p *config.Partition) string { return strconv.Itoa(p.PriorityJobFactor) })
 		}},
-	{letter: 'l', names: []string{"time"}, header: "TIMELIMIT", part: partMaxTime,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(p *config.Partition) string {
+	{letter: 'l', names: []string{"time"}, header: "TIMELIMIT", x: sinfoAttr{part: partMaxTime},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(p *config.Partition) string {
 				if p.MaxTime == slurmtime.Infinite {
 					return "infinite"
 				}
 				return sinfoSecs(p.MaxTime)
 			})
 		}},
-	{letter: 'L', names: []string{"defaulttime"}, header: "DEFAULTTIME", part: partDefaultTime,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(p *config.Partition) string {
+	{letter: 'L', names: []string{"defaulttime"}, header: "DEFAULTTIME", x: sinfoAttr{part: partDefaultTime},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(p *config.Partition) string {
 				switch p.DefaultTime {
 				case 0:
 					return "n/a"
@@ -641,103 +569,101 @@ var sinfoFields = []*sinfoField{
 			})
 		}},
 	{letter: 'm', names: []string{"memory"}, header: "MEMORY",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "0", func(v *NodeView) string { return strconv.FormatInt(v.MemoryMB, 10) })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "0", func(v *NodeView) string { return strconv.FormatInt(v.MemoryMB, 10) })
 		}},
-	{letter: 'M', names: []string{"preemptmode"}, header: "PREEMPT_MODE", part: partPreempt,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, preemptMode)
+	{letter: 'M', names: []string{"preemptmode"}, header: "PREEMPT_MODE", x: sinfoAttr{part: partPreempt},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, preemptMode)
 		}},
-	{letter: 'n', names: []string{"nodehost"}, header: "HOSTNAMES", headWhole: true, nodeList: true,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "", func(v *NodeView) string { return v.Host.Name })
+	{letter: 'n', names: []string{"nodehost"}, header: "HOSTNAMES", headWhole: true, x: sinfoAttr{nodeList: true},
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "", func(v *NodeView) string { return v.Host.Name })
 		}},
-	{letter: 'N', names: []string{"nodelist"}, header: "NODELIST", headWhole: true, nodeList: true,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "", func(v *NodeView) string { return v.Name })
+	{letter: 'N', names: []string{"nodelist"}, header: "NODELIST", headWhole: true, x: sinfoAttr{nodeList: true},
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "", func(v *NodeView) string { return v.Name })
 		}},
 	{letter: 'o', names: []string{"nodeaddr"}, header: "NODE_ADDR", headWhole: true,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "", func(v *NodeView) string { return NodeAddr })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "", func(v *NodeView) string { return NodeAddr })
 		}},
 	{letter: 'O', names: []string{"cpusload"}, header: "CPU_LOAD",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "0.00", func(v *NodeView) string { return v.cpuLoad() })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "0.00", func(v *NodeView) string { return v.cpuLoad() })
 		}},
-	{letter: 'p', names: []string{"prioritytier"}, header: "PRIO_TIER", part: partTier,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(p *config.Partition) string { return strconv.Itoa(p.PriorityTier) })
+	{letter: 'p', names: []string{"prioritytier"}, header: "PRIO_TIER", x: sinfoAttr{part: partTier},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(p *config.Partition) string { return strconv.Itoa(p.PriorityTier) })
 		}},
-	{letter: 'P', names: []string{"partition"}, header: "PARTITION", part: partName, partition: true, partitionWidth: true,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(p *config.Partition) string { return p.PartitionName })
+	{letter: 'P', names: []string{"partition"}, header: "PARTITION", x: sinfoAttr{part: partName, partition: true, partitionWidth: true},
+		sized: partitionName},
+	{letter: 'r', names: []string{"root"}, header: "ROOT", x: sinfoAttr{part: partRoot},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(*config.Partition) string { return "no" })
 		}},
-	{letter: 'r', names: []string{"root"}, header: "ROOT", part: partRoot,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(*config.Partition) string { return "no" })
+	{letter: 'R', names: []string{"partitionname"}, header: "PARTITION", x: sinfoAttr{part: partName, partition: true},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(p *config.Partition) string { return p.PartitionName })
 		}},
-	{letter: 'R', names: []string{"partitionname"}, header: "PARTITION", part: partName, partition: true,
-		value: func(e *SinfoEntry, env *SinfoEnv) string {
-			return withPart(e, func(p *config.Partition) string { return p.PartitionName })
-		}},
-	{letter: 's', names: []string{"size"}, header: "JOB_SIZE", part: partSize,
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(*config.Partition) string { return "1-infinite" })
+	{letter: 's', names: []string{"size"}, header: "JOB_SIZE", x: sinfoAttr{part: partSize},
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(*config.Partition) string { return "1-infinite" })
 		}},
 	{letter: 'S', names: []string{"allocnodes"}, header: "ALLOCNODES",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withPart(e, func(*config.Partition) string { return "all" })
+		value: func(e sinfoRow) string {
+			return withPart(e.SinfoEntry, func(*config.Partition) string { return "all" })
 		}},
 	{letter: 't', names: []string{"statecompact"}, header: "STATE",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return nodeState(e, (*NodeView).StateCompact) }},
+		value: func(e sinfoRow) string { return nodeState(e.SinfoEntry, (*NodeView).StateCompact) }},
 	{letter: 'T', names: []string{"statelong"}, header: "STATE",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return nodeState(e, (*NodeView).StateLong) }},
+		value: func(e sinfoRow) string { return nodeState(e.SinfoEntry, (*NodeView).StateLong) }},
 	{names: []string{"statecomplete"}, header: "STATECOMPLETE",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return nodeState(e, (*NodeView).StateComplete) }},
+		value: func(e sinfoRow) string { return nodeState(e.SinfoEntry, (*NodeView).StateComplete) }},
 	{letter: 'u', names: []string{"user"}, header: "USER",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return reasonUser(e, false) }},
+		value: func(e sinfoRow) string { return reasonUser(e.SinfoEntry, false) }},
 	{letter: 'U', names: []string{"userlong"}, header: "USER",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return reasonUser(e, true) }},
+		value: func(e sinfoRow) string { return reasonUser(e.SinfoEntry, true) }},
 	{letter: 'v', names: []string{"version"}, header: "VERSION",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "N/A", func(*NodeView) string { return NodeVersion })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "N/A", func(*NodeView) string { return NodeVersion })
 		}},
 	{letter: 'V', names: []string{"cluster"}, header: "CLUSTER",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return "N/A" }},
+		value: func(e sinfoRow) string { return "N/A" }},
 	{letter: 'w', names: []string{"weight"}, header: "WEIGHT",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "0", func(*NodeView) string { return "1" })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "0", func(*NodeView) string { return "1" })
 		}},
 	{letter: 'X', names: []string{"sockets"}, header: "SOCKETS",
-		value: func(e *SinfoEntry, env *SinfoEnv) string {
-			return num(withNodeInt(e, func(*NodeView) int { return 1 }), env)
+		value: func(e sinfoRow) string {
+			return num(withNodeInt(e.SinfoEntry, func(*NodeView) int { return 1 }), e.env)
 		}},
 	{letter: 'Y', names: []string{"cores"}, header: "CORES",
-		value: func(e *SinfoEntry, env *SinfoEnv) string {
-			return num(withNodeInt(e, func(v *NodeView) int { return v.CPUs }), env)
+		value: func(e sinfoRow) string {
+			return num(withNodeInt(e.SinfoEntry, func(v *NodeView) int { return v.CPUs }), e.env)
 		}},
 	{letter: 'Z', names: []string{"threads"}, header: "THREADS",
-		value: func(e *SinfoEntry, env *SinfoEnv) string {
-			return num(withNodeInt(e, func(*NodeView) int { return 1 }), env)
+		value: func(e sinfoRow) string {
+			return num(withNodeInt(e.SinfoEntry, func(*NodeView) int { return 1 }), e.env)
 		}},
 	{letter: 'z', names: []string{"socketcorethread"}, header: "S:C:T",
-		value: func(e *SinfoEntry, env *SinfoEnv) string {
-			one := withNodeInt(e, func(*NodeView) int { return 1 })
-			return num(one, env) + ":" + num(withNodeInt(e, func(v *NodeView) int { return v.CPUs }), env) + ":" + num(one, env)
+		value: func(e sinfoRow) string {
+			one := withNodeInt(e.SinfoEntry, func(*NodeView) int { return 1 })
+			return num(one, e.env) + ":" + num(withNodeInt(e.SinfoEntry, func(v *NodeView) int { return v.CPUs }), e.env) + ":" + num(one, e.env)
 		}},
 	{names: []string{"allocmem"}, header: "ALLOCMEM",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "0", func(v *NodeView) string { return strconv.FormatInt(v.AllocMem, 10) })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "0", func(v *NodeView) string { return strconv.FormatInt(v.AllocMem, 10) })
 		}},
 	{names: []string{"comment"}, header: "COMMENT",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, Null, func(v *NodeView) string { return orNull(v.Comment) })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, Null, func(v *NodeView) string { return orNull(v.Comment) })
 		}},
 	{names: []string{"extra"}, header: "EXTRA",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string { return Null }},
+		value: func(e sinfoRow) string { return Null }},
 	{names: []string{"port"}, header: "PORT",
-		value: func(e *SinfoEntry, _ *SinfoEnv) string {
-			return withNode(e, "0", func(*NodeView) string { return "6818" })
+		value: func(e sinfoRow) string {
+			return withNode(e.SinfoEntry, "0", func(*NodeView) string { return "6818" })
 		}},
 }
 

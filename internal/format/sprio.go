@@ -14,60 +14,31 @@ import (
 // fields, each ".WIDTH" (right-justified) or "WIDTH" (left), cut to its
 // width, with what follows the letter up to the next "%" printed after it.
 
-// PrioColumn is one field of sprio's format.
-type PrioColumn struct {
-	letter byte // 0 for the text before the first field
-	width  int
-	right  bool
-	suffix string
+// prioArgs is what sprio's fields print from: a row, or with weights
+// sprio -w's line of weights.
+type prioArgs struct {
+	r       *PrioRow
+	w       *PrioWeights
+	weights bool
 }
+
+type prioField = field[prioArgs, struct{}]
 
 // PrioFormat is a parsed sprio format.
-type PrioFormat []PrioColumn
+type PrioFormat columns[prioArgs, struct{}]
 
-// ParsePrioFormat reads a format as sprio's parse_format does: the text
-// before the first "%" is printed first; each field is "%[.][WIDTH]LETTER"
-// followed by text up to the next "%" (empty fields, "%%", are skipped).
-// It returns the letters that name no field; sprio reports each and goes
-// on without it.
+// ParsePrioFormat reads a format as sprio's parse_format does
+// (parseShort): each field is "%[.][WIDTH]LETTER" followed by text up to
+// the next "%". It returns the letters that name no field; sprio reports
+// each and goes on without it.
 func ParsePrioFormat(spec string) (PrioFormat, []byte) {
-	var f PrioFormat
 	var bad []byte
-	first, rest, found := strings.Cut(spec, "%")
-	if first != "" {
-		f = append(f, PrioColumn{suffix: first})
-	}
-	if !found {
-		return f, nil
-	}
-	for _, tok := range strings.Split(rest, "%") {
-		if tok == "" {
-			continue
-		}
-		c := PrioColumn{}
-		i := 0
-		if tok[0] == '.' {
-			c.right, i = true, 1
-		}
-		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
-			c.width = c.width*10 + int(tok[i]-'0')
-			i++
-		}
-		if i < len(tok) {
-			c.letter = tok[i]
-			i++
-		}
-		c.suffix = tok[i:]
-		if !strings.ContainsRune(prioLetters, rune(c.letter)) || c.letter == 0 {
-			bad = append(bad, c.letter)
-			continue
-		}
-		f = append(f, c)
-	}
-	return f, bad
+	f := parseShort(prioFields, spec, func(t specToken) bool {
+		bad = append(bad, t.letter)
+		return false
+	})
+	return PrioFormat(f), bad
 }
-
-const prioLetters = "aAbBcfFijJNpPrSqQuyYtT"
 
 // PrioWeights are the PriorityWeight* settings sprio reads.
 type PrioWeights struct {
@@ -144,115 +115,96 @@ func (r *PrioRow) priority() float64 {
 }
 
 // Header is sprio's header line.
-func (f PrioFormat) Header(w PrioWeights) string { return f.line(nil, w, false) }
+func (f PrioFormat) Header(w PrioWeights) string { return columns[prioArgs, struct{}](f).header() }
 
 // Weights is sprio -w's line.
-func (f PrioFormat) Weights(w PrioWeights) string { return f.line(nil, w, true) }
+func (f PrioFormat) Weights(w PrioWeights) string { return f.line(prioArgs{w: &w, weights: true}) }
 
 // Line prints one row.
-func (f PrioFormat) Line(r *PrioRow, w PrioWeights) string { return f.line(r, w, false) }
+func (f PrioFormat) Line(r *PrioRow, w PrioWeights) string { return f.line(prioArgs{r: r, w: &w}) }
 
-func (f PrioFormat) line(r *PrioRow, w PrioWeights, weights bool) string {
-	var b strings.Builder
-	for _, c := range f {
-		if c.letter != 0 {
-			b.WriteString(prioCut(c.cell(r, w, weights), c.width, c.right))
-		}
-		b.WriteString(c.suffix)
-	}
-	b.WriteByte('\n')
-	return b.String()
+func (f PrioFormat) line(a prioArgs) string {
+	return string(columns[prioArgs, struct{}](f).appendLine(nil, a))
 }
 
-// prioCut is sprio's _print_str with cut_output: right-justified
-// ("%Ws") or cut ("%.Ws") and then padded to the width, and never longer
-// than it.
-func prioCut(s string, width int, right bool) string {
-	if width == 0 {
-		return s
-	}
-	if right {
-		s = cPad(s, width, false)
-	}
-	if len(s) > width {
-		s = s[:width]
-	}
-	return cPad(s, width, true)
-}
-
-func (c PrioColumn) cell(r *PrioRow, w PrioWeights, weights bool) string {
-	type factor struct {
-		header string
-		weight int
-		value  func(*PrioRow) float64
-	}
-	factors := map[byte]factor{
-		'a': {"AGE", w.Age, func(r *PrioRow) float64 { return r.Age }},
-		'b': {"ASSOC", w.Assoc, func(r *PrioRow) float64 { return r.Assoc }},
-		'f': {"FAIRSHARE", w.FairShare, func(r *PrioRow) float64 { return r.FairShare }},
-		'j': {"JOBSIZE", w.JobSize, func(r *PrioRow) float64 { return r.JobSize }},
-		'p': {"PARTITION", w.Partition, func(r *PrioRow) float64 { return r.PartitionPrio }},
-		'q': {"QOS", w.QOS, func(r *PrioRow) float64 { return r.QOSPrio }},
-	}
-	letter := c.letter
-	lower := letter | 0x20
-	if fa, ok := factors[lower]; ok {
+// prioFactor is one of the weighted factors, as its weight (-w), its
+// value, or normalised: the value over the weight (-n, lower-case letters).
+func prioFactor(letter byte, header string, weight func(*PrioWeights) int, value func(*PrioRow) float64) *prioField {
+	return &prioField{letter: letter, header: header, value: func(a prioArgs) string {
 		switch {
-		case r == nil && !weights:
-			return fa.header
-		case weights:
-			return strconv.Itoa(fa.weight)
-		case letter == lower: // normalised
+		case a.weights:
+			return strconv.Itoa(weight(a.w))
+		case letter >= 'a': // normalised
 			n := 0.0
-			if fa.weight != 0 {
-				n = fa.value(r) / float64(fa.weight)
+			if w := weight(a.w); w != 0 {
+				n = value(a.r) / float64(w)
 			}
 			return fmt.Sprintf("%.7f", n)
 		}
-		return fmt.Sprintf("%.0f", fa.value(r))
-	}
-	header := map[byte]string{'c': "CLUSTER", 'i': "JOBID", 'N': "NICE", 'r': "PARTITION", 'S': "SITE",
-		'u': "USER", 'y': "PRIORITY", 'Y': "PRIORITY", 't': "TRES", 'T': "TRES"}[letter]
-	switch {
-	case r == nil && !weights:
-		return header
-	case weights:
-		switch letter {
-		case 'i':
-			return "Weights"
-		case 'S':
-			return "1"
-		case 'T':
-			return w.TRES
-		}
-		return ""
-	}
-	switch letter {
-	case 'c':
-		return "(null)" // no federation: the cluster name is NULL
-	case 'i':
-		return strconv.FormatUint(uint64(r.ID), 10)
-	case 'N':
-		if r.direct() {
-			return "0"
-		}
-		return strconv.Itoa(r.Nice)
-	case 'r':
-		return r.Partition
-	case 'S':
-		if r.direct() {
-			return "0"
-		}
-		return fmt.Sprintf("%.0f", r.Site)
-	case 'u':
-		return r.User
-	case 'y':
-		return fmt.Sprintf("%16.14f", r.priority()/float64(uint32(0xffffffff)))
-	case 'Y':
-		return strconv.FormatInt(int64(r.priority()), 10)
-	}
-	return "" // t, T: slurm-lite reports no per-TRES factors
+		return fmt.Sprintf("%.0f", value(a.r))
+	}}
 }
+
+// prioOther is a field that is not a factor: its -w value and its row's.
+func prioOther(letter byte, header string, weight func(*PrioWeights) string, value func(*PrioRow) string) *prioField {
+	return &prioField{letter: letter, header: header, value: func(a prioArgs) string {
+		if a.weights {
+			if weight == nil {
+				return ""
+			}
+			return weight(a.w)
+		}
+		return value(a.r)
+	}}
+}
+
+// prioFields is sprio's field table (src/sprio/opts.c, print.c).
+var prioFields = func() []*prioField {
+	fs := []*prioField{
+		prioOther('c', "CLUSTER", nil, func(*PrioRow) string { return "(null)" }), // no federation: the cluster name is NULL
+		prioOther('i', "JOBID", func(*PrioWeights) string { return "Weights" }, func(r *PrioRow) string {
+			return strconv.FormatUint(uint64(r.ID), 10)
+		}),
+		prioOther('N', "NICE", nil, func(r *PrioRow) string {
+			if r.direct() {
+				return "0"
+			}
+			return strconv.Itoa(r.Nice)
+		}),
+		prioOther('r', "PARTITION", nil, func(r *PrioRow) string { return r.Partition }),
+		prioOther('S', "SITE", func(*PrioWeights) string { return "1" }, func(r *PrioRow) string {
+			if r.direct() {
+				return "0"
+			}
+			return fmt.Sprintf("%.0f", r.Site)
+		}),
+		prioOther('u', "USER", nil, func(r *PrioRow) string { return r.User }),
+		prioOther('y', "PRIORITY", nil, func(r *PrioRow) string {
+			return fmt.Sprintf("%16.14f", r.priority()/float64(uint32(0xffffffff)))
+		}),
+		prioOther('Y', "PRIORITY", nil, func(r *PrioRow) string { return strconv.FormatInt(int64(r.priority()), 10) }),
+		// slurm-lite reports no per-TRES factors.
+		prioOther('t', "TRES", nil, func(*PrioRow) string { return "" }),
+		prioOther('T', "TRES", func(w *PrioWeights) string { return w.TRES }, func(*PrioRow) string { return "" }),
+	}
+	for _, fa := range []struct {
+		letter byte
+		header string
+		weight func(*PrioWeights) int
+		value  func(*PrioRow) float64
+	}{
+		{'a', "AGE", func(w *PrioWeights) int { return w.Age }, func(r *PrioRow) float64 { return r.Age }},
+		{'b', "ASSOC", func(w *PrioWeights) int { return w.Assoc }, func(r *PrioRow) float64 { return r.Assoc }},
+		{'f', "FAIRSHARE", func(w *PrioWeights) int { return w.FairShare }, func(r *PrioRow) float64 { return r.FairShare }},
+		{'j', "JOBSIZE", func(w *PrioWeights) int { return w.JobSize }, func(r *PrioRow) float64 { return r.JobSize }},
+		{'p', "PARTITION", func(w *PrioWeights) int { return w.Partition }, func(r *PrioRow) float64 { return r.PartitionPrio }},
+		{'q', "QOS", func(w *PrioWeights) int { return w.QOS }, func(r *PrioRow) float64 { return r.QOSPrio }},
+	} {
+		fs = append(fs, prioFactor(fa.letter, fa.header, fa.weight, fa.value),
+			prioFactor(fa.letter-'a'+'A', fa.header, fa.weight, fa.value))
+	}
+	return fs
+}()
 
 // SortPrioRows is sprio's sort_job_list: the -S keys applied from the last
 // to the first, each a stable sort ("-" before a key descends). The

@@ -38,21 +38,6 @@ func NewRow(j *api.Job, env *Env) Row {
 // or array_task_id set).
 func (r *Row) array() bool { return r.Tasks != "" || r.Task != jobrec.NoTask }
 
-// jobField is one field squeue can print: its -o letter and -O names,
-// its header, and how a row prints in it.
-type jobField struct {
-	letter byte
-	names  []string
-	// prefix: the first name matches any -O name it begins (Slurm's
-	// strncasecmp for "numtask").
-	prefix bool
-	header string
-	// headWhole and whole print the header or the value uncut when a
-	// right-justified column is too narrow (_print_str's cut_output false).
-	headWhole, whole bool
-	value            func(r *Row) string
-}
-
 // String is the job's squeue %i: 12, 7_3, 7_[0-3%2].
 func (r *Row) jobID() string {
 	j := r.Job

@@ -66,12 +66,8 @@ func ParseShareFields(spec string) ([]Field, string) {
 	table := append([]Field(nil), shareFields...)
 	var picked []int
 	for _, tok := range AddToCharList(nil, spec) {
-		name, width := tok, 0
-		if i := strings.IndexByte(tok, '%'); i >= 0 {
-			name = tok[:i]
-			width = atoi(tok[i+1:])
-		}
-		i := prefixField(table, name)
+		name, width, _ := nameWidth(tok)
+		i := byPrefix(len(table), func(i int) string { return table[i].Name }, name)
 		if i < 0 {
 			return nil, name
 		}
@@ -85,23 +81,6 @@ func ParseShareFields(spec string) ([]Field, string) {
 		fields[k] = table[i]
 	}
 	return fields, ""
-}
-
-// prefixField finds the first field whose name starts with name, ignoring
-// case (xstrncasecmp over the name's length).
-func prefixField(table []Field, name string) int {
-	for i, f := range table {
-		if len(name) <= len(f.Name) && strings.EqualFold(f.Name[:len(name)], name) {
-			return i
-		}
-	}
-	return -1
-}
-
-// atoi is C's atoi: optional blanks and sign, then digits; 0 for none.
-func atoi(s string) int {
-	n, _ := strtol(strings.TrimLeft(s, " \t\n\v\f\r"))
-	return n
 }
 
 // ShareLine is one row of sshare: the daemon's values, where it hangs in
