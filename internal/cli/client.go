@@ -14,6 +14,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // The job queries the commands make, which slurmd-lite answers:
@@ -96,49 +97,16 @@ func post(c *localapi.Client, path string, in any) (api.Results, error) {
 	return out, err
 }
 
-// Slurm's error numbers the commands print words for (slurm/slurm_errno.h,
-// src/common/slurm_errno.c of 22.05).
-const (
-	codeAccessDenied  = 2002
-	codeUserIDMissing = 2010
-	codeInvalidJobID  = 2017
-	codeNoUpdate      = 2020
-	codeAlreadyDone   = 2021
-	codeJobPending    = 2024
-	codeNotSupported  = 2036
-	codeDisabled      = 2037
-	codeBatchOnly     = 2039
-	codeJobHeld       = 2042
-	codeNotPending    = 2073
-	codeNotRunning    = 2085
-	codeNotPendRun    = 2086
-)
-
-var slurmWords = map[int]string{
-	codeAccessDenied:  "Access/permission denied",
-	codeUserIDMissing: "Invalid user id",
-	codeInvalidJobID:  "Invalid job id specified",
-	codeNoUpdate:      "Job can not be altered now, try again later",
-	codeAlreadyDone:   "Job/step already completing or completed",
-	codeJobPending:    "Job is pending execution",
-	codeNotSupported:  "Requested operation not supported on this system",
-	codeDisabled:      "Requested operation is presently disabled",
-	codeBatchOnly:     "Only batch jobs are accepted or processed",
-	codeJobHeld:       "Job is held",
-	codeNotPending:    "Job is no longer pending execution",
-	codeNotRunning:    "Job is not running",
-	codeNotPendRun:    "Job is not pending nor running",
-}
-
-// strerror is slurm_strerror: Slurm's words for code, else the daemon's.
-func strerror(code int, words string) string {
-	if w, ok := slurmWords[code]; ok {
+// strerror is slurm_strerror as the commands print it: Slurm's words for
+// code (internal/slurm's table), else the daemon's, else "Unknown error N".
+func strerror(code slurm.Errno, words string) string {
+	if w, ok := code.Words(); ok {
 		return w
 	}
 	if words != "" {
 		return words
 	}
-	return "Unknown error " + strconv.Itoa(code)
+	return code.Error()
 }
 
 // resultWords is what a command prints for one failed result.

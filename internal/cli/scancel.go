@@ -311,7 +311,7 @@ func (a *scancelArgs) cancel(c *localapi.Client, jobs []string, sio IO) int {
 		if r.Code == 0 {
 			continue
 		}
-		quietCode := r.Code == codeAlreadyDone || r.Code == codeInvalidJobID
+		quietCode := r.Code == slurm.ErrAlreadyDone || r.Code == slurm.ErrInvalidJobID
 		if a.verbose > 0 || !quietCode {
 			fmt.Fprintf(sio.Stderr, "scancel: error: Kill job error on job id %s: %s\n", r.Job, resultWords(r))
 		}
@@ -319,7 +319,7 @@ func (a *scancelArgs) cancel(c *localapi.Client, jobs []string, sio IO) int {
 		if quietCode && a.signal == 0 {
 			code = 0 // the job is gone: what was asked is done
 		}
-		rc = max(rc, code)
+		rc = max(rc, int(code))
 	}
 	return rc & 0xff
 }
@@ -366,7 +366,7 @@ func (a *scancelArgs) cancelFiltered(c *localapi.Client, cfg *config.Config, sio
 		if !found[i] {
 			rc = 1
 			if a.verbose >= 0 {
-				fmt.Fprintf(sio.Stderr, "scancel: error: Kill job error on job id %s: Invalid job id specified\n", id.display())
+				fmt.Fprintf(sio.Stderr, "scancel: error: Kill job error on job id %s: %s\n", id.display(), slurm.ErrInvalidJobID)
 			}
 		}
 	}

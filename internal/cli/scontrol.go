@@ -13,6 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -262,7 +263,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 			if (c < '0' || c > '9') && c != '_' && c != '+' {
 				s.exit = 1
 				if s.quiet != 1 {
-					fmt.Fprintln(s.sio.Stderr, "scontrol_print_job error: Invalid job id specified")
+					fmt.Fprintf(s.sio.Stderr, "scontrol_print_job error: %s\n", slurm.ErrInvalidJobID)
 				}
 				return
 			}
@@ -283,7 +284,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 	}
 	jobs, err := getJobs(s.client, q)
 	if err == nil && jobID != 0 && len(jobs) == 0 {
-		err = &localapi.Error{Code: codeInvalidJobID}
+		err = &localapi.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		s.exit = 1
@@ -347,10 +348,10 @@ func (s *scontrolArgs) control(action, arg string, hold bool) {
 	if !ok {
 		s.exit = 1
 		if s.quiet != 1 {
-			fmt.Fprintf(s.sio.Stderr, "Invalid job id specified for job %s\n", arg)
+			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", slurm.ErrInvalidJobID, arg)
 		}
 		if hold {
-			s.perror(codeInvalidJobID, "")
+			s.perror(slurm.ErrInvalidJobID, "")
 		}
 		return
 	}
@@ -430,7 +431,7 @@ func cutFold(s string, prefixes ...string) (string, bool) {
 	return s, false
 }
 
-func (s *scontrolArgs) perror(code int, words string) {
+func (s *scontrolArgs) perror(code slurm.Errno, words string) {
 	if s.quiet != 1 {
 		fmt.Fprintf(s.sio.Stderr, "slurm_suspend error: %s\n", strerror(code, words))
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -113,7 +114,7 @@ func (s *scontrolArgs) updateJob(argv []string) {
 	if !ok {
 		s.exit = 1
 		if s.quiet != 1 {
-			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", updateStrerror(codeInvalidJobID, ""), req.jobStr)
+			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", strerror(slurm.ErrInvalidJobID, ""), req.jobStr)
 		}
 		return
 	}
@@ -137,7 +138,7 @@ func (s *scontrolArgs) updateJob(argv []string) {
 			if r.Code != 0 {
 				s.exit = 1
 				if s.quiet != 1 {
-					fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", updateStrerror(r.Code, r.Error), r.Job)
+					fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", strerror(r.Code, r.Error), r.Job)
 					if r.Hint != "" {
 						fmt.Fprintf(s.sio.Stderr, "scontrol: error: %s\n", r.Hint)
 					}
@@ -154,7 +155,7 @@ func (s *scontrolArgs) updateJob(argv []string) {
 			}
 			s.exit = 1
 			if s.quiet != 1 {
-				fmt.Fprintf(s.sio.Stderr, "%s: %s\n", a.Job, updateStrerror(a.Code, a.Error))
+				fmt.Fprintf(s.sio.Stderr, "%s: %s\n", a.Job, strerror(a.Code, a.Error))
 			}
 		}
 	}
@@ -333,7 +334,7 @@ func (s *scontrolArgs) currentLimit(jobStr string) (time.Duration, bool) {
 	}
 	jobs, err := getJobs(s.client, url.Values{"id": {strconv.FormatInt(id, 10)}})
 	if err != nil {
-		return fail("Could not load state information for job %s: %s", jobStr, updateStrerror(0, err.Error()))
+		return fail("Could not load state information for job %s: %s", jobStr, strerror(slurm.Success, err.Error()))
 	}
 	if len(jobs) == 0 {
 		return fail("Job ID %s not found", jobStr)
@@ -372,7 +373,7 @@ func (s *scontrolArgs) jobsByName(name string, uid int64) (string, bool) {
 	}
 	jobs, err := getJobs(s.client, nil)
 	if err != nil {
-		fmt.Fprintf(s.sio.Stderr, "scontrol: error: Could not load state information: %s\n", updateStrerror(0, err.Error()))
+		fmt.Fprintf(s.sio.Stderr, "scontrol: error: Could not load state information: %s\n", strerror(slurm.Success, err.Error()))
 		return "", false
 	}
 	if len(jobs) == 0 {
@@ -426,28 +427,4 @@ func expandJobID(item string) []string {
 		out[i] = id + suffix
 	}
 	return out
-}
-
-// updateWords are Slurm's words for the codes an update is answered
-// with (src/common/slurm_errno.c), 0 included: scontrol prints "No error"
-// beside a group of array tasks that was changed.
-var updateWords = map[int]string{
-	0:    "No error",
-	2000: "Invalid partition name specified",
-	2036: "Requested operation not supported on this system",
-	2042: "Job is in held state, pending scheduler release",
-	2051: "Requested time limit is invalid (missing or exceeds some limit)",
-	2070: "Required partition not available (inactive or drain)",
-	2072: "Invalid generic resource (gres) specification",
-	2084: "Job has already finished",
-	2095: "Changes to job priority are not persistent, change nice instead",
-	2124: "Invalid time-min specification (exceeds job's time or other limits)",
-}
-
-// updateStrerror is slurm_strerror for an update's answer.
-func updateStrerror(code int, words string) string {
-	if w, ok := updateWords[code]; ok {
-		return w
-	}
-	return strerror(code, words)
 }

@@ -31,7 +31,7 @@ func (a *squeueArgs) show(c *localapi.Client, cfg *config.Config, sio IO) int {
 	}
 	jobs, err := get(c, a.query())
 	if err == nil && len(a.jobs) == 1 && len(jobs) == 0 {
-		err = &localapi.Error{Code: codeInvalidJobID}
+		err = &localapi.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		return loadJobsError("squeue", err, sio)

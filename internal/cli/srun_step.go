@@ -129,13 +129,13 @@ func createStep(c *localapi.Client, o *srunOpts, sio IO, join bool, env []string
 		st, sig, err := askStep(c, req, sigs)
 		if sig != 0 {
 			fmt.Fprintf(sio.Stderr, "srun: Cancelled pending job step with signal %d\n", sig)
-			fmt.Fprintf(sio.Stderr, "srun: error: Unable to create step for job %d: %s\n", id, strerror(codeAlreadyDone, ""))
+			fmt.Fprintf(sio.Stderr, "srun: error: Unable to create step for job %d: %s\n", id, strerror(slurm.ErrAlreadyDone, ""))
 			return nil, 1
 		}
 		if err == nil {
 			if req.Wait {
 				if said == 0 {
-					busy(strerror(codeNodesBusy, "Requested nodes are busy"))
+					busy(strerror(slurm.ErrNodesBusy, "Requested nodes are busy"))
 				}
 				fmt.Fprintf(sio.Stderr, "srun: Step created for job %d\n", id)
 			}
@@ -148,7 +148,7 @@ func createStep(c *localapi.Client, o *srunOpts, sio IO, join bool, env []string
 		lines := strings.Split(le.Message, "\n")
 		words := strerror(le.Code, lines[len(lines)-1])
 		switch le.Code {
-		case codeNodesBusy:
+		case slurm.ErrNodesBusy:
 			if o.immediate {
 				break
 			}
@@ -157,11 +157,11 @@ func createStep(c *localapi.Client, o *srunOpts, sio IO, join bool, env []string
 			}
 			req.Wait = true
 			continue
-		case codeInvalidJobID, codeJobPending:
+		case slurm.ErrInvalidJobID, slurm.ErrJobPending:
 			fmt.Fprintf(sio.Stderr, "srun: error: Unable to confirm allocation for job %d: %s\n", id, words)
 			fmt.Fprintf(sio.Stderr, "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job %d\n", id)
 			return nil, 1
-		case codeAlreadyDone:
+		case slurm.ErrAlreadyDone:
 			if !req.Wait {
 				fmt.Fprintf(sio.Stderr, "srun: error: Slurm job %d has expired\n", id)
 				fmt.Fprintf(sio.Stderr, "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job %d\n", id)
@@ -183,9 +183,6 @@ func askStep(c *localapi.Client, req api.StepRequest, sigs chan os.Signal) (*api
 		return c.Do(ctx, "POST", api.PathSteps, req, st)
 	})
 }
-
-// codeNodesBusy is ESLURM_NODES_BUSY: the step would fit once others end.
-const codeNodesBusy = 2016
 
 // run starts the tasks and sees them to their end: exits reported as srun
 // reports them, signals handled as srun's signal thread does. It returns

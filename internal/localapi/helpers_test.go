@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // fakeUsers is a user database of a few made-up users.
@@ -106,7 +108,7 @@ func (a *testAPI) held(ctx context.Context, req *Request[struct{}]) (echoOut, er
 
 func (a *testAPI) refuse(ctx context.Context, req *Request[struct{}]) (struct{}, error) {
 	a.calls.Add(1)
-	return struct{}{}, &Error{Status: http.StatusForbidden, Code: CodeAccessDenied, Message: "you may not"}
+	return struct{}{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied, Message: "you may not"}
 }
 
 func (a *testAPI) fail(ctx context.Context, req *Request[struct{}]) (struct{}, error) {

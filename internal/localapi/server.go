@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // Limits bound what one request may cost the daemon. A zero field takes its
@@ -276,10 +278,10 @@ func (d *dispatcher) identify(cs *connState) (Identity, *Error) {
 		p := cs.peer
 		switch {
 		case cs.peerErr != nil:
-			cs.refusal = &Error{Status: http.StatusForbidden, Code: CodeAccessDenied,
+			cs.refusal = &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 				Message: fmt.Sprintf("cannot tell who is calling: %v", cs.peerErr)}
 		case !d.access.allows(p.uid):
-			cs.refusal = &Error{Status: http.StatusForbidden, Code: CodeAccessDenied,
+			cs.refusal = &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 				Message: fmt.Sprintf("this slurmd-lite runs as %s and serves only that user; uid %d may not use it", d.owner, p.uid)}
 		default:
 			cs.id, cs.refusal = d.lookup(p)
@@ -294,12 +296,12 @@ func (d *dispatcher) identify(cs *connState) (Identity, *Error) {
 func (d *dispatcher) lookup(p peer) (Identity, *Error) {
 	name, err := d.users.LookupUID(p.uid)
 	if err != nil {
-		return Identity{}, &Error{Status: http.StatusForbidden, Code: CodeUserIDMissing,
+		return Identity{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("uid %d has no name in the user database (%s): %v", p.uid, UserDatabase, err)}
 	}
 	groups, err := d.users.GroupIDs(name, p.gid)
 	if err != nil {
-		return Identity{}, &Error{Status: http.StatusForbidden, Code: CodeUserIDMissing,
+		return Identity{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("listing the groups of user %q: %v", name, err)}
 	}
 	return Identity{UID: p.uid, GID: p.gid, PID: p.pid, User: name, Groups: groups}, nil

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // wireError is an error body as it arrives.
@@ -167,7 +168,7 @@ func TestHandlerErrorsReachTheClient(t *testing.T) {
 	}{{
 		name: "an *Error keeps its status and Slurm code",
 		path: "/v1/refuse",
-		want: &Error{Status: 403, Message: "you may not", Code: CodeAccessDenied},
+		want: &Error{Status: 403, Message: "you may not", Code: slurm.ErrAccessDenied},
 	}, {
 		name: "any other error is the daemon's own failure",
 		path: "/v1/fail",
