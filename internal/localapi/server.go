@@ -240,7 +240,7 @@ func (f logWriter) Write(p []byte) (int, error) {
 // dispatcher is the server's http.Handler: identity, access, route, limits,
 // then the route's handler.
 type dispatcher struct {
-	table  table
+	table  *table
 	users  Users
 	access Access
 	limits Limits
@@ -328,12 +328,12 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, refusal)
 		return
 	}
-	h, values, allow, found := d.table.match(r.Method, r.URL.EscapedPath())
-	if !found {
-		writeError(w, Errorf(http.StatusNotFound, "slurmd-lite has no API path %q; is it older than this command?", r.URL.Path))
-		return
-	}
-	if h == nil {
+	if !d.table.answers(r) {
+		allow := d.table.allowed(r)
+		if len(allow) == 0 {
+			writeError(w, Errorf(http.StatusNotFound, "slurmd-lite has no API path %q; is it older than this command?", r.URL.Path))
+			return
+		}
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		writeError(w, Errorf(http.StatusMethodNotAllowed, "%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, strings.Join(allow, ", ")))
 		return
@@ -356,10 +356,8 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(WithCaller(r.Context(), id))
 	r.Body = &heldBody{Reader: bytes.NewReader(body), b: body}
 	r.ContentLength = int64(len(body))
-	for k, v := range values {
-		r.SetPathValue(k, v)
-	}
-	h.ServeHTTP(w, r)
+	// The mux finds the route again, and sets its PathValues.
+	d.table.mux.ServeHTTP(w, r)
 }
 
 // heldBody is a request body already read in full; decodeBody decodes its
