@@ -99,8 +99,9 @@ func post(c *localapi.Client, path string, in any) (api.Results, error) {
 
 // strerror is slurm_strerror as the commands print it: Slurm's words for
 // code (internal/slurm's table), else the daemon's, else "Unknown error N".
+// A refusal without a Slurm code (0) prints the daemon's words.
 func strerror(code slurm.Errno, words string) string {
-	if w, ok := code.Words(); ok {
+	if w, ok := code.Words(); ok && code != slurm.Success {
 		return w
 	}
 	if words != "" {

@@ -114,7 +114,7 @@ func (s *scontrolArgs) updateJob(argv []string) {
 	if !ok {
 		s.exit = 1
 		if s.quiet != 1 {
-			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", strerror(slurm.ErrInvalidJobID, ""), req.jobStr)
+			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", updateStrerror(slurm.ErrInvalidJobID, ""), req.jobStr)
 		}
 		return
 	}
@@ -138,7 +138,7 @@ func (s *scontrolArgs) updateJob(argv []string) {
 			if r.Code != 0 {
 				s.exit = 1
 				if s.quiet != 1 {
-					fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", strerror(r.Code, r.Error), r.Job)
+					fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", updateStrerror(r.Code, r.Error), r.Job)
 					if r.Hint != "" {
 						fmt.Fprintf(s.sio.Stderr, "scontrol: error: %s\n", r.Hint)
 					}
@@ -155,7 +155,7 @@ func (s *scontrolArgs) updateJob(argv []string) {
 			}
 			s.exit = 1
 			if s.quiet != 1 {
-				fmt.Fprintf(s.sio.Stderr, "%s: %s\n", a.Job, strerror(a.Code, a.Error))
+				fmt.Fprintf(s.sio.Stderr, "%s: %s\n", a.Job, updateStrerror(a.Code, a.Error))
 			}
 		}
 	}
@@ -334,7 +334,7 @@ func (s *scontrolArgs) currentLimit(jobStr string) (time.Duration, bool) {
 	}
 	jobs, err := getJobs(s.client, url.Values{"id": {strconv.FormatInt(id, 10)}})
 	if err != nil {
-		return fail("Could not load state information for job %s: %s", jobStr, strerror(slurm.Success, err.Error()))
+		return fail("Could not load state information for job %s: %s", jobStr, updateStrerror(slurm.Success, err.Error()))
 	}
 	if len(jobs) == 0 {
 		return fail("Job ID %s not found", jobStr)
@@ -373,7 +373,7 @@ func (s *scontrolArgs) jobsByName(name string, uid int64) (string, bool) {
 	}
 	jobs, err := getJobs(s.client, nil)
 	if err != nil {
-		fmt.Fprintf(s.sio.Stderr, "scontrol: error: Could not load state information: %s\n", strerror(slurm.Success, err.Error()))
+		fmt.Fprintf(s.sio.Stderr, "scontrol: error: Could not load state information: %s\n", updateStrerror(slurm.Success, err.Error()))
 		return "", false
 	}
 	if len(jobs) == 0 {
@@ -427,4 +427,14 @@ func expandJobID(item string) []string {
 		out[i] = id + suffix
 	}
 	return out
+}
+
+// updateStrerror is slurm_strerror for an update's answer: strerror, but
+// 0 is Slurm's "No error" too, which scontrol prints beside a group of
+// array tasks that was changed.
+func updateStrerror(code slurm.Errno, words string) string {
+	if code == slurm.Success {
+		return code.Error()
+	}
+	return strerror(code, words)
 }
