@@ -14,6 +14,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -126,79 +127,24 @@ type placed struct {
 	heldCPUs, heldGPUs []int
 }
 
-// placeStep fits a step into a job beside the steps that hold parts of it
-// (held, each a step's held CPUs and GPUs). It is slurmctld's step
-// allocation on one node: code is 0 and p the step when it fits now,
-// slurm.ErrNodesBusy when it would fit once other steps end, and otherwise the
-// Slurm error that refuses it, with notes srun prints before it.
+// placeStep is sched.PlaceStep, the rule that fits a step into a job
+// beside the steps that hold parts of it (held), in the daemon's terms:
+// code is 0 and p the step when it fits now, slurm.ErrNodesBusy when it
+// would fit once other steps end, and otherwise the Slurm error that
+// refuses it, with notes srun prints before it.
 func placeStep(job jobRes, held []activeStep, ask api.StepRequest) (p placed, code slurm.Errno, notes []string) {
-	cpt := max(ask.CPUsPerTask, 1)
-	p.ntasks = ask.NTasks
-	if p.ntasks <= 0 {
-		// -c without -n: as many tasks as the job's CPUs hold.
-		p.ntasks = max(len(job.cpus)/cpt, 1)
+	hs := make([]sched.StepHeld, len(held))
+	for i, h := range held {
+		hs[i] = sched.StepHeld{CPUs: h.cpus, GPUs: h.gpus}
 	}
-	need := p.ntasks * cpt
-	if ask.Overcommit {
-		need = min(need, max(len(job.cpus), cpt))
+	sp, err := sched.PlaceStep(sched.StepJob{CPUs: job.cpus, GPUs: job.gpus, MemMB: job.memMB}, hs,
+		sched.StepAsk{NTasks: ask.NTasks, CPUsPerTask: ask.CPUsPerTask, MemMB: ask.MemMB, GPUs: ask.GPUs,
+			Overcommit: ask.Overcommit, Overlap: ask.Overlap, Exact: ask.Exact})
+	var se *sched.StepError
+	if errors.As(err, &se) {
+		return placed{}, se.Code, se.Notes
 	}
-	switch {
-	case need > len(job.cpus):
-		return placed{}, slurm.ErrTooManyRequestedCPUs, nil
-	case job.memMB > 0 && ask.MemMB > job.memMB:
-		return placed{}, slurm.ErrInvalidTaskMemory, nil
-	case ask.GPUs > len(job.gpus):
-		return placed{}, slurm.ErrInvalidGRES, []string{fmt.Sprintf("Step requested gres=gpu:%d is more than the job's gres=gpu:%d", ask.GPUs, len(job.gpus))}
-	}
-	exact := ask.Exact
-	if ask.Overlap {
-		p.cpus = slices.Clone(job.cpus)
-		if exact {
-			p.cpus = p.cpus[:need]
-		}
-		p.gpus = slices.Clone(job.gpus)
-		if ask.GPUs >= 0 {
-			p.gpus = p.gpus[:ask.GPUs]
-		}
-		return p, 0, nil
-	}
-	var busyCPU, busyGPU []int
-	for _, h := range held {
-		busyCPU = append(busyCPU, h.cpus...)
-		busyGPU = append(busyGPU, h.gpus...)
-	}
-	freeCPU := without(job.cpus, busyCPU)
-	freeGPU := without(job.gpus, busyGPU)
-	switch {
-	case exact && len(freeCPU) < need, !exact && len(freeCPU) < len(job.cpus):
-		return placed{}, slurm.ErrNodesBusy, nil
-	case exact:
-		p.cpus = freeCPU[:need]
-	default:
-		p.cpus = freeCPU
-	}
-	p.heldCPUs = p.cpus
-	switch {
-	case ask.GPUs < 0:
-		p.gpus = slices.Clone(job.gpus)
-	case len(freeGPU) < ask.GPUs:
-		return placed{}, slurm.ErrNodesBusy, nil
-	default:
-		p.gpus = freeGPU[:ask.GPUs]
-		p.heldGPUs = p.gpus
-	}
-	return p, 0, nil
-}
-
-// without is all minus the members of taken, in all's order.
-func without(all, taken []int) []int {
-	out := []int{}
-	for _, v := range all {
-		if !slices.Contains(taken, v) {
-			out = append(out, v)
-		}
-	}
-	return out
+	return placed{ntasks: sp.NTasks, cpus: sp.CPUs, gpus: sp.GPUs, heldCPUs: sp.HeldCPUs, heldGPUs: sp.HeldGPUs}, 0, nil
 }
 
 // stepRefusal is a step refused with Slurm's code and words; notes come
