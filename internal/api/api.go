@@ -118,8 +118,8 @@ type Cancel struct {
 type Result struct {
 	Job string `json:"job"`
 	// Code is Slurm's errno (0 for success), Error its words.
-	Code  int    `json:"code,omitempty"`
-	Error string `json:"error,omitempty"`
+	Code  slurm.Errno `json:"code,omitempty"`
+	Error string      `json:"error,omitempty"`
 }
 
 // Results answers a Cancel or Control request, job by job.

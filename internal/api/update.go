@@ -3,6 +3,8 @@ package api
 import (
 	"errors"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // PathUpdate is scontrol update of jobs: POST Update -> UpdateResults.
@@ -53,9 +55,9 @@ func (u Update) Validate() error {
 // array has Array instead: its tasks grouped by outcome, each group named
 // as slurmctld names it ("12_1-3"), ordered by their lowest task.
 type UpdateResult struct {
-	Job   string `json:"job"`
-	Code  int    `json:"code,omitempty"`
-	Error string `json:"error,omitempty"`
+	Job   string      `json:"job"`
+	Code  slurm.Errno `json:"code,omitempty"`
+	Error string      `json:"error,omitempty"`
 	// Hint explains a refusal in Error's Slurm words: what is wrong and
 	// the fix; scontrol prints it on a line after Slurm's.
 	Hint  string   `json:"hint,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
@@ -97,49 +98,17 @@ func Post(c *sockclient.Client, path string, in any) (api.Results, error) {
 	return out, err
 }
 
-// Slurm's error numbers the commands print words for (slurm/slurm_errno.h,
-// src/common/slurm_errno.c of 22.05).
-const (
-	CodeAccessDenied  = 2002
-	CodeUserIDMissing = 2010
-	CodeInvalidJobID  = 2017
-	CodeNoUpdate      = 2020
-	CodeAlreadyDone   = 2021
-	CodeJobPending    = 2024
-	CodeNotSupported  = 2036
-	CodeDisabled      = 2037
-	CodeBatchOnly     = 2039
-	CodeJobHeld       = 2042
-	CodeNotPending    = 2073
-	CodeNotRunning    = 2085
-	CodeNotPendRun    = 2086
-)
-
-var slurmWords = map[int]string{
-	CodeAccessDenied:  "Access/permission denied",
-	CodeUserIDMissing: "Invalid user id",
-	CodeInvalidJobID:  "Invalid job id specified",
-	CodeNoUpdate:      "Job can not be altered now, try again later",
-	CodeAlreadyDone:   "Job/step already completing or completed",
-	CodeJobPending:    "Job is pending execution",
-	CodeNotSupported:  "Requested operation not supported on this system",
-	CodeDisabled:      "Requested operation is presently disabled",
-	CodeBatchOnly:     "Only batch jobs are accepted or processed",
-	CodeJobHeld:       "Job is held",
-	CodeNotPending:    "Job is no longer pending execution",
-	CodeNotRunning:    "Job is not running",
-	CodeNotPendRun:    "Job is not pending nor running",
-}
-
-// Strerror is slurm_strerror: Slurm's words for code, else the daemon's.
-func Strerror(code int, words string) string {
-	if w, ok := slurmWords[code]; ok {
+// Strerror is slurm_strerror as the commands print it: Slurm's words for
+// code (internal/slurm's table), else the daemon's, else "Unknown error N".
+// A refusal without a Slurm code (0) prints the daemon's words.
+func Strerror(code slurm.Errno, words string) string {
+	if w, ok := code.Words(); ok && code != slurm.Success {
 		return w
 	}
 	if words != "" {
 		return words
 	}
-	return "Unknown error " + strconv.Itoa(code)
+	return code.Error()
 }
 
 // ResultWords is what a command prints for one failed result.

@@ -25,13 +25,6 @@ import (
 // POST /v1/node/update (api.PathNodeUpdate) api.NodeUpdate -> api.Drains:
 // scontrol update NodeName=... (root and operators).
 
-func init() {
-	// Slurm's words for the node update refusals (src/common/slurm_errno.c).
-	slurmWords[2018] = "Invalid node name specified"
-	slurmWords[2028] = "Invalid node state specified"
-	slurmWords[2072] = "Invalid generic resource (gres) specification"
-}
-
 // Get asks the daemon one GET question.
 func Get(c *sockclient.Client, path string, out any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)

@@ -327,7 +327,7 @@ func (d *Daemon) endAlloc(ctx context.Context, req *localapi.Request[api.AllocEn
 }
 
 // codeBatchOnly is ESLURM_BATCH_ONLY.
-const codeBatchOnly = 2039
+const codeBatchOnly = slurm.ErrBatchOnly
 
 // recordAllocEnd writes an interactive job's end: its state from how the
 // daemon ended it, else from the command's exit code.

@@ -8,6 +8,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // A submission's own fields are checked before anything else, as
@@ -21,19 +22,10 @@ import (
 // refusal is Slurm's words, and slurm-lite's hint with the numbers and
 // the fix; nothing is queued.
 
-// The codes of these refusals.
-const (
-	codePathnameTooLong = api.CodePathnameTooLong
-	codeInvalidNice     = 2123 // ESLURM_INVALID_NICE
-	// codeControlChar: Slurm accepts control characters and has no code
-	// for them; EINVAL is the errno it uses for a malformed argument.
-	codeControlChar = 22
-)
-
-// Slurm's words for them (src/common/slurm_errno.c).
-const (
-	wordsPathnameTooLong = api.WordsPathnameTooLong
-	wordsInvalidNice     = "Invalid --nice value"
+// Slurm's words for the refusals with Slurm's codes.
+var (
+	wordsPathnameTooLong = slurm.ErrPathnameTooLong.Error()
+	wordsInvalidNice     = slurm.ErrInvalidNice.Error()
 )
 
 // niceLimit is NICE_OFFSET - 3: a nice is within ±niceLimit.
@@ -74,7 +66,7 @@ func requestFields(r *jobscript.Request) []textField {
 // fieldRefusal is a refused field: the code, the words (Slurm's where it
 // has them) and slurm-lite's hint.
 type fieldRefusal struct {
-	code  int
+	code  slurm.Errno
 	words string
 	hint  string
 }
@@ -101,7 +93,7 @@ func checkSubmitFields(caller localapi.Identity, r *jobscript.Request, cfg *conf
 		}
 	}
 	if lim := cfg.SchedulerParameters.MaxScript(); len(r.Script) > lim {
-		return (&fieldRefusal{codePathnameTooLong, wordsPathnameTooLong, api.ScriptTooBig(int64(len(r.Script)), lim)}).apiError()
+		return (&fieldRefusal{slurm.ErrPathnameTooLong, wordsPathnameTooLong, api.ScriptTooBig(int64(len(r.Script)), lim)}).apiError()
 	}
 	for _, f := range fields {
 		if r := checkControl(f); r != nil {
@@ -115,10 +107,10 @@ func checkSubmitFields(caller localapi.Identity, r *jobscript.Request, cfg *conf
 func checkNice(n int, operator bool) *fieldRefusal {
 	switch {
 	case n > niceLimit || n < -niceLimit:
-		return &fieldRefusal{codeInvalidNice, wordsInvalidNice,
+		return &fieldRefusal{slurm.ErrInvalidNice, wordsInvalidNice,
 			fmt.Sprintf("--nice=%d is out of range; give a value within ±%d", n, niceLimit)}
 	case n < 0 && !operator:
-		return &fieldRefusal{codeInvalidNice, wordsInvalidNice,
+		return &fieldRefusal{slurm.ErrInvalidNice, wordsInvalidNice,
 			fmt.Sprintf("only root and operators may give a negative --nice (%d); give 0 or more, which lowers the job's priority", n)}
 	}
 	return nil
@@ -129,7 +121,7 @@ func checkLength(f textField) *fieldRefusal {
 	if len(f.value) <= f.limit {
 		return nil
 	}
-	return &fieldRefusal{codePathnameTooLong, wordsPathnameTooLong,
+	return &fieldRefusal{slurm.ErrPathnameTooLong, wordsPathnameTooLong,
 		fmt.Sprintf("%s is %d bytes long, more than the %d allowed; give a shorter %s", f.opt, len(f.value), f.limit, f.opt)}
 }
 
@@ -139,7 +131,9 @@ func checkControl(f textField) *fieldRefusal {
 	if !ok {
 		return nil
 	}
-	return &fieldRefusal{codeControlChar,
+	// Slurm accepts control characters and has no code for them; EINVAL
+	// is the errno it uses for a malformed argument.
+	return &fieldRefusal{slurm.EINVAL,
 		fmt.Sprintf("Invalid %s (control character %q)", f.opt, c),
 		fmt.Sprintf("control characters (newlines, tabs, escapes) would print raw in everyone's squeue; give %s on one line, in printable characters", f.opt)}
 }
@@ -178,7 +172,7 @@ func checkUpdateFields(u api.Update) *fieldRefusal {
 		}
 	}
 	if u.Nice != nil && (*u.Nice > niceLimit || *u.Nice < -niceLimit) {
-		return &fieldRefusal{codeInvalidNice, wordsInvalidNice,
+		return &fieldRefusal{slurm.ErrInvalidNice, wordsInvalidNice,
 			fmt.Sprintf("Nice=%d is out of range; give a value within ±%d", *u.Nice, niceLimit)}
 	}
 	return nil

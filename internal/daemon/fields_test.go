@@ -8,6 +8,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 func TestCheckSubmitFields(t *testing.T) {
@@ -22,7 +23,7 @@ func TestCheckSubmitFields(t *testing.T) {
 		name   string
 		caller localapi.Identity
 		req    jobscript.Request
-		code   int
+		code   slurm.Errno
 		words  string
 		hint   string
 	}{

@@ -130,7 +130,7 @@ GPUs       = "none"
 	// ESLURM_ALREADY_DONE, which scancel -v prints).
 	var res api.Results
 	if err := c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{fmt.Sprint(id)}}, &res); err != nil ||
-		len(res.Results) != 1 || res.Results[0].Code != codeAlreadyDone {
+		len(res.Results) != 1 || res.Results[0].Code != slurm.ErrAlreadyDone {
 		t.Fatalf("scancel of a job whose end waits for room: %+v %v, want ESLURM_ALREADY_DONE", res, err)
 	}
 	_, err = submit("true")

@@ -25,15 +25,11 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
-// Slurm's error numbers the handlers answer with (slurm/slurm_errno.h).
+// The names alloc.go uses for two of Slurm's error numbers (internal/slurm
+// has them all).
 const (
-	codeInvalidJobID  = 2017 // ESLURM_INVALID_JOB_ID
-	codeAlreadyDone   = 2021 // ESLURM_ALREADY_DONE
-	codeAccessDenied  = localapi.CodeAccessDenied
-	codeUserIDMissing = localapi.CodeUserIDMissing
-	codeJobPending    = 2024 // ESLURM_JOB_PENDING
-	codeDisabled      = 2037 // ESLURM_DISABLED ("Requested operation is presently disabled")
-	codeJobNotPending = 2073 // ESLURM_JOB_NOT_PENDING
+	codeInvalidJobID = slurm.ErrInvalidJobID
+	codeAccessDenied = slurm.ErrAccessDenied
 )
 
 func (d *Daemon) routes() localapi.Routes {
@@ -67,7 +63,7 @@ func (d *Daemon) ping(ctx context.Context, req *localapi.Request[struct{}]) (map
 }
 
 // refusal is a Slurm refusal as it travels.
-func refusal(code int, msg string) *localapi.Error {
+func refusal(code slurm.Errno, msg string) *localapi.Error {
 	return &localapi.Error{Status: http.StatusBadRequest, Message: msg, Code: code}
 }
 
@@ -126,10 +122,10 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		// sbatch --uid/--gid: root submits for someone else; the job is
 		// theirs in every respect (its processes, its files, its share).
 		if caller.UID != 0 {
-			return api.Submitted{}, refusal(codeUserIDMissing, "Invalid user id")
+			return api.Submitted{}, refusal(slurm.ErrUserIDMissing, slurm.ErrUserIDMissing.Error())
 		}
 		if err := runAs(&j, r.UID, r.GID); err != nil {
-			return api.Submitted{}, refusal(codeUserIDMissing, err.Error())
+			return api.Submitted{}, refusal(slurm.ErrUserIDMissing, err.Error())
 		}
 	}
 	if r.Hold {
@@ -168,7 +164,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		var se *sched.SubmitError
 		if errors.As(err, &se) {
 			d.log.Info("submission refused", "user", caller.User, "why", se.Detail)
-			return api.Submitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: int(se.Code),
+			return api.Submitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: se.Code,
 				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n")}
 		}
 		return api.Submitted{}, err
@@ -242,7 +238,7 @@ func (d *Daemon) eachListedJob(ctx context.Context, q url.Values, fn func(*store
 	for _, s := range q["id"] {
 		ref, err := parseJobRef(s)
 		if err != nil {
-			return refusal(codeInvalidJobID, "Invalid job id specified")
+			return refusal(slurm.ErrInvalidJobID, slurm.ErrInvalidJobID.Error())
 		}
 		f.IDs = append(f.IDs, ref.id)
 	}
@@ -467,7 +463,7 @@ func (d *Daemon) cancel(ctx context.Context, req *localapi.Request[api.Cancel]) 
 	for _, s := range c.Jobs {
 		ts, err := d.resolve(ctx, s)
 		if err != nil || len(ts) == 0 {
-			res.Results = append(res.Results, api.Result{Job: s, Code: codeInvalidJobID, Error: "Invalid job id specified"})
+			res.Results = append(res.Results, api.Result{Job: s, Code: slurm.ErrInvalidJobID, Error: slurm.ErrInvalidJobID.Error()})
 			continue
 		}
 		targets = append(targets, ts...)
@@ -488,11 +484,11 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 	j := t.job
 	r := api.Result{Job: t.name}
 	if !d.mayAct(caller, j) {
-		r.Code, r.Error = codeAccessDenied, "Access/permission denied"
+		r.Code, r.Error = slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error()
 		return r
 	}
 	if j.State.Finished() {
-		r.Code, r.Error = codeAlreadyDone, "Job/step already completing or completed"
+		r.Code, r.Error = slurm.ErrAlreadyDone, slurm.ErrAlreadyDone.Error()
 		return r
 	}
 	by := caller.UID
@@ -509,27 +505,27 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			req.Steps = d.stepProcs(j)
 		}
 		if _, err := d.callSupervisor(j, req); err != nil {
-			r.Code, r.Error = codeAlreadyDone, err.Error()
+			r.Code, r.Error = slurm.ErrAlreadyDone, err.Error()
 		}
 	case j.State == slurm.Running:
 		rep, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by})
 		switch {
 		case err != nil:
-			r.Code, r.Error = codeAlreadyDone, err.Error()
+			r.Code, r.Error = slurm.ErrAlreadyDone, err.Error()
 		case rep.Status != nil && rep.Status.State.Finished():
 			// It has ended; its end waits to be recorded (a full state
 			// disk): nothing is left to cancel.
-			r.Code, r.Error = codeAlreadyDone, "Job/step already completing or completed"
+			r.Code, r.Error = slurm.ErrAlreadyDone, slurm.ErrAlreadyDone.Error()
 		case rep.Status != nil:
 			// COMPLETING at once, CANCELLED in accounting (ending.go).
 			d.markEnding(ctx, j, rep.Status.Ending)
 		}
 	case j.State == slurm.Completing:
 		// Cancelled or timed out already: its processes are going.
-		r.Code, r.Error = codeAlreadyDone, "Job/step already completing or completed"
+		r.Code, r.Error = slurm.ErrAlreadyDone, slurm.ErrAlreadyDone.Error()
 	case c.Signal != 0:
 		// Slurm cannot signal a pending job either.
-		r.Code, r.Error = codeJobPending, "Job is pending execution"
+		r.Code, r.Error = slurm.ErrJobPending, slurm.ErrJobPending.Error()
 	default:
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
 			cur, err := tx.Job(j.ID)
@@ -552,7 +548,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			return d.cancelOne(ctx, caller, target{name: t.name, job: d.mustJob(ctx, j.ID)}, c)
 		}
 		if err != nil {
-			r.Code, r.Error = codeInvalidJobID, err.Error()
+			r.Code, r.Error = slurm.ErrInvalidJobID, err.Error()
 		}
 	}
 	if r.Code == 0 && caller.UID != j.UID {
@@ -587,7 +583,7 @@ func (d *Daemon) control(ctx context.Context, req *localapi.Request[api.Control]
 	for _, s := range c.Jobs {
 		ts, err := d.resolve(ctx, s)
 		if err != nil || len(ts) == 0 {
-			res.Results = append(res.Results, api.Result{Job: s, Code: codeInvalidJobID, Error: "Invalid job id specified"})
+			res.Results = append(res.Results, api.Result{Job: s, Code: slurm.ErrInvalidJobID, Error: slurm.ErrInvalidJobID.Error()})
 			continue
 		}
 		for _, t := range ts {
@@ -595,9 +591,9 @@ func (d *Daemon) control(ctx context.Context, req *localapi.Request[api.Control]
 			j := t.job
 			switch {
 			case !d.mayAct(caller, j) && c.Action == api.ActionRequeue:
-				r.Code, r.Error = codeAccessDenied, "Access/permission denied"
+				r.Code, r.Error = slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error()
 			case !d.mayAct(caller, j):
-				r.Code, r.Error = codeUserIDMissing, "Invalid user id"
+				r.Code, r.Error = slurm.ErrUserIDMissing, slurm.ErrUserIDMissing.Error()
 			case c.Action == api.ActionHold || c.Action == api.ActionRelease:
 				r = d.hold(ctx, caller, admin, t, c.Action == api.ActionHold)
 			case c.Action == api.ActionRequeue:
@@ -640,11 +636,11 @@ func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool,
 	})
 	switch {
 	case errors.Is(err, errSkip):
-		r.Code, r.Error = codeJobNotPending, "Job is no longer pending execution"
+		r.Code, r.Error = slurm.ErrJobNotPending, slurm.ErrJobNotPending.Error()
 	case errors.Is(err, errDenied):
-		r.Code, r.Error = codeAccessDenied, "Access/permission denied"
+		r.Code, r.Error = slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error()
 	case err != nil:
-		r.Code, r.Error = codeInvalidJobID, err.Error()
+		r.Code, r.Error = slurm.ErrInvalidJobID, err.Error()
 	}
 	return r
 }
@@ -659,7 +655,7 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 	var r api.Result
 	switch {
 	case !j.Requeue:
-		r.Code, r.Error = codeDisabled, "Requested operation is presently disabled"
+		r.Code, r.Error = slurm.ErrDisabled, slurm.ErrDisabled.Error()
 	case j.State == slurm.Running:
 		// A job may requeue itself (submitit's checkpoint handler runs
 		// scontrol requeue $SLURM_JOB_ID). The stop is handed to the
@@ -675,7 +671,7 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 			return err
 		})
 		if err != nil {
-			r.Code, r.Error = codeDisabled, err.Error()
+			r.Code, r.Error = slurm.ErrDisabled, err.Error()
 		}
 	}
 	return r

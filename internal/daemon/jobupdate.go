@@ -22,36 +22,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
-// The refusals of scontrol update (slurm/slurm_errno.h, slurm_errno.c of
-// 22.05), with Slurm's words, which the daemon sends with the code.
-const (
-	codeBadPartition  = 2000 // ESLURM_INVALID_PARTITION_NAME
-	codeNotSupported  = 2036 // ESLURM_NOT_SUPPORTED
-	codeJobHeld       = 2042 // ESLURM_JOB_HELD
-	codeBadTimeLimit  = 2051 // ESLURM_INVALID_TIME_LIMIT
-	codePartNotAvail  = 2070 // ESLURM_PARTITION_NOT_AVAIL
-	codeBadGres       = 2072 // ESLURM_INVALID_GRES
-	codeJobFinished   = 2084 // ESLURM_JOB_FINISHED
-	codePrioResetFail = 2095 // ESLURM_PRIO_RESET_FAIL
-	codeBadTimeMin    = 2124 // ESLURM_INVALID_TIME_MIN_LIMIT
-)
-
-var updateWords = map[int]string{
-	codeAccessDenied:  "Access/permission denied",
-	codeUserIDMissing: "Invalid user id",
-	codeInvalidJobID:  "Invalid job id specified",
-	codeJobNotPending: "Job is no longer pending execution",
-	codeBadPartition:  "Invalid partition name specified",
-	codeNotSupported:  "Requested operation not supported on this system",
-	codeJobHeld:       "Job is in held state, pending scheduler release",
-	codeBadTimeLimit:  "Requested time limit is invalid (missing or exceeds some limit)",
-	codePartNotAvail:  "Required partition not available (inactive or drain)",
-	codeBadGres:       "Invalid generic resource (gres) specification",
-	codeJobFinished:   "Job has already finished",
-	codePrioResetFail: "Changes to job priority are not persistent, change nice instead",
-	codeBadTimeMin:    "Invalid time-min specification (exceeds job's time or other limits)",
-}
-
 // updater is who asks for an update, as the rules see them.
 type updater struct {
 	uid uint32
@@ -143,33 +113,33 @@ func parseGres(s string) ([]jobscript.Gres, error) {
 // Unlike slurmctld, which keeps what it changed before a refusal, a refused
 // update changes nothing. prio is the job's computed priority (sprio's),
 // against which an owner's new priority counts as lower or higher.
-func change(j store.Job, ch changes, who updater, cfg *config.Config, prio uint32) (store.Job, int) {
+func change(j store.Job, ch changes, who updater, cfg *config.Config, prio uint32) (store.Job, slurm.Errno) {
 	if j.State.Finished() {
-		return j, codeJobFinished
+		return j, slurm.ErrJobFinished
 	}
 	if who.uid != j.UID && !who.operator {
-		return j, codeUserIDMissing
+		return j, slurm.ErrUserIDMissing
 	}
 	pending := j.State == slurm.Pending
 	if ch.Partition != nil && *ch.Partition != j.Partition {
 		if !pending {
-			return j, codeJobNotPending
+			return j, slurm.ErrJobNotPending
 		}
 		p := cfg.Partition(*ch.Partition)
 		switch {
 		case p == nil:
-			return j, codeBadPartition
+			return j, slurm.ErrInvalidPartitionName
 		case p.State == "INACTIVE" || p.State == "DRAIN":
-			return j, codePartNotAvail
+			return j, slurm.ErrPartitionNotAvail
 		}
 		j.Partition = p.PartitionName
 	}
 	if ch.Gres != nil || ch.GPUs != nil {
 		if !pending {
-			return j, codeJobNotPending
+			return j, slurm.ErrJobNotPending
 		}
 		if ch.gresErr != nil {
-			return j, codeBadGres
+			return j, slurm.ErrInvalidGRES
 		}
 		r := &j.Request
 		r.GPUsPerNode, r.GPUsPerTask = nil, nil
@@ -185,13 +155,13 @@ func change(j store.Job, ch changes, who updater, cfg *config.Config, prio uint3
 		j.Request.Comment = *ch.Comment
 	}
 	if ch.TimeLimit != nil {
-		var code int
+		var code slurm.Errno
 		if j, code = changeLimit(j, *ch.TimeLimit, who, cfg); code != 0 {
 			return j, code
 		}
 	}
 	if ch.Priority != nil {
-		var code int
+		var code slurm.Errno
 		if j, code = changePriority(j, *ch.Priority, who, prio); code != 0 {
 			return j, code
 		}
@@ -204,7 +174,7 @@ func change(j store.Job, ch changes, who updater, cfg *config.Config, prio uint3
 		case who.operator || *ch.Nice >= 0:
 			j.Nice = *ch.Nice
 		default:
-			return j, codeAccessDenied
+			return j, slurm.ErrAccessDenied
 		}
 	}
 	if ch.Name != nil {
@@ -220,9 +190,9 @@ func change(j store.Job, ch changes, who updater, cfg *config.Config, prio uint3
 // operator may raise a limit; anyone may lower their own job's. A running
 // job's new limit goes to its supervisor (setLimit), which counts it from
 // the job's start.
-func changeLimit(j store.Job, limit time.Duration, who updater, cfg *config.Config) (store.Job, int) {
+func changeLimit(j store.Job, limit time.Duration, who updater, cfg *config.Config) (store.Job, slurm.Errno) {
 	if limit <= 0 {
-		return j, codeBadTimeLimit
+		return j, slurm.ErrInvalidTimeLimit
 	}
 	old := effectiveLimit(cfg, &j)
 	switch {
@@ -230,11 +200,11 @@ func changeLimit(j store.Job, limit time.Duration, who updater, cfg *config.Conf
 		return j, 0
 	case who.operator || limit < old:
 		if tm := j.Request.TimeMin.Duration(); tm != 0 && limit < tm {
-			return j, codeBadTimeMin
+			return j, slurm.ErrInvalidTimeMinLimit
 		}
 	case j.State == slurm.Pending && partMaxTime(cfg, j.Partition) >= limit:
 	default:
-		return j, codeAccessDenied
+		return j, slurm.ErrAccessDenied
 	}
 	j.TimeLimit = limit
 	return j, 0
@@ -249,16 +219,16 @@ func partMaxTime(cfg *config.Config, name string) time.Duration {
 
 // changePriority is the priority step of change. A job's fixed priority
 // is Job.Priority (0: computed); Slurm's priority 0 is a hold.
-func changePriority(j store.Job, p uint32, who updater, prio uint32) (store.Job, int) {
+func changePriority(j store.Job, p uint32, who updater, prio uint32) (store.Job, slurm.Errno) {
 	held := j.Hold != store.HoldNone
 	switch {
 	case held && p == 0:
 	case held && p == api.PriorityRelease && (who.operator || j.Hold == store.HoldUser):
 		j.Hold, j.Reason = store.HoldNone, slurm.ReasonNone
 	case held && p == api.PriorityRelease:
-		return j, codeAccessDenied
+		return j, slurm.ErrAccessDenied
 	case held:
-		return j, codeJobHeld
+		return j, slurm.ErrJobHeld
 	case p == api.PriorityRelease && who.operator:
 		j.Priority = 0
 	case p == api.PriorityRelease:
@@ -268,15 +238,15 @@ func changePriority(j store.Job, p uint32, who updater, prio uint32) (store.Job,
 	case p == 0 && j.State == slurm.Pending:
 		j.Hold, j.Reason = store.HoldUser, slurm.ReasonJobHeldUser
 	case p == 0:
-		return j, codeJobNotPending
+		return j, slurm.ErrJobNotPending
 	case who.operator:
 		j.Priority, j.Nice = p, 0
 	case p < cmp.Or(j.Priority, prio):
 		// slurmctld sets it until the next recalculation and says so;
 		// here the recalculation is at once.
-		return j, codePrioResetFail
+		return j, slurm.ErrPrioResetFail
 	default:
-		return j, codeAccessDenied
+		return j, slurm.ErrAccessDenied
 	}
 	return j, 0
 }
@@ -349,12 +319,12 @@ func (u *jobUpdate) one(tx *store.Tx, s string) api.UpdateResult {
 	idPart, taskPart, hasTasks := strings.Cut(s, "_")
 	id64, err := strconv.ParseUint(idPart, 10, 32)
 	if err != nil || id64 == 0 {
-		return u.refused(r, codeInvalidJobID)
+		return u.refused(r, slurm.ErrInvalidJobID)
 	}
 	id := uint32(id64)
 	rows, err := tx.Jobs(store.Filter{IDs: []uint32{id}})
 	if err != nil {
-		r.Code, r.Error = codeInvalidJobID, err.Error()
+		r.Code, r.Error = slurm.ErrInvalidJobID, err.Error()
 		return r
 	}
 	if !hasTasks {
@@ -366,7 +336,7 @@ func (u *jobUpdate) one(tx *store.Tx, s string) api.UpdateResult {
 			}
 		}
 		if len(rows) == 0 {
-			return u.refused(r, codeInvalidJobID)
+			return u.refused(r, slurm.ErrInvalidJobID)
 		}
 		outcomes := map[int]outcome{} // by task
 		for _, j := range rows {
@@ -380,7 +350,7 @@ func (u *jobUpdate) one(tx *store.Tx, s string) api.UpdateResult {
 	}
 	tasks, err := parseTaskList(strings.Trim(taskPart, "[]"))
 	if err != nil {
-		return u.refused(r, codeInvalidJobID)
+		return u.refused(r, slurm.ErrInvalidJobID)
 	}
 	outcomes := map[int]outcome{}
 	for _, j := range rows {
@@ -406,7 +376,7 @@ func (u *jobUpdate) one(tx *store.Tx, s string) api.UpdateResult {
 			// own, which the loop below finds.
 			for _, t := range named {
 				if _, err := tx.SplitTask(id, t); err != nil {
-					outcomes[t] = refused(codeInvalidJobID)
+					outcomes[t] = refused(slurm.ErrInvalidJobID)
 					delete(tasks, t)
 				}
 			}
@@ -415,12 +385,12 @@ func (u *jobUpdate) one(tx *store.Tx, s string) api.UpdateResult {
 	if len(tasks) > 0 {
 		rows, err = tx.Jobs(store.Filter{IDs: []uint32{id}})
 		if err != nil {
-			r.Code, r.Error = codeInvalidJobID, err.Error()
+			r.Code, r.Error = slurm.ErrInvalidJobID, err.Error()
 			return r
 		}
 	}
 	for _, t := range slices.Sorted(maps.Keys(tasks)) {
-		o := refused(codeInvalidJobID)
+		o := refused(slurm.ErrInvalidJobID)
 		for _, j := range rows {
 			if j.ArrayJobID == id && j.ArrayTaskID == t && !j.ArrayRecord() {
 				o = u.apply(tx, j)
@@ -436,16 +406,16 @@ func (u *jobUpdate) one(tx *store.Tx, s string) api.UpdateResult {
 // outcome is what became of one row: Slurm's code (0 for success) and its
 // words.
 type outcome struct {
-	code  int
+	code  slurm.Errno
 	words string
 	// hint follows Slurm's words: the numbers and the fix.
 	hint string
 }
 
-func refused(code int) outcome { return outcome{code: code, words: updateWords[code]} }
+func refused(code slurm.Errno) outcome { return outcome{code: code, words: code.Error()} }
 
-func (u *jobUpdate) refused(r api.UpdateResult, code int) api.UpdateResult {
-	r.Code, r.Error = code, updateWords[code]
+func (u *jobUpdate) refused(r api.UpdateResult, code slurm.Errno) api.UpdateResult {
+	r.Code, r.Error = code, code.Error()
 	return r
 }
 
@@ -468,7 +438,7 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 	}
 	if err := tx.PutJob(cur); err != nil {
 		u.d.log.Error("updating a job", "job", j.ID, "err", err)
-		return outcome{code: codeInvalidJobID, words: err.Error()}
+		return outcome{code: slurm.ErrInvalidJobID, words: err.Error()}
 	}
 	if cur.State == slurm.Running && cur.TimeLimit != j.TimeLimit {
 		u.limited = append(u.limited, cur)
@@ -506,7 +476,7 @@ func (u *jobUpdate) check(j store.Job) outcome {
 	var se *sched.SubmitError
 	if errors.As(err, &se) && !se.Retry {
 		u.d.log.Info("update refused", "job", j.ID, "why", se.Detail)
-		return outcome{code: cmp.Or(int(se.Code), codeBadGres), words: se.Msg}
+		return outcome{code: cmp.Or(se.Code, slurm.ErrInvalidGRES), words: se.Msg}
 	}
 	return outcome{}
 }

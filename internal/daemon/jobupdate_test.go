@@ -63,7 +63,7 @@ func TestChange(t *testing.T) {
 		who      updater
 		prio     uint32
 		want     func(*store.Job) // the change expected; nil: none
-		wantCode int
+		wantCode slurm.Errno
 	}{
 		{
 			name:   "the owner lowers a running job's time limit",
@@ -77,7 +77,7 @@ func TestChange(t *testing.T) {
 			job:      alicesJob(slurm.Running),
 			update:   api.Update{TimeLimit: ptr(time.Hour)},
 			who:      alice,
-			wantCode: codeAccessDenied,
+			wantCode: slurm.ErrAccessDenied,
 		},
 		{
 			name:   "the owner raises a pending job's limit within the partition's MaxTime (no MaxTime: any)",
@@ -95,7 +95,7 @@ func TestChange(t *testing.T) {
 			}(),
 			update:   api.Update{TimeLimit: ptr(2 * time.Hour)},
 			who:      alice,
-			wantCode: codeAccessDenied,
+			wantCode: slurm.ErrAccessDenied,
 		},
 		{
 			name: "root raises a pending job's limit past the partition's MaxTime",
@@ -131,7 +131,7 @@ func TestChange(t *testing.T) {
 			job:      alicesJob(slurm.Pending),
 			update:   api.Update{TimeLimit: ptr(time.Duration(0))},
 			who:      root,
-			wantCode: codeBadTimeLimit,
+			wantCode: slurm.ErrInvalidTimeLimit,
 		},
 		{
 			name: "a limit under the job's --time-min is refused",
@@ -142,21 +142,21 @@ func TestChange(t *testing.T) {
 			}(),
 			update:   api.Update{TimeLimit: ptr(10 * time.Minute)},
 			who:      alice,
-			wantCode: codeBadTimeMin,
+			wantCode: slurm.ErrInvalidTimeMinLimit,
 		},
 		{
 			name:     "a finished job changes no more, before anything else is checked",
 			job:      alicesJob(slurm.Completed),
 			update:   api.Update{Comment: ptr("x")},
 			who:      bob,
-			wantCode: codeJobFinished,
+			wantCode: slurm.ErrJobFinished,
 		},
 		{
 			name:     "another user's job: Invalid user id",
 			job:      alicesJob(slurm.Pending),
 			update:   api.Update{TimeLimit: ptr(10 * time.Minute)},
 			who:      bob,
-			wantCode: codeUserIDMissing,
+			wantCode: slurm.ErrUserIDMissing,
 		},
 		{
 			name:   "a pending job moves to another partition",
@@ -170,7 +170,7 @@ func TestChange(t *testing.T) {
 			job:      alicesJob(slurm.Running),
 			update:   api.Update{Partition: ptr("short")},
 			who:      root,
-			wantCode: codeJobNotPending,
+			wantCode: slurm.ErrJobNotPending,
 		},
 		{
 			name:   "its own partition again is no change, running or not",
@@ -183,14 +183,14 @@ func TestChange(t *testing.T) {
 			job:      alicesJob(slurm.Pending),
 			update:   api.Update{Partition: ptr("nosuch")},
 			who:      alice,
-			wantCode: codeBadPartition,
+			wantCode: slurm.ErrInvalidPartitionName,
 		},
 		{
 			name:     "an inactive partition",
 			job:      alicesJob(slurm.Pending),
 			update:   api.Update{Partition: ptr("closed")},
 			who:      alice,
-			wantCode: codePartNotAvail,
+			wantCode: slurm.ErrPartitionNotAvail,
 		},
 		{
 			name:   "Gres= replaces every GPU request with GPUs per node",
@@ -222,14 +222,14 @@ func TestChange(t *testing.T) {
 			job:      alicesJob(slurm.Running),
 			update:   api.Update{Gres: ptr("gpu:2")},
 			who:      root,
-			wantCode: codeJobNotPending,
+			wantCode: slurm.ErrJobNotPending,
 		},
 		{
 			name:     "a GRES this machine has not",
 			job:      alicesJob(slurm.Pending),
 			update:   api.Update{Gres: ptr("tpu:1")},
 			who:      alice,
-			wantCode: codeBadGres,
+			wantCode: slurm.ErrInvalidGRES,
 		},
 		{
 			name:   "root sets a priority, which resets nice",
@@ -244,7 +244,7 @@ func TestChange(t *testing.T) {
 			update:   api.Update{Priority: ptr(uint32(5000))},
 			who:      alice,
 			prio:     1000,
-			wantCode: codeAccessDenied,
+			wantCode: slurm.ErrAccessDenied,
 		},
 		{
 			name:     "the owner lowering it is told that it does not last",
@@ -252,7 +252,7 @@ func TestChange(t *testing.T) {
 			update:   api.Update{Priority: ptr(uint32(10))},
 			who:      alice,
 			prio:     1000,
-			wantCode: codePrioResetFail,
+			wantCode: slurm.ErrPrioResetFail,
 		},
 		{
 			name:   "the owner holds with priority 0",
@@ -273,7 +273,7 @@ func TestChange(t *testing.T) {
 			job:      func() store.Job { j := alicesJob(slurm.Pending); j.Hold = store.HoldUser; return j }(),
 			update:   api.Update{Priority: ptr(uint32(5000))},
 			who:      root,
-			wantCode: codeJobHeld,
+			wantCode: slurm.ErrJobHeld,
 		},
 		{
 			name:   "the owner sets a positive nice",
@@ -287,7 +287,7 @@ func TestChange(t *testing.T) {
 			job:      alicesJob(slurm.Pending),
 			update:   api.Update{Nice: ptr(-5)},
 			who:      alice,
-			wantCode: codeAccessDenied,
+			wantCode: slurm.ErrAccessDenied,
 		},
 		{
 			name:   "nice is ignored beside a fixed priority",
@@ -309,7 +309,7 @@ func TestChange(t *testing.T) {
 			job:      alicesJob(slurm.Running),
 			update:   api.Update{Comment: ptr("x"), TimeLimit: ptr(time.Hour)},
 			who:      alice,
-			wantCode: codeAccessDenied,
+			wantCode: slurm.ErrAccessDenied,
 		},
 	}
 	for _, tt := range tests {
@@ -320,7 +320,7 @@ func TestChange(t *testing.T) {
 				t.Errorf("the input job was modified (-before +after):\n%s", diff)
 			}
 			if code != tt.wantCode {
-				t.Fatalf("code %d (%s), want %d (%s)", code, updateWords[code], tt.wantCode, updateWords[tt.wantCode])
+				t.Fatalf("code %d (%s), want %d (%s)", code, code, tt.wantCode, tt.wantCode)
 			}
 			if code != 0 {
 				return
@@ -380,12 +380,12 @@ func TestParseGres(t *testing.T) {
 
 func TestGroupTasks(t *testing.T) {
 	got := groupTasks(31, map[int]outcome{
-		0: refused(codeJobNotPending), 1: {}, 2: {}, 3: {}, 5: refused(codeJobNotPending), 9: refused(codeInvalidJobID),
+		0: refused(slurm.ErrJobNotPending), 1: {}, 2: {}, 3: {}, 5: refused(slurm.ErrJobNotPending), 9: refused(slurm.ErrInvalidJobID),
 	})
 	want := []api.Result{
-		{Job: "31_0,5", Code: codeJobNotPending, Error: "Job is no longer pending execution"},
+		{Job: "31_0,5", Code: slurm.ErrJobNotPending, Error: "Job is no longer pending execution"},
 		{Job: "31_1-3"},
-		{Job: "31_9", Code: codeInvalidJobID, Error: "Invalid job id specified"},
+		{Job: "31_9", Code: slurm.ErrInvalidJobID, Error: "Invalid job id specified"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("groups (-want +got):\n%s", diff)

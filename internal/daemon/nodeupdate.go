@@ -13,6 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -29,12 +30,6 @@ import (
 // MIXED+DRAIN while jobs run). It is a row of the same table whose UUID is
 // api.NodeDrainUUID ("node"), and lives in the daemon's admin field; the
 // scheduling pass asks nodeDrained.
-
-// Slurm's error numbers of node updates (slurm/slurm_errno.h).
-const (
-	codeInvalidNodeName  = 2018 // ESLURM_INVALID_NODE_NAME
-	codeInvalidNodeState = 2028 // ESLURM_INVALID_NODE_STATE
-)
 
 // nodeAdmin is the node's administrative state.
 type nodeAdmin struct {
@@ -126,15 +121,15 @@ func (d *Daemon) updateNode(ctx context.Context, req *localapi.Request[api.NodeU
 	caller := req.Caller
 	cfg := d.config()
 	if caller.UID != 0 && caller.UID != uint32(os.Geteuid()) && !cfg.IsOperator(caller.User) {
-		return api.Drains{}, refusal(codeUserIDMissing, "Invalid user id")
+		return api.Drains{}, refusal(slurm.ErrUserIDMissing, slurm.ErrUserIDMissing.Error())
 	}
 	names, err := slurmtime.ExpandHostlist(u.Node)
 	if err != nil || len(names) == 0 {
-		return api.Drains{}, refusal(codeInvalidNodeName, "Invalid node name specified")
+		return api.Drains{}, refusal(slurm.ErrInvalidNodeName, slurm.ErrInvalidNodeName.Error())
 	}
 	for _, n := range names {
 		if n != cfg.Node.NodeName {
-			return api.Drains{}, refusal(codeInvalidNodeName, "Invalid node name specified")
+			return api.Drains{}, refusal(slurm.ErrInvalidNodeName, slurm.ErrInvalidNodeName.Error())
 		}
 	}
 	switch u.State {
@@ -144,7 +139,7 @@ func (d *Daemon) updateNode(ctx context.Context, req *localapi.Request[api.NodeU
 		}
 	case api.NodeResume, "":
 	default:
-		return api.Drains{}, refusal(codeInvalidNodeState, "Invalid node state specified")
+		return api.Drains{}, refusal(slurm.ErrInvalidNodeState, slurm.ErrInvalidNodeState.Error())
 	}
 	if u.State == "" && u.Reason == "" {
 		return api.Drains{}, localapi.Errorf(http.StatusBadRequest, "no change: give State= or Reason=")
@@ -197,7 +192,7 @@ func (d *Daemon) updateWholeNode(ctx context.Context, caller localapi.Identity, 
 				return localapi.Errorf(http.StatusConflict,
 					"the node is drained by the daemon itself (%s), not by hand: it resumes once the cause is gone", health)
 			}
-			return refusal(codeInvalidNodeState, "Invalid node state specified")
+			return refusal(slurm.ErrInvalidNodeState, slurm.ErrInvalidNodeState.Error())
 		}
 		if err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.DeleteDrain(api.NodeDrainUUID) }); err != nil {
 			return err
@@ -230,7 +225,7 @@ func (d *Daemon) updateGPUs(ctx context.Context, caller localapi.Identity, u api
 	}
 	for _, t := range targets {
 		if u.State != api.NodeDrain && !t.drained {
-			return refusal(codeInvalidNodeState, fmt.Sprintf("Invalid node state specified (GPU %d is not drained)", t.index))
+			return refusal(slurm.ErrInvalidNodeState, fmt.Sprintf("Invalid node state specified (GPU %d is not drained)", t.index))
 		}
 	}
 	for _, t := range targets {

@@ -15,6 +15,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -83,7 +84,7 @@ func update(d *Daemon, who localapi.Identity, u api.NodeUpdate) (api.Drains, err
 
 // code is the Slurm error number of a refusal, 0 for none, -1 for an
 // error without one.
-func code(err error) int {
+func code(err error) slurm.Errno {
 	var le *localapi.Error
 	switch {
 	case err == nil:
@@ -127,7 +128,7 @@ func TestUpdateNodeRefusals(t *testing.T) {
 		name string
 		who  localapi.Identity
 		u    api.NodeUpdate
-		want int
+		want slurm.Errno
 	}{
 		{"a user who is not an operator is refused as by Slurm", aliceCaller,
 			api.NodeUpdate{Node: "gpu01", State: api.NodeDrain, Reason: "x"}, 2010},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -42,25 +43,6 @@ import (
 // the daemon. An srun that dies without saying so (SIGKILL, the OOM
 // killer) is noticed through a pidfd on the pid its socket was opened by,
 // and its step ends CANCELLED.
-
-// Slurm's error numbers for steps (slurm/slurm_errno.h).
-const (
-	codeTooManyCPUs = 2005 // ESLURM_TOO_MANY_REQUESTED_CPUS
-	codeNodesBusy   = 2016 // ESLURM_NODES_BUSY
-	codeTaskMemory  = 2044 // ESLURM_INVALID_TASK_MEMORY
-	codeInvalidGres = 2072 // ESLURM_INVALID_GRES
-)
-
-var stepWords = map[int]string{
-	codeTooManyCPUs:  "More processors requested than permitted",
-	codeNodesBusy:    "Requested nodes are busy",
-	codeTaskMemory:   "Memory required by task is not available",
-	codeInvalidGres:  "Invalid generic resource (gres) specification",
-	codeInvalidJobID: "Invalid job id specified",
-	codeAlreadyDone:  "Job/step already completing or completed",
-	codeJobPending:   "Job is pending execution",
-	codeAccessDenied: "Access/permission denied",
-}
 
 // defaultStepWait bounds one held step request, as srun's step_wait
 // (SlurmctldTimeout, at least 60 s) bounds each of its tries.
@@ -138,85 +120,30 @@ type placed struct {
 	heldCPUs, heldGPUs []int
 }
 
-// placeStep fits a step into a job beside the steps that hold parts of it
-// (held, each a step's held CPUs and GPUs). It is slurmctld's step
-// allocation on one node: code is 0 and p the step when it fits now,
-// codeNodesBusy when it would fit once other steps end, and otherwise the
-// Slurm error that refuses it, with notes srun prints before it.
-func placeStep(job jobRes, held []activeStep, ask api.StepRequest) (p placed, code int, notes []string) {
-	cpt := max(ask.CPUsPerTask, 1)
-	p.ntasks = ask.NTasks
-	if p.ntasks <= 0 {
-		// -c without -n: as many tasks as the job's CPUs hold.
-		p.ntasks = max(len(job.cpus)/cpt, 1)
+// placeStep is sched.PlaceStep, the rule that fits a step into a job
+// beside the steps that hold parts of it (held), in the daemon's terms:
+// code is 0 and p the step when it fits now, slurm.ErrNodesBusy when it
+// would fit once other steps end, and otherwise the Slurm error that
+// refuses it, with notes srun prints before it.
+func placeStep(job jobRes, held []activeStep, ask api.StepRequest) (p placed, code slurm.Errno, notes []string) {
+	hs := make([]sched.StepHeld, len(held))
+	for i, h := range held {
+		hs[i] = sched.StepHeld{CPUs: h.cpus, GPUs: h.gpus}
 	}
-	need := p.ntasks * cpt
-	if ask.Overcommit {
-		need = min(need, max(len(job.cpus), cpt))
+	sp, err := sched.PlaceStep(sched.StepJob{CPUs: job.cpus, GPUs: job.gpus, MemMB: job.memMB}, hs,
+		sched.StepAsk{NTasks: ask.NTasks, CPUsPerTask: ask.CPUsPerTask, MemMB: ask.MemMB, GPUs: ask.GPUs,
+			Overcommit: ask.Overcommit, Overlap: ask.Overlap, Exact: ask.Exact})
+	var se *sched.StepError
+	if errors.As(err, &se) {
+		return placed{}, se.Code, se.Notes
 	}
-	switch {
-	case need > len(job.cpus):
-		return placed{}, codeTooManyCPUs, nil
-	case job.memMB > 0 && ask.MemMB > job.memMB:
-		return placed{}, codeTaskMemory, nil
-	case ask.GPUs > len(job.gpus):
-		return placed{}, codeInvalidGres, []string{fmt.Sprintf("Step requested gres=gpu:%d is more than the job's gres=gpu:%d", ask.GPUs, len(job.gpus))}
-	}
-	exact := ask.Exact
-	if ask.Overlap {
-		p.cpus = slices.Clone(job.cpus)
-		if exact {
-			p.cpus = p.cpus[:need]
-		}
-		p.gpus = slices.Clone(job.gpus)
-		if ask.GPUs >= 0 {
-			p.gpus = p.gpus[:ask.GPUs]
-		}
-		return p, 0, nil
-	}
-	var busyCPU, busyGPU []int
-	for _, h := range held {
-		busyCPU = append(busyCPU, h.cpus...)
-		busyGPU = append(busyGPU, h.gpus...)
-	}
-	freeCPU := without(job.cpus, busyCPU)
-	freeGPU := without(job.gpus, busyGPU)
-	switch {
-	case exact && len(freeCPU) < need, !exact && len(freeCPU) < len(job.cpus):
-		return placed{}, codeNodesBusy, nil
-	case exact:
-		p.cpus = freeCPU[:need]
-	default:
-		p.cpus = freeCPU
-	}
-	p.heldCPUs = p.cpus
-	switch {
-	case ask.GPUs < 0:
-		p.gpus = slices.Clone(job.gpus)
-	case len(freeGPU) < ask.GPUs:
-		return placed{}, codeNodesBusy, nil
-	default:
-		p.gpus = freeGPU[:ask.GPUs]
-		p.heldGPUs = p.gpus
-	}
-	return p, 0, nil
-}
-
-// without is all minus the members of taken, in all's order.
-func without(all, taken []int) []int {
-	out := []int{}
-	for _, v := range all {
-		if !slices.Contains(taken, v) {
-			out = append(out, v)
-		}
-	}
-	return out
+	return placed{ntasks: sp.NTasks, cpus: sp.CPUs, gpus: sp.GPUs, heldCPUs: sp.HeldCPUs, heldGPUs: sp.HeldGPUs}, 0, nil
 }
 
 // stepRefusal is a step refused with Slurm's code and words; notes come
 // first, each on its own line, as srun prints them.
-func stepRefusal(code int, notes ...string) *localapi.Error {
-	msg := stepWords[code]
+func stepRefusal(code slurm.Errno, notes ...string) *localapi.Error {
+	msg := code.Error()
 	for i := len(notes) - 1; i >= 0; i-- {
 		msg = notes[i] + "\n" + msg
 	}
@@ -230,15 +157,15 @@ func (d *Daemon) stepJob(ctx context.Context, caller localapi.Identity, id uint3
 	j, err := d.st.Job(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound) || err == nil && j.ArrayRecord():
-		return j, stepRefusal(codeInvalidJobID)
+		return j, stepRefusal(slurm.ErrInvalidJobID)
 	case err != nil:
 		return j, err
 	case j.State == slurm.Pending:
-		return j, stepRefusal(codeJobPending)
+		return j, stepRefusal(slurm.ErrJobPending)
 	case j.State != slurm.Running:
-		return j, stepRefusal(codeAlreadyDone)
+		return j, stepRefusal(slurm.ErrAlreadyDone)
 	case caller.UID != 0 && caller.UID != j.UID:
-		return j, stepRefusal(codeAccessDenied)
+		return j, stepRefusal(slurm.ErrAccessDenied)
 	}
 	return j, nil
 }
@@ -259,7 +186,7 @@ func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepR
 		}
 		st, changed, err := d.tryStep(ctx, j, req.Caller, ask)
 		var le *localapi.Error
-		if !ask.Wait || !errors.As(err, &le) || le.Code != codeNodesBusy || !time.Now().Before(deadline) {
+		if !ask.Wait || !errors.As(err, &le) || le.Code != slurm.ErrNodesBusy || !time.Now().Before(deadline) {
 			if err == nil && ask.Join {
 				st.Env, err = d.joinJob(ctx, j, req.Caller.PID, ask.Env)
 				if err != nil {
@@ -378,12 +305,12 @@ func (d *Daemon) endStep(ctx context.Context, req *localapi.Request[api.StepEnd]
 	e := req.Body
 	j, err := d.st.Job(ctx, e.JobID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, stepRefusal(codeInvalidJobID)
+		return nil, stepRefusal(slurm.ErrInvalidJobID)
 	} else if err != nil {
 		return nil, err
 	}
 	if req.Caller.UID != 0 && req.Caller.UID != j.UID {
-		return nil, stepRefusal(codeAccessDenied)
+		return nil, stepRefusal(slurm.ErrAccessDenied)
 	}
 	state := e.State
 	if (j.State == slurm.Running || j.State == slurm.Completing) && state != slurm.Cancelled {
@@ -429,7 +356,7 @@ func (d *Daemon) endStepAs(ctx context.Context, jobID uint32, run, id int, state
 			return err
 		}
 		if !ok {
-			return refusal(codeInvalidJobID, fmt.Sprintf("no step %d.%d", jobID, id))
+			return refusal(slurm.ErrInvalidJobID, fmt.Sprintf("no step %d.%d", jobID, id))
 		}
 		if old.State.Finished() {
 			return nil
@@ -541,12 +468,12 @@ func (d *Daemon) stepsJob(ctx context.Context, req *localapi.Request[struct{}]) 
 	}
 	j, err := d.st.Job(ctx, uint32(n))
 	if errors.Is(err, store.ErrNotFound) {
-		return api.JobEnding{}, stepRefusal(codeInvalidJobID)
+		return api.JobEnding{}, stepRefusal(slurm.ErrInvalidJobID)
 	} else if err != nil {
 		return api.JobEnding{}, err
 	}
 	if req.Caller.UID != 0 && req.Caller.UID != j.UID {
-		return api.JobEnding{}, stepRefusal(codeAccessDenied)
+		return api.JobEnding{}, stepRefusal(slurm.ErrAccessDenied)
 	}
 	return d.jobEnding(ctx, j), nil
 }

@@ -64,7 +64,7 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		return api.Yielded{}, err
 	}
 	if !d.mayYield(caller, j) {
-		return api.Yielded{}, refusal(codeAccessDenied, "Access/permission denied")
+		return api.Yielded{}, refusal(slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error())
 	}
 	var gpuMem int64
 	if y.GPUMem != "" {
@@ -99,7 +99,7 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		return out, nil
 	}
 	if j.State != slurm.Running {
-		return api.Yielded{}, refusal(codeAlreadyDone, "Job/step already completing or completed")
+		return api.Yielded{}, refusal(slurm.ErrAlreadyDone, slurm.ErrAlreadyDone.Error())
 	}
 
 	grace := d.graceOf(j)
@@ -222,7 +222,7 @@ func (d *Daemon) yieldTarget(ctx context.Context, y api.Yield) (store.Job, error
 	if y.GPU == "" {
 		ts, err := d.resolve(ctx, y.Job)
 		if err != nil || len(ts) != 1 || ts[0].tasks != nil {
-			return store.Job{}, refusal(codeInvalidJobID, "Invalid job id specified")
+			return store.Job{}, refusal(slurm.ErrInvalidJobID, slurm.ErrInvalidJobID.Error())
 		}
 		return ts[0].job, nil
 	}

@@ -26,8 +26,9 @@
 //     as root serves everyone (socket 0666);
 //  3. identity: the uid's name and groups come from the user database, once
 //     per connection, and ride on the request's context (Caller);
-//  4. route: the handler table gives 404 for an unknown path and 405 for a
-//     wrong method;
+//  4. route: the handler table, compiled into a net/http ServeMux with
+//     one "METHOD /v1/path/{name}" pattern per route, gives 404 for an
+//     unknown path and 405 for a wrong method;
 //  5. limits: the headers (64 KiB, 10 s) and the body (16 MiB, 30 s) are read
 //     in full, or refused with 431, 413 or 408; and the body must find room
 //     in the memory that bodies in flight may hold (64 MiB for one user,

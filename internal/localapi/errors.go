@@ -9,16 +9,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
-// Slurm's error numbers that the transport itself gives (slurm/slurm_errno.h
-// in Slurm 22.05). A client that finds one in Error.Code prints Slurm's own
-// words for it (slurm_strerror) and exits as Slurm's command would.
-const (
-	// CodeAccessDenied is ESLURM_ACCESS_DENIED, "Access/permission denied".
-	CodeAccessDenied = 2002
-	// CodeUserIDMissing is ESLURM_USER_ID_MISSING, "Invalid user id".
-	CodeUserIDMissing = 2010
-)
-
 // Error is a refusal as it travels: the HTTP status, a message for people,
 // and, when the refusal is one Slurm also makes, Slurm's error number.
 // Handlers return it to choose the status; the client returns it for every

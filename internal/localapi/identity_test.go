@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 func TestCallerIsTheTestProcess(t *testing.T) {
@@ -86,12 +87,12 @@ func TestCallersTheDatabaseCannotNameAreRefused(t *testing.T) {
 	}{{
 		name:  "a uid with no name",
 		users: fakeUsers{},
-		want: &Error{Status: http.StatusForbidden, Code: CodeUserIDMissing,
+		want: &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("uid %d has no name in the user database (%s): unknown userid %d", uid, UserDatabase, uid)},
 	}, {
 		name:  "a user whose groups cannot be listed",
 		users: fakeUsers{names: map[uint32]string{uid: "alice"}},
-		want: &Error{Status: http.StatusForbidden, Code: CodeUserIDMissing,
+		want: &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: `listing the groups of user "alice": no groups for "alice"`},
 	}}
 	for _, tt := range tests {
@@ -121,7 +122,7 @@ func TestPrivateDaemonRefusesOtherUIDs(t *testing.T) {
 		names: map[uint32]string{owner: "bob", me: "alice"},
 	}))
 	err := s.client(t).Do(context.Background(), "POST", "/v1/echo", echoIn{Name: "x"}, nil)
-	want := &Error{Status: http.StatusForbidden, Code: CodeAccessDenied,
+	want := &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 		Message: fmt.Sprintf("this slurmd-lite runs as bob (uid %d) and serves only that user; uid %d may not use it", owner, me)}
 	var got *Error
 	if !errors.As(err, &got) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -34,11 +35,11 @@ func TestMain(m *testing.M) {
 
 // childOutcome is what the child client saw.
 type childOutcome struct {
-	Identity *Identity `json:",omitempty"`
-	Error    string    `json:",omitempty"`
-	Status   int       `json:",omitempty"`
-	Code     int       `json:",omitempty"`
-	Errno    string    `json:",omitempty"`
+	Identity *Identity   `json:",omitempty"`
+	Error    string      `json:",omitempty"`
+	Status   int         `json:",omitempty"`
+	Code     slurm.Errno `json:",omitempty"`
+	Errno    string      `json:",omitempty"`
 }
 
 func childClient(sock string) int {
@@ -165,7 +166,7 @@ func TestOtherUsers(t *testing.T) {
 		want := childOutcome{
 			Error:  fmt.Sprintf("this slurmd-lite runs as root (uid 0) and serves only that user; uid %d may not use it", nobodyUID),
 			Status: 403,
-			Code:   CodeAccessDenied,
+			Code:   slurm.ErrAccessDenied,
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("nobody's request (-want +got):\n%s", diff)

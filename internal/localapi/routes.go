@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,13 +25,12 @@ type Route struct {
 // Routes is the daemon's handler table.
 type Routes []Route
 
-// table is Routes compiled: the patterns, each with its handlers by method.
-type table []pattern
-
-type pattern struct {
-	path    string
-	segs    []string // literal segments, or "{name}" for a captured one
-	methods map[string]http.Handler
+// table is Routes compiled: a net/http ServeMux with one "METHOD /path"
+// pattern per route, which picks the route and sets its PathValues, and
+// the table's methods, which a path is asked about for a 405's Allow.
+type table struct {
+	mux     *http.ServeMux
+	methods []string // sorted
 }
 
 var (
@@ -40,10 +40,11 @@ var (
 )
 
 // compile checks the table: every path versioned and well formed, no method
-// and path twice. A bad table is the daemon's bug, found when it starts.
-func compile(routes Routes) (table, error) {
-	var t table
-	byPath := map[string]int{}
+// and path twice, no two patterns that ServeMux finds in conflict. A bad
+// table is the daemon's bug, found when it starts.
+func compile(routes Routes) (*table, error) {
+	t := &table{mux: http.NewServeMux()}
+	seen := map[string]bool{}
 	for _, r := range routes {
 		if !methodRe.MatchString(r.Method) {
 			return nil, fmt.Errorf("route %q %q: the method must be an HTTP method in capitals", r.Method, r.Path)
@@ -51,118 +52,104 @@ func compile(routes Routes) (table, error) {
 		if r.Handler == nil {
 			return nil, fmt.Errorf("route %s %s has no handler", r.Method, r.Path)
 		}
-		segs, err := splitPattern(r.Path)
-		if err != nil {
+		if err := checkPattern(r.Path); err != nil {
 			return nil, fmt.Errorf("route %s %q: %w", r.Method, r.Path, err)
 		}
-		i, ok := byPath[r.Path]
-		if !ok {
-			i = len(t)
-			byPath[r.Path] = i
-			t = append(t, pattern{path: r.Path, segs: segs, methods: map[string]http.Handler{}})
-		}
-		if _, dup := t[i].methods[r.Method]; dup {
+		pattern := r.Method + " " + r.Path
+		if seen[pattern] {
 			return nil, fmt.Errorf("route %s %s is in the table twice", r.Method, r.Path)
 		}
-		t[i].methods[r.Method] = r.Handler
+		seen[pattern] = true
+		if err := handle(t.mux, pattern, r.Handler); err != nil {
+			return nil, fmt.Errorf("route %s %s: %w", r.Method, r.Path, err)
+		}
+		if !slices.Contains(t.methods, r.Method) {
+			t.methods = append(t.methods, r.Method)
+		}
 	}
+	slices.Sort(t.methods)
 	return t, nil
 }
 
-func splitPattern(path string) ([]string, error) {
+// handle is mux.Handle with its panic (a pattern in conflict with an
+// earlier one) returned as an error.
+func handle(mux *http.ServeMux, pattern string, h http.Handler) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	mux.Handle(pattern, h)
+	return nil
+}
+
+// checkPattern holds a route's path to what the table allows: a version
+// first, then plain words or whole captured segments {name}.
+func checkPattern(path string) error {
 	if !strings.HasPrefix(path, "/") {
-		return nil, fmt.Errorf("the path must start with /")
+		return fmt.Errorf("the path must start with /")
 	}
 	segs := strings.Split(path[1:], "/")
 	if len(segs) < 2 || !versionSeg.MatchString(segs[0]) {
-		return nil, fmt.Errorf("the path must start with a version, as in /v1/jobs")
+		return fmt.Errorf("the path must start with a version, as in /v1/jobs")
 	}
 	names := map[string]bool{}
 	for _, s := range segs[1:] {
 		switch {
 		case s == "":
-			return nil, fmt.Errorf("the path has an empty segment")
+			return fmt.Errorf("the path has an empty segment")
 		case strings.ContainsAny(s, "{}"):
 			if !nameSeg.MatchString(s) {
-				return nil, fmt.Errorf("segment %q: a captured segment is a whole segment {name}", s)
+				return fmt.Errorf("segment %q: a captured segment is a whole segment {name}", s)
 			}
 			if names[s] {
-				return nil, fmt.Errorf("segment %s is captured twice", s)
+				return fmt.Errorf("segment %s is captured twice", s)
 			}
 			names[s] = true
 		case s != url.PathEscape(s):
-			return nil, fmt.Errorf("segment %q needs escaping; use plain words", s)
+			return fmt.Errorf("segment %q needs escaping; use plain words", s)
 		}
 	}
-	return segs, nil
+	return nil
 }
 
-// match finds what answers method on the escaped path. Of the patterns that
-// fit the path, the most specific wins: at the first segment where two
-// differ, a literal beats a capture. found is false when no pattern fits;
-// h is nil when one fits but not with this method, and allow lists those it
-// has.
-func (t table) match(method, escapedPath string) (h http.Handler, values map[string]string, allow []string, found bool) {
-	if !strings.HasPrefix(escapedPath, "/") {
-		return nil, nil, nil, false
-	}
-	segs := strings.Split(escapedPath[1:], "/")
-	var best *pattern
-	for i := range t {
-		p := &t[i]
-		if fits(p.segs, segs) && (best == nil || moreSpecific(p.segs, best.segs)) {
-			best = p
-		}
-	}
-	if best == nil {
-		return nil, nil, nil, false
-	}
-	h, ok := best.methods[method]
-	if !ok {
-		for m := range best.methods {
-			allow = append(allow, m)
-		}
-		slices.Sort(allow)
-		return nil, nil, allow, true
-	}
-	for i, s := range best.segs {
-		if captured(s) {
-			if values == nil {
-				values = map[string]string{}
-			}
-			// fits checked that it unescapes.
-			values[s[1:len(s)-1]], _ = url.PathUnescape(segs[i])
-		}
-	}
-	return h, values, nil, true
-}
-
-func captured(seg string) bool { return strings.HasPrefix(seg, "{") }
-
-func fits(pat, segs []string) bool {
-	if len(pat) != len(segs) {
+// answers says whether a route answers r: its method and its path, taken
+// as it came. ServeMux would redirect a path that is not clean ("//",
+// "/./") to the clean one, and answer HEAD with a GET route; the table
+// answers neither.
+func (t *table) answers(r *http.Request) bool {
+	if !clean(r.URL.EscapedPath()) {
 		return false
 	}
-	for i, p := range pat {
-		if captured(p) {
-			v, err := url.PathUnescape(segs[i])
-			if err != nil || v == "" {
-				return false
-			}
-			continue
-		}
-		if p != segs[i] {
-			return false
-		}
-	}
-	return true
+	_, pattern := t.mux.Handler(r)
+	method, _, _ := strings.Cut(pattern, " ")
+	return pattern != "" && method == r.Method
 }
 
-func moreSpecific(a, b []string) bool {
-	for i := range a {
-		if ca, cb := captured(a[i]), captured(b[i]); ca != cb {
-			return !ca
+// allowed lists the methods that routes with r's path have, sorted: none
+// when no route has the path (404), else the Allow of a 405.
+func (t *table) allowed(r *http.Request) []string {
+	var allow []string
+	for _, m := range t.methods {
+		r2 := r.WithContext(r.Context())
+		r2.Method = m
+		if t.answers(r2) {
+			allow = append(allow, m)
 		}
 	}
-	return false
+	return allow
+}
+
+// clean is whether p is an escaped path that ServeMux takes as it is:
+// absolute, without empty, "." or ".." segments (a trailing slash is
+// kept, and matches no route).
+func clean(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }

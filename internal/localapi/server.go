@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // Limits bound what one request may cost the daemon. A zero field takes its
@@ -238,7 +240,7 @@ func (f logWriter) Write(p []byte) (int, error) {
 // dispatcher is the server's http.Handler: identity, access, route, limits,
 // then the route's handler.
 type dispatcher struct {
-	table  table
+	table  *table
 	users  Users
 	access Access
 	limits Limits
@@ -276,10 +278,10 @@ func (d *dispatcher) identify(cs *connState) (Identity, *Error) {
 		p := cs.peer
 		switch {
 		case cs.peerErr != nil:
-			cs.refusal = &Error{Status: http.StatusForbidden, Code: CodeAccessDenied,
+			cs.refusal = &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 				Message: fmt.Sprintf("cannot tell who is calling: %v", cs.peerErr)}
 		case !d.access.allows(p.uid):
-			cs.refusal = &Error{Status: http.StatusForbidden, Code: CodeAccessDenied,
+			cs.refusal = &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 				Message: fmt.Sprintf("this slurmd-lite runs as %s and serves only that user; uid %d may not use it", d.owner, p.uid)}
 		default:
 			cs.id, cs.refusal = d.lookup(p)
@@ -294,12 +296,12 @@ func (d *dispatcher) identify(cs *connState) (Identity, *Error) {
 func (d *dispatcher) lookup(p peer) (Identity, *Error) {
 	name, err := d.users.LookupUID(p.uid)
 	if err != nil {
-		return Identity{}, &Error{Status: http.StatusForbidden, Code: CodeUserIDMissing,
+		return Identity{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("uid %d has no name in the user database (%s): %v", p.uid, UserDatabase, err)}
 	}
 	groups, err := d.users.GroupIDs(name, p.gid)
 	if err != nil {
-		return Identity{}, &Error{Status: http.StatusForbidden, Code: CodeUserIDMissing,
+		return Identity{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("listing the groups of user %q: %v", name, err)}
 	}
 	return Identity{UID: p.uid, GID: p.gid, PID: p.pid, User: name, Groups: groups}, nil
@@ -326,12 +328,12 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, refusal)
 		return
 	}
-	h, values, allow, found := d.table.match(r.Method, r.URL.EscapedPath())
-	if !found {
-		writeError(w, Errorf(http.StatusNotFound, "slurmd-lite has no API path %q; is it older than this command?", r.URL.Path))
-		return
-	}
-	if h == nil {
+	if !d.table.answers(r) {
+		allow := d.table.allowed(r)
+		if len(allow) == 0 {
+			writeError(w, Errorf(http.StatusNotFound, "slurmd-lite has no API path %q; is it older than this command?", r.URL.Path))
+			return
+		}
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		writeError(w, Errorf(http.StatusMethodNotAllowed, "%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, strings.Join(allow, ", ")))
 		return
@@ -354,10 +356,8 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(WithCaller(r.Context(), id))
 	r.Body = &heldBody{Reader: bytes.NewReader(body), b: body}
 	r.ContentLength = int64(len(body))
-	for k, v := range values {
-		r.SetPathValue(k, v)
-	}
-	h.ServeHTTP(w, r)
+	// The mux finds the route again, and sets its PathValues.
+	d.table.mux.ServeHTTP(w, r)
 }
 
 // heldBody is a request body already read in full; decodeBody decodes its

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // wireError is an error body as it arrives.
@@ -79,6 +80,12 @@ func TestRefusedRequestsReachNoHandler(t *testing.T) {
 	}, {
 		name: "an empty captured segment", method: "GET", path: "/v1/jobs/",
 		status: 404, error: `slurmd-lite has no API path "/v1/jobs/"; is it older than this command?`,
+	}, {
+		name: "a path with an empty segment", method: "POST", path: "/v1//echo", body: `{"name": "a"}`,
+		status: 404, error: `slurmd-lite has no API path "/v1//echo"; is it older than this command?`,
+	}, {
+		name: "a path with a dot segment", method: "GET", path: "/v1/jobs/./7",
+		status: 404, error: `slurmd-lite has no API path "/v1/jobs/./7"; is it older than this command?`,
 	}, {
 		name: "the root", method: "GET", path: "/",
 		status: 404, error: `slurmd-lite has no API path "/"; is it older than this command?`,
@@ -167,7 +174,7 @@ func TestHandlerErrorsReachTheClient(t *testing.T) {
 	}{{
 		name: "an *Error keeps its status and Slurm code",
 		path: "/v1/refuse",
-		want: &Error{Status: 403, Message: "you may not", Code: CodeAccessDenied},
+		want: &Error{Status: 403, Message: "you may not", Code: slurm.ErrAccessDenied},
 	}, {
 		name: "any other error is the daemon's own failure",
 		path: "/v1/fail",
@@ -449,6 +456,18 @@ func TestBadHandlerTablesAreRefused(t *testing.T) {
 				t.Errorf("compile (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestConflictingRoutesAreRefused(t *testing.T) {
+	h := http.NotFoundHandler()
+	// Both answer GET /v1/jobs/held, and neither is the more specific.
+	_, err := compile(Routes{
+		{Method: "GET", Path: "/v1/{kind}/held", Handler: h},
+		{Method: "GET", Path: "/v1/jobs/{id}", Handler: h},
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "route GET /v1/jobs/{id}: ") || !strings.Contains(err.Error(), "conflicts with") {
+		t.Errorf("compile: %v, want a conflict of route GET /v1/jobs/{id}", err)
 	}
 }
 

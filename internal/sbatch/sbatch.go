@@ -26,6 +26,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -70,7 +71,7 @@ func Main(args []string, sio cmdio.IO) int {
 	for retries := 0; ; retries++ {
 		err = c.Do(ctx, "POST", api.PathJobs, sub, &resp)
 		var le *sockclient.Error
-		if errors.As(err, &le) && le.Code == codeEAGAIN && retries < maxRetries {
+		if errors.As(err, &le) && le.Code == slurm.EAGAIN && retries < maxRetries {
 			if retries == 0 {
 				fmt.Fprintln(sio.Stderr, "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying")
 			}
@@ -145,11 +146,8 @@ func commandPath(name, dir, path string) string {
 	return name
 }
 
-// Slurm's EAGAIN and sbatch's MAX_RETRIES.
-const (
-	codeEAGAIN = 11
-	maxRetries = 15
-)
+// maxRetries is sbatch's MAX_RETRIES.
+const maxRetries = 15
 
 // printSubmitError prints a refused submission as sbatch does: the
 // controller's own lines, then "Batch job submission failed: ...", exit 1.
@@ -377,7 +375,7 @@ func readLimited(r io.Reader, limit int) ([]byte, error) {
 // scriptTooBig prints the refusal of a script over max_script_size as
 // sbatch prints slurmctld's (_test_job_desc_fields), then the hint.
 func scriptTooBig(prog string, w io.Writer, hint string) int {
-	fmt.Fprintf(w, "%s: error: Batch job submission failed: %s\n", prog, api.WordsPathnameTooLong)
+	fmt.Fprintf(w, "%s: error: Batch job submission failed: %s\n", prog, slurm.ErrPathnameTooLong)
 	fmt.Fprintf(w, "%s: error: %s\n", prog, hint)
 	return 1
 }

@@ -310,7 +310,7 @@ func (a *scancelArgs) cancel(c *sockclient.Client, jobs []string, sio cli.IO) in
 		if r.Code == 0 {
 			continue
 		}
-		quietCode := r.Code == cli.CodeAlreadyDone || r.Code == cli.CodeInvalidJobID
+		quietCode := r.Code == slurm.ErrAlreadyDone || r.Code == slurm.ErrInvalidJobID
 		if a.verbose > 0 || !quietCode {
 			fmt.Fprintf(sio.Stderr, "scancel: error: Kill job error on job id %s: %s\n", r.Job, cli.ResultWords(r))
 		}
@@ -318,7 +318,7 @@ func (a *scancelArgs) cancel(c *sockclient.Client, jobs []string, sio cli.IO) in
 		if quietCode && a.signal == 0 {
 			code = 0 // the job is gone: what was asked is done
 		}
-		rc = max(rc, code)
+		rc = max(rc, int(code))
 	}
 	return rc & 0xff
 }
@@ -365,7 +365,7 @@ func (a *scancelArgs) cancelFiltered(c *sockclient.Client, cfg *config.Config, s
 		if !found[i] {
 			rc = 1
 			if a.verbose >= 0 {
-				fmt.Fprintf(sio.Stderr, "scancel: error: Kill job error on job id %s: Invalid job id specified\n", id.display())
+				fmt.Fprintf(sio.Stderr, "scancel: error: Kill job error on job id %s: %s\n", id.display(), slurm.ErrInvalidJobID)
 			}
 		}
 	}

@@ -24,7 +24,8 @@
 // nodes agree on a start (gang.go).
 //
 // Besides Cycle: Priorities (sprio -l), FairShareTree (sshare -l),
-// CheckSubmit (submission refusals with Slurm's messages), WillRun
+// CheckSubmit (submission refusals with Slurm's messages), PlaceStep (a
+// job step's CPUs and GPUs, or why not: srun's step refusals), WillRun
 // (sbatch --test-only), ChooseShrink (the shrink policy on its own),
 // DecayUsage, Billing, Charge and AdvanceUsage (usage accounting shared by
 // the daemon and the simulator).

@@ -7,46 +7,9 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
-// Errno is a Slurm error number (slurm/slurm_errno.h), or EAGAIN.
-type Errno int
-
-// The refusals CheckSubmit returns, with Slurm's names for them.
-const (
-	// CodeAgain is EAGAIN: MaxJobCount reached. sbatch prints "Slurm
-	// temporarily unable to accept job, sleeping and retrying" and tries
-	// again.
-	CodeAgain Errno = 11
-	// CodeInvalidPartition is CodeInvalidPartition.
-	CodeInvalidPartition Errno = 2000
-	// CodeNodeConfigUnavailable is CodeNodeConfigUnavailable.
-	CodeNodeConfigUnavailable Errno = 2014
-	// CodeInvalidAccount is CodeInvalidAccount.
-	CodeInvalidAccount Errno = 2045
-	// CodeAccountingPolicy is CodeAccountingPolicy.
-	CodeAccountingPolicy Errno = 2050
-	// CodeInvalidQOS is CodeInvalidQOS.
-	CodeInvalidQOS Errno = 2066
-	// CodeInvalidGRES is CodeInvalidGRES.
-	CodeInvalidGRES Errno = 2072
-	// CodeInvalidArray is CodeInvalidArray.
-	CodeInvalidArray Errno = 2081
-)
-
-// errText is slurm_strerror's text for each (src/common/slurm_errno.c).
-var errText = map[Errno]string{
-	CodeAgain:                 "Resource temporarily unavailable",
-	CodeInvalidPartition:      "Invalid partition name specified",
-	CodeNodeConfigUnavailable: "Requested node configuration is not available",
-	CodeInvalidAccount:        "Invalid account or account/partition combination specified",
-	CodeAccountingPolicy:      "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
-	CodeInvalidQOS:            "Invalid qos specification",
-	CodeInvalidGRES:           "Invalid generic resource (gres) specification",
-	CodeInvalidArray:          "Invalid job array specification",
-}
-
 // SubmitError is a submission refused as slurmctld refuses it.
 type SubmitError struct {
-	Code Errno
+	Code slurm.Errno
 	// Msg is Slurm's text for Code, which sbatch prints after "Batch job
 	// submission failed: ".
 	Msg string
@@ -64,13 +27,13 @@ type SubmitError struct {
 func (e *SubmitError) Error() string { return e.Msg }
 
 // refuse is a refusal with only our own explanation.
-func refuse(code Errno, detail string) *SubmitError {
-	return &SubmitError{Code: code, Msg: errText[code], Detail: detail, Retry: code == CodeAgain}
+func refuse(code slurm.Errno, detail string) *SubmitError {
+	return &SubmitError{Code: code, Msg: code.Error(), Detail: detail, Retry: code == slurm.EAGAIN}
 }
 
 // refuseNoted is a refusal that Slurm precedes with a line of its own.
-func refuseNoted(code Errno, note string) *SubmitError {
-	return &SubmitError{Code: code, Msg: errText[code], Notes: []string{note}, Detail: note}
+func refuseNoted(code slurm.Errno, note string) *SubmitError {
+	return &SubmitError{Code: code, Msg: code.Error(), Notes: []string{note}, Detail: note}
 }
 
 // CheckSubmit refuses a submission the way slurmctld does, in its order:
@@ -85,7 +48,7 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	cfg := &snap.Config
 	tasks := max(1, len(job.ArrayTasks))
 	if len(snap.Jobs)+tasks >= cfg.maxJobCount() {
-		return refuse(CodeAgain, fmt.Sprintf("MaxJobCount limit (%d) reached", cfg.maxJobCount()))
+		return refuse(slurm.EAGAIN, fmt.Sprintf("MaxJobCount limit (%d) reached", cfg.maxJobCount()))
 	}
 	p := newPass(&snap)
 	if job.State == "" {
@@ -94,15 +57,15 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	pj := p.resolve(&job)
 	if pj.part < 0 {
 		if job.Partition == "" {
-			return refuse(CodeInvalidPartition, "no partition given and none is the default")
+			return refuse(slurm.ErrInvalidPartitionName, "no partition given and none is the default")
 		}
-		return refuseNoted(CodeInvalidPartition, fmt.Sprintf("invalid partition specified: %s", job.Partition))
+		return refuseNoted(slurm.ErrInvalidPartitionName, fmt.Sprintf("invalid partition specified: %s", job.Partition))
 	}
 	if pj.assoc < 0 && !p.admitsNewUser(&job) {
-		return refuse(CodeInvalidAccount, fmt.Sprintf("user %s has no association with account %q", job.User, job.Account))
+		return refuse(slurm.ErrInvalidAccount, fmt.Sprintf("user %s has no association with account %q", job.User, job.Account))
 	}
 	if pj.qos == -2 {
-		return refuse(CodeInvalidQOS, fmt.Sprintf("QOS %q does not exist", job.QOS))
+		return refuse(slurm.ErrInvalidQOS, fmt.Sprintf("QOS %q does not exist", job.QOS))
 	}
 	if pj.qos >= 0 {
 		q := &snap.QOS[pj.qos]
@@ -115,12 +78,12 @@ func CheckSubmit(job Job, snap Snapshot) error {
 				}
 			}
 			if n+tasks > q.MaxSubmitJobsPerUser {
-				return refuse(CodeAccountingPolicy, fmt.Sprintf("%s has %d jobs in QOS %s, MaxSubmitJobsPerUser is %d", job.User, n, q.Name, q.MaxSubmitJobsPerUser))
+				return refuse(slurm.ErrAccountingPolicy, fmt.Sprintf("%s has %d jobs in QOS %s, MaxSubmitJobsPerUser is %d", job.User, n, q.Name, q.MaxSubmitJobsPerUser))
 			}
 		}
 	}
 	if len(job.ArrayTasks) > 0 && slices.Max(job.ArrayTasks) >= cfg.maxArraySize() {
-		return refuse(CodeInvalidArray, fmt.Sprintf("task ids must be below MaxArraySize=%d", cfg.maxArraySize()))
+		return refuse(slurm.ErrInvalidArray, fmt.Sprintf("task ids must be below MaxArraySize=%d", cfg.maxArraySize()))
 	}
 	return p.checkFits(&pj)
 }
@@ -177,15 +140,15 @@ func (p *pass) checkFits(pj *pjob) error {
 	switch {
 	case !typeKnown:
 		// Real Slurm 22.05 refuses --gpus=abc so (golden sbatch_gpus_bad.txt).
-		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("no GPU of type %q on this machine", r.GPUType))
+		return refuse(slurm.ErrRequestedNodeConfigUnavailable, fmt.Sprintf("no GPU of type %q on this machine", r.GPUType))
 	case r.Mem > mostMem:
-		return refuseNoted(CodeNodeConfigUnavailable, "Memory specification can not be satisfied")
+		return refuseNoted(slurm.ErrRequestedNodeConfigUnavailable, "Memory specification can not be satisfied")
 	case max(1, r.CPUs) > mostCPUs:
-		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d CPUs, the largest node has %d", max(1, r.CPUs), mostCPUs))
+		return refuse(slurm.ErrRequestedNodeConfigUnavailable, fmt.Sprintf("needs %d CPUs, the largest node has %d", max(1, r.CPUs), mostCPUs))
 	case r.GPUMem > biggestGPU:
-		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %s of GPU memory, the largest GPU has %s", fmtGiB(r.GPUMem), fmtGiB(biggestGPU)))
+		return refuse(slurm.ErrRequestedNodeConfigUnavailable, fmt.Sprintf("needs %s of GPU memory, the largest GPU has %s", fmtGiB(r.GPUMem), fmtGiB(biggestGPU)))
 	case r.GPUMem > 0:
-		return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs with %s of memory each, the largest node has %d", need, fmtGiB(r.GPUMem), mostGPUs))
+		return refuse(slurm.ErrRequestedNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs with %s of memory each, the largest node has %d", need, fmtGiB(r.GPUMem), mostGPUs))
 	}
-	return refuse(CodeNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs, the largest node has %d", need, mostGPUs))
+	return refuse(slurm.ErrRequestedNodeConfigUnavailable, fmt.Sprintf("needs %d GPUs, the largest node has %d", need, mostGPUs))
 }

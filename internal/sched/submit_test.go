@@ -35,25 +35,25 @@ func TestCheckSubmit(t *testing.T) {
 		{
 			name: "MaxJobCount counts finished jobs still kept, and sbatch retries (sbatch_maxjobcount_reached.txt)",
 			snap: full(5), job: st.Job(1).User("alice"),
-			want: &sched.SubmitError{Code: sched.CodeAgain, Msg: "Resource temporarily unavailable", Retry: true,
+			want: &sched.SubmitError{Code: slurm.EAGAIN, Msg: "Resource temporarily unavailable", Retry: true,
 				Detail: "MaxJobCount limit (5) reached"},
 		},
 		{
 			name: "an unknown partition is refused (sbatch_bad_partition.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("alice").Partition("nope"),
-			want: &sched.SubmitError{Code: sched.CodeInvalidPartition, Msg: "Invalid partition name specified",
+			want: &sched.SubmitError{Code: slurm.ErrInvalidPartitionName, Msg: "Invalid partition name specified",
 				Notes: []string{"invalid partition specified: nope"}, Detail: "invalid partition specified: nope"},
 		},
 		{
 			name: "a user no account lists is refused (sbatch_no_association.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("nobody"),
-			want: &sched.SubmitError{Code: sched.CodeInvalidAccount, Msg: "Invalid account or account/partition combination specified",
+			want: &sched.SubmitError{Code: slurm.ErrInvalidAccount, Msg: "Invalid account or account/partition combination specified",
 				Detail: `user nobody has no association with account ""`},
 		},
 		{
 			name: "an account the user is not in is refused",
 			snap: st.Anchor().Account("other", "", 1, st.U("carol", 1)), job: st.Job(1).User("alice").Account("other"),
-			want: &sched.SubmitError{Code: sched.CodeInvalidAccount, Msg: "Invalid account or account/partition combination specified",
+			want: &sched.SubmitError{Code: slurm.ErrInvalidAccount, Msg: "Invalid account or account/partition combination specified",
 				Detail: `user alice has no association with account "other"`},
 		},
 		{
@@ -67,7 +67,7 @@ func TestCheckSubmit(t *testing.T) {
 		{
 			name: "an unknown QOS is refused",
 			snap: st.Anchor(), job: st.Job(1).User("alice").QOS("gold"),
-			want: &sched.SubmitError{Code: sched.CodeInvalidQOS, Msg: "Invalid qos specification", Detail: `QOS "gold" does not exist`},
+			want: &sched.SubmitError{Code: slurm.ErrInvalidQOS, Msg: "Invalid qos specification", Detail: `QOS "gold" does not exist`},
 		},
 		{
 			name: "MaxSubmitJobsPerUser counts live jobs",
@@ -76,38 +76,38 @@ func TestCheckSubmit(t *testing.T) {
 		{
 			name: "MaxSubmitJobsPerUser refuses past the limit, counting array tasks",
 			snap: limitedQOS, job: st.Job(3).User("alice").QOS("short").ArrayTasks(0, 1),
-			want: &sched.SubmitError{Code: sched.CodeAccountingPolicy,
+			want: &sched.SubmitError{Code: slurm.ErrAccountingPolicy,
 				Msg:    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
 				Detail: "alice has 1 jobs in QOS short, MaxSubmitJobsPerUser is 2"},
 		},
 		{
 			name: "array task ids must stay below MaxArraySize",
 			snap: st.Anchor().Configure(func(c *sched.Config) { c.MaxArraySize = 100 }), job: st.Job(1).User("alice").ArrayTasks(0, 50, 100),
-			want: &sched.SubmitError{Code: sched.CodeInvalidArray, Msg: "Invalid job array specification",
+			want: &sched.SubmitError{Code: slurm.ErrInvalidArray, Msg: "Invalid job array specification",
 				Detail: "task ids must be below MaxArraySize=100"},
 		},
 		{
 			name: "more GPUs than the node has (sbatch_gpus_16.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("alice").GPUs(16),
-			want: &sched.SubmitError{Code: sched.CodeNodeConfigUnavailable, Msg: "Requested node configuration is not available",
+			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
 				Detail: "needs 16 GPUs, the largest node has 4"},
 		},
 		{
 			name: "more memory than the node has (sbatch_mem_too_much.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("alice").Mem(200 * st.GiB),
-			want: &sched.SubmitError{Code: sched.CodeNodeConfigUnavailable, Msg: "Requested node configuration is not available",
+			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
 				Notes: []string{"Memory specification can not be satisfied"}, Detail: "Memory specification can not be satisfied"},
 		},
 		{
 			name: "more GPU memory than the largest GPU",
 			snap: st.Anchor(), job: st.Job(1).User("alice").GPUMem(100 * st.GiB),
-			want: &sched.SubmitError{Code: sched.CodeNodeConfigUnavailable, Msg: "Requested node configuration is not available",
+			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
 				Detail: "needs 100.0 GiB of GPU memory, the largest GPU has 80.0 GiB"},
 		},
 		{
 			name: "a GPU type no node has, as real Slurm refuses --gpus=abc (sbatch_gpus_bad.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("alice").GPUs(1).GPUType("h100"),
-			want: &sched.SubmitError{Code: sched.CodeNodeConfigUnavailable, Msg: "Requested node configuration is not available",
+			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
 				Detail: `no GPU of type "h100" on this machine`},
 		},
 		{

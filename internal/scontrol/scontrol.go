@@ -14,6 +14,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
@@ -258,7 +259,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 			if (c < '0' || c > '9') && c != '_' && c != '+' {
 				s.exit = 1
 				if s.quiet != 1 {
-					fmt.Fprintln(s.sio.Stderr, "scontrol_print_job error: Invalid job id specified")
+					fmt.Fprintf(s.sio.Stderr, "scontrol_print_job error: %s\n", slurm.ErrInvalidJobID)
 				}
 				return
 			}
@@ -279,7 +280,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 	}
 	jobs, err := cli.GetJobs(s.client, q)
 	if err == nil && jobID != 0 && len(jobs) == 0 {
-		err = &sockclient.Error{Code: cli.CodeInvalidJobID}
+		err = &sockclient.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		s.exit = 1
@@ -343,10 +344,10 @@ func (s *scontrolArgs) control(action, arg string, hold bool) {
 	if !ok {
 		s.exit = 1
 		if s.quiet != 1 {
-			fmt.Fprintf(s.sio.Stderr, "Invalid job id specified for job %s\n", arg)
+			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", slurm.ErrInvalidJobID, arg)
 		}
 		if hold {
-			s.perror(cli.CodeInvalidJobID, "")
+			s.perror(slurm.ErrInvalidJobID, "")
 		}
 		return
 	}
@@ -426,7 +427,7 @@ func cutFold(s string, prefixes ...string) (string, bool) {
 	return s, false
 }
 
-func (s *scontrolArgs) perror(code int, words string) {
+func (s *scontrolArgs) perror(code slurm.Errno, words string) {
 	if s.quiet != 1 {
 		fmt.Fprintf(s.sio.Stderr, "slurm_suspend error: %s\n", cli.Strerror(code, words))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
@@ -292,7 +293,7 @@ func (s *scontrolArgs) updateNode(args []string) {
 		// slurm-lite drains and resumes; DOWN, FAIL, IDLE, POWER_* have
 		// no meaning on a machine that is always there.
 		s.exit = 1
-		fmt.Fprintf(s.sio.Stderr, "slurm_update error: %s\n", cli.Strerror(cli.CodeNotSupported, ""))
+		fmt.Fprintf(s.sio.Stderr, "slurm_update error: %s\n", cli.Strerror(slurm.ErrNotSupported, ""))
 		return
 	}
 	if !s.connect() {
@@ -303,7 +304,7 @@ func (s *scontrolArgs) updateNode(args []string) {
 	var out api.Drains
 	err := s.client.Do(ctx, "POST", api.PathNodeUpdate, u, &out)
 	var le *sockclient.Error
-	if word == stateWordUndrain && errors.As(err, &le) && le.Code == 2028 {
+	if word == stateWordUndrain && errors.As(err, &le) && le.Code == slurm.ErrInvalidNodeState {
 		err = nil // nothing to undrain: Slurm clears a flag that is not set
 	}
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
@@ -114,7 +115,7 @@ func (s *scontrolArgs) updateJob(argv []string) {
 	if !ok {
 		s.exit = 1
 		if s.quiet != 1 {
-			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", updateStrerror(cli.CodeInvalidJobID, ""), req.jobStr)
+			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", updateStrerror(slurm.ErrInvalidJobID, ""), req.jobStr)
 		}
 		return
 	}
@@ -334,7 +335,7 @@ func (s *scontrolArgs) currentLimit(jobStr string) (time.Duration, bool) {
 	}
 	jobs, err := cli.GetJobs(s.client, url.Values{"id": {strconv.FormatInt(id, 10)}})
 	if err != nil {
-		return fail("Could not load state information for job %s: %s", jobStr, updateStrerror(0, err.Error()))
+		return fail("Could not load state information for job %s: %s", jobStr, updateStrerror(slurm.Success, err.Error()))
 	}
 	if len(jobs) == 0 {
 		return fail("Job ID %s not found", jobStr)
@@ -373,7 +374,7 @@ func (s *scontrolArgs) jobsByName(name string, uid int64) (string, bool) {
 	}
 	jobs, err := cli.GetJobs(s.client, nil)
 	if err != nil {
-		fmt.Fprintf(s.sio.Stderr, "scontrol: error: Could not load state information: %s\n", updateStrerror(0, err.Error()))
+		fmt.Fprintf(s.sio.Stderr, "scontrol: error: Could not load state information: %s\n", updateStrerror(slurm.Success, err.Error()))
 		return "", false
 	}
 	if len(jobs) == 0 {
@@ -429,26 +430,12 @@ func expandJobID(item string) []string {
 	return out
 }
 
-// updateWords are Slurm's words for the codes an update is answered
-// with (src/common/slurm_errno.c), 0 included: scontrol prints "No error"
-// beside a group of array tasks that was changed.
-var updateWords = map[int]string{
-	0:    "No error",
-	2000: "Invalid partition name specified",
-	2036: "Requested operation not supported on this system",
-	2042: "Job is in held state, pending scheduler release",
-	2051: "Requested time limit is invalid (missing or exceeds some limit)",
-	2070: "Required partition not available (inactive or drain)",
-	2072: "Invalid generic resource (gres) specification",
-	2084: "Job has already finished",
-	2095: "Changes to job priority are not persistent, change nice instead",
-	2124: "Invalid time-min specification (exceeds job's time or other limits)",
-}
-
-// updateStrerror is slurm_strerror for an update's answer.
-func updateStrerror(code int, words string) string {
-	if w, ok := updateWords[code]; ok {
-		return w
+// updateStrerror is slurm_strerror for an update's answer: strerror, but
+// 0 is Slurm's "No error" too, which scontrol prints beside a group of
+// array tasks that was changed.
+func updateStrerror(code slurm.Errno, words string) string {
+	if code == slurm.Success {
+		return code.Error()
 	}
 	return cli.Strerror(code, words)
 }

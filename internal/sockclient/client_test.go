@@ -114,7 +114,7 @@ func TestRefusalsAndAbsencesAreTyped(t *testing.T) {
 			var ue *sockclient.UnreachableError
 			switch {
 			case errors.As(err, &e):
-				got = "status " + strconv.Itoa(e.Status) + " code " + strconv.Itoa(e.Code) + ": "
+				got = "status " + strconv.Itoa(e.Status) + " code " + strconv.Itoa(int(e.Code)) + ": "
 				if e.Code != 0 {
 					got += e.Message
 				}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // Error is a refusal as it travels: the HTTP status, a message for people,
@@ -23,7 +25,7 @@ type Error struct {
 	// Message says what is wrong and, where it can, how to fix it.
 	Message string `json:"error"`
 	// Code is Slurm's errno for this refusal, or 0 when Slurm has none.
-	Code int `json:"code"`
+	Code slurm.Errno `json:"code"`
 	// Hint is slurm-lite's explanation of a refusal whose Message is
 	// Slurm's own words: the numbers and the fix, which the commands print
 	// on a line of their own after Slurm's.

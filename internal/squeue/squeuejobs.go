@@ -33,7 +33,7 @@ func (a *squeueArgs) show(c *sockclient.Client, cfg *config.Config, sio cli.IO) 
 	}
 	jobs, err := get(c, a.query())
 	if err == nil && len(a.jobs) == 1 && len(jobs) == 0 {
-		err = &sockclient.Error{Code: cli.CodeInvalidJobID}
+		err = &sockclient.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		return cli.LoadJobsError("squeue", err, sio)

@@ -129,13 +129,13 @@ func createStep(c *sockclient.Client, o *srunOpts, sio cli.IO, join bool, env []
 		st, sig, err := askStep(c, req, sigs)
 		if sig != 0 {
 			fmt.Fprintf(sio.Stderr, "srun: Cancelled pending job step with signal %d\n", sig)
-			fmt.Fprintf(sio.Stderr, "srun: error: Unable to create step for job %d: %s\n", id, cli.Strerror(cli.CodeAlreadyDone, ""))
+			fmt.Fprintf(sio.Stderr, "srun: error: Unable to create step for job %d: %s\n", id, cli.Strerror(slurm.ErrAlreadyDone, ""))
 			return nil, 1
 		}
 		if err == nil {
 			if req.Wait {
 				if said == 0 {
-					busy(cli.Strerror(codeNodesBusy, "Requested nodes are busy"))
+					busy(cli.Strerror(slurm.ErrNodesBusy, "Requested nodes are busy"))
 				}
 				fmt.Fprintf(sio.Stderr, "srun: Step created for job %d\n", id)
 			}
@@ -148,7 +148,7 @@ func createStep(c *sockclient.Client, o *srunOpts, sio cli.IO, join bool, env []
 		lines := strings.Split(le.Message, "\n")
 		words := cli.Strerror(le.Code, lines[len(lines)-1])
 		switch le.Code {
-		case codeNodesBusy:
+		case slurm.ErrNodesBusy:
 			if o.immediate {
 				break
 			}
@@ -157,11 +157,11 @@ func createStep(c *sockclient.Client, o *srunOpts, sio cli.IO, join bool, env []
 			}
 			req.Wait = true
 			continue
-		case cli.CodeInvalidJobID, cli.CodeJobPending:
+		case slurm.ErrInvalidJobID, slurm.ErrJobPending:
 			fmt.Fprintf(sio.Stderr, "srun: error: Unable to confirm allocation for job %d: %s\n", id, words)
 			fmt.Fprintf(sio.Stderr, "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job %d\n", id)
 			return nil, 1
-		case cli.CodeAlreadyDone:
+		case slurm.ErrAlreadyDone:
 			if !req.Wait {
 				fmt.Fprintf(sio.Stderr, "srun: error: Slurm job %d has expired\n", id)
 				fmt.Fprintf(sio.Stderr, "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job %d\n", id)
@@ -183,9 +183,6 @@ func askStep(c *sockclient.Client, req api.StepRequest, sigs chan os.Signal) (*a
 		return c.Do(ctx, "POST", api.PathSteps, req, st)
 	})
 }
-
-// codeNodesBusy is ESLURM_NODES_BUSY: the step would fit once others end.
-const codeNodesBusy = 2016
 
 // run starts the tasks and sees them to their end: exits reported as srun
 // reports them, signals handled as srun's signal thread does. It returns
