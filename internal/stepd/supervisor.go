@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
@@ -521,11 +522,11 @@ func (sv *supervisor) targets(target string) []int {
 // children wherever it runs.
 func (sv *supervisor) stepTasks() (tasks []int, live []int) {
 	for _, s := range sv.steps {
-		if st, err := readProcStat(s.PID); err != nil || st.State == 'Z' || st.State == 'X' {
+		if !procfs.Alive(s.PID) {
 			continue
 		}
 		live = append(live, s.Step)
-		tasks = append(tasks, descendants(s.PID)...)
+		tasks = append(tasks, procfs.Descendants(s.PID)...)
 	}
 	return tasks, live
 }
