@@ -40,6 +40,10 @@ type tracker struct {
 	// memory: the memory controller is on in the job's cgroup.
 	memory   bool
 	warnings []string
+	// roots are an interactive job's adopted processes (adopt.go), groups
+	// the process groups their descendants made.
+	roots  []int
+	groups map[int]bool
 }
 
 func (t *tracker) mode() string {
@@ -195,6 +199,8 @@ func (t *tracker) pids() []int {
 				set = append(set, p)
 			}
 		}
+	} else {
+		set = append(set, t.rootPIDs()...)
 	}
 	slices.Sort(set)
 	return slices.Compact(set)
@@ -219,6 +225,7 @@ func (t *tracker) killAll() {
 		_ = os.WriteFile(filepath.Join(t.cgroup, "cgroup.kill"), []byte("1"), 0)
 	}
 	signalPIDs(t.pids(), syscall.SIGKILL)
+	t.killGroups()
 }
 
 // oomKills is the cgroup's count of OOM kills (memory.events oom_kill).

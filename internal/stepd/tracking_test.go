@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
