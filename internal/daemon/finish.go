@@ -93,6 +93,13 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 	// own end stands; requeued instead, a job that had finished would run
 	// again (seen when a pass yielded a job in the milliseconds between
 	// its last line and the daemon hearing of its end).
+	if interactive(j) && (after == afterRequeue || after == afterYield) {
+		// Not a batch job: it cannot be requeued, and ends CANCELLED.
+		if after == afterYield {
+			d.dropYield(j.ID, status)
+		}
+		after = ""
+	}
 	if status.Ending == nil && (after == afterRequeue || after == afterYield || after == afterPreempt) {
 		d.log.Info("the job ended by itself before its stop", "job", j.ID, "stop", after, "state", string(status.State))
 		if after == afterYield {
@@ -195,6 +202,11 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		j.PeakGPUMem = int64(use.PeakTotal)
 		if mean, ok := use.MeanUtilization(); ok {
 			j.MeanGPUUtil = mean
+		}
+		if interactive(j) {
+			// srun's or salloc's: no batch step, and its command's
+			// output is the caller's terminal, not a file to look in.
+			return tx.PutJob(j)
 		}
 		j.Notes = append(j.Notes, d.endNotes(j, use)...)
 		if err := tx.PutJob(j); err != nil {
@@ -491,11 +503,6 @@ func (d *Daemon) reattach(ctx context.Context) error {
 			continue
 		}
 		if id, err := stepd.ReadIdentity(dir); err == nil && stepd.Alive(id) {
-			// An interactive job (srun, salloc) is the daemon's own to
-			// serve again: its control socket, its time limit.
-			if d.readoptInteractive(j, id) {
-				continue
-			}
 			d.log.Info("reattached", "job", j.ID, "supervisor", id.PID)
 			d.watch(j.ID, id.PID, dir)
 			continue

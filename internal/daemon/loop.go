@@ -572,14 +572,11 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 	return j, nil
 }
 
-// run starts a job committed as RUNNING: its supervisor, or the srun or
-// salloc waiting for it; a job whose supervisor cannot start ends at once
-// (JobLaunchFailure).
+// run starts a job committed as RUNNING: its supervisor (which, for an
+// interactive job, adopts the srun or salloc waiting for it: alloc.go); a
+// job whose supervisor cannot start ends at once (JobLaunchFailure).
 func (d *Daemon) run(ctx context.Context, j store.Job, s sched.Start, now time.Time) error {
 	d.log.Info("job started", "job", j.ID, "user", j.User, "gpus", gpuIndices(j.Alloc), "cpus", len(j.Alloc.CPUs))
-	if d.startInteractive(j, s.TimeLimit) {
-		return nil // srun or salloc runs it (alloc.go)
-	}
 	if err := d.launch(ctx, j, s.TimeLimit); err != nil {
 		d.log.Error("job launch failed", "job", j.ID, "err", err)
 		d.mu.Lock()
@@ -599,7 +596,7 @@ var errSkip = errors.New("skip")
 // launch writes the job's launch spec and starts its supervisor.
 func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) error {
 	script, err := d.st.Script(ctx, j.ID)
-	if err != nil {
+	if err != nil && !(interactive(j) && errors.Is(err, store.ErrNotFound)) {
 		return fmt.Errorf("reading the stored script: %w", err)
 	}
 	dir := d.runDir(j.ID, j.Restarts)
@@ -613,6 +610,9 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	// The supervisor runs a copy of the stored script, which the spec
 	// carries.
 	spec.ScriptText = script.Text
+	if interactive(j) {
+		d.adoptSpec(j, spec)
+	}
 	// A run directory left by an earlier attempt at this run holds a
 	// status that is not this run's. Its removal must survive a crash as
 	// the status did (the spec below is no longer synced, so it does not

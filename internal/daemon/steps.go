@@ -14,6 +14,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
@@ -57,9 +58,8 @@ type extras struct {
 	// changed is closed (and replaced) whenever a step ends, waking the
 	// requests that wait for room.
 	changed chan struct{}
-	// allocs are the running interactive jobs (alloc.go); callers the
-	// pids that submitted interactive jobs, while they live.
-	allocs  map[uint32]*allocation
+	// callers are the pids that submitted interactive jobs, while their
+	// jobs are pending (alloc.go).
 	callers map[uint32]int
 	// tellMu orders what tellSteps sends, so that a late message never
 	// replaces a newer list of sruns.
@@ -68,7 +68,7 @@ type extras struct {
 
 func newExtras() *extras {
 	return &extras{steps: map[uint32]*jobSteps{}, changed: make(chan struct{}),
-		allocs: map[uint32]*allocation{}, callers: map[uint32]int{}}
+		callers: map[uint32]int{}}
 }
 
 // extras returns the daemon's steps and interactive allocations (d.x, set
@@ -478,15 +478,11 @@ func (d *Daemon) stepsJob(ctx context.Context, req *localapi.Request[struct{}]) 
 	return d.jobEnding(ctx, j), nil
 }
 
-// jobEnding asks whoever runs the job (its supervisor, or the daemon for
-// an interactive job) whether it is ending it.
+// jobEnding asks the job's supervisor whether it is ending it.
 func (d *Daemon) jobEnding(ctx context.Context, j store.Job) api.JobEnding {
 	kw := d.config().KillWait
 	if j.State != slurm.Running && j.State != slurm.Completing {
 		return api.JobEnding{Ending: true, At: j.End, KillWait: kw}
-	}
-	if a := d.alloc(j.ID); a != nil {
-		return a.endingInfo(kw)
 	}
 	rep, err := stepd.Call(d.runDir(j.ID, j.Restarts), stepd.Request{Op: stepd.OpStatus})
 	if err != nil || rep.Status == nil {
@@ -507,13 +503,11 @@ func (d *Daemon) jobEnding(ctx context.Context, j store.Job) api.JobEnding {
 func (d *Daemon) joinJob(ctx context.Context, j store.Job, pid int, base []string) ([]string, error) {
 	if pid > 0 {
 		cg := ""
-		if a := d.alloc(j.ID); a != nil {
-			cg = a.cgroup
-		} else if id, err := stepd.ReadIdentity(d.runDir(j.ID, j.Restarts)); err == nil {
+		if id, err := stepd.ReadIdentity(d.runDir(j.ID, j.Restarts)); err == nil {
 			cg = id.Cgroup
 		}
 		if cg != "" {
-			if err := joinCgroup(cg, pid); err != nil {
+			if err := procfs.JoinCgroup(cg, pid); err != nil {
 				d.log.Warn("srun --jobid not moved into the job's cgroup", "job", j.ID, "pid", pid, "err", err)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 )
 
 // A GPU process that outlived its job is killed so that the next job gets
@@ -28,15 +30,15 @@ func survivorOf(pid int, ended time.Time) bool {
 	if pid <= 1 || pid == os.Getpid() {
 		return false
 	}
-	st, err := readStat(pid)
-	if err != nil || st.state == 'Z' || st.state == 'X' || st.pgrp == syscall.Getpgrp() {
+	st, err := procfs.ReadStat(pid)
+	if err != nil || !st.Live() || st.PGRP == syscall.Getpgrp() {
 		return false
 	}
 	boot, ok := bootTime()
 	if !ok {
 		return false
 	}
-	started := boot.Add(time.Duration(st.start) * time.Second / clockTicks)
+	started := boot.Add(time.Duration(st.StartTime) * time.Second / clockTicks)
 	// A tick of slack each way: btime is whole seconds.
 	return !ended.IsZero() && !started.After(ended.Add(time.Second))
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 )
 
 // Procs answers the questions about host processes that GPU accounting
@@ -101,14 +103,7 @@ func (h HostProcs) Alive(pid int) bool {
 	if err != nil {
 		return false
 	}
-	// pid (comm) S ...: comm may hold spaces and parentheses, so the state
-	// is the first field after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return true
-	}
-	f := strings.Fields(string(b[i+1:]))
-	return len(f) == 0 || (f[0] != "Z" && f[0] != "X")
+	return procfs.StatLive(b)
 }
 
 // noProcs is the Procs of a machine where nothing can be looked up.

@@ -1,7 +1,6 @@
 package srun
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
@@ -443,10 +443,8 @@ func (tr *taskRun) launching(ended []taskExit) bool {
 		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe == self {
 			return true
 		}
-		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-			if k := bytes.LastIndexByte(stat, ')'); k > 0 && k+2 < len(stat) && stat[k+2] == 'Z' {
-				return true
-			}
+		if st, err := procfs.ReadStat(pid); err == nil && st.State == 'Z' {
+			return true
 		}
 	}
 	return false

@@ -25,6 +25,12 @@ const (
 	OpCancel = "cancel" // end the job: Signal (SIGTERM), KillWait, SIGKILL
 	OpLimit  = "limit"  // a new time limit (Limit, from the job's start): scontrol update TimeLimit=
 	OpSteps  = "steps"  // the job's running steps and their sruns (Steps): whom TargetSteps reaches
+	// An interactive job's (Spec.Adopt): PID becomes one of the job's
+	// processes, the first its caller, whose death ends the job; then the
+	// caller's command ended with Exit, and the job ends (the reply comes
+	// once the final status is written).
+	OpAdopt  = "adopt"
+	OpFinish = "finish"
 )
 
 // Targets of OpSignal.
@@ -65,6 +71,11 @@ type Request struct {
 	// Limit is OpLimit's new time limit, counted from the job's start;
 	// slurmtime.Infinite for none.
 	Limit time.Duration `json:"limit,omitempty"`
+	// PID is OpAdopt's process, or OpFinish's caller (spared the SIGKILL
+	// that ends what its command left: it goes on to exit by itself).
+	PID int `json:"pid,omitempty"`
+	// Exit is OpFinish's exit code, Slurm's "code:signal".
+	Exit string `json:"exit,omitempty"`
 }
 
 // StepProc is a running step and the srun that runs it.
@@ -79,6 +90,9 @@ type Reply struct {
 	Status *Status `json:"status,omitempty"`
 	// Signalled is how many processes OpSignal reached.
 	Signalled int `json:"signalled,omitempty"`
+	// Adopted is how OpAdopt tracks the process: "cgroup" or
+	// "process group".
+	Adopted string `json:"adopted,omitempty"`
 }
 
 // maxRequest bounds a request's size.

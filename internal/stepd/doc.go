@@ -21,6 +21,13 @@
 // Supervised and ReadStatus; JobEnv and StdPaths are pure functions it may
 // use to show what a job will get.
 //
+// An interactive job (srun or salloc outside a job) has a supervisor too,
+// launched the same way with Spec.Adopt: it runs no script, and adopts
+// the srun or salloc that waits for the job (Spec.Caller, OpAdopt) into
+// the job's cgroup; the job ends when its caller says how its command
+// ended (OpFinish) or dies, and its status is written as a batch job's
+// (adopt.go).
+//
 // # Files in the state directory (private to the daemon's user)
 //
 // The live supervisor holds a flock of the directory itself for its whole

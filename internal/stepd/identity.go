@@ -1,14 +1,14 @@
 package stepd
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 )
 
 // Identity is what a supervisor records about itself (stepd.json in the
@@ -47,9 +47,9 @@ func Alive(rec Identity) bool {
 	if err != nil || boot != rec.BootID {
 		return false
 	}
-	st, err := readProcStat(rec.PID)
+	st, err := procfs.ReadStat(rec.PID)
 	// A zombie has ended: it only waits for its parent to read its status.
-	return err == nil && st.StartTime == rec.StartTime && st.State != 'Z' && st.State != 'X'
+	return err == nil && st.StartTime == rec.StartTime && st.Live()
 }
 
 // ReadIdentity reads the supervisor's record from a job's state directory.
@@ -94,47 +94,8 @@ func bootID() (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// procStat is the part of /proc/PID/stat the supervisor reads.
-type procStat struct {
-	State     byte
-	PPID      int
-	StartTime uint64
-}
-
-// readProcStat reads /proc/PID/stat. The command name (field 2) is in
-// parentheses and may itself hold spaces and parentheses, so the fields
-// are counted from the last ')'.
-func readProcStat(pid int) (procStat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, err
-	}
-	return parseProcStat(b)
-}
-
-func parseProcStat(b []byte) (procStat, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procStat{}, fmt.Errorf("malformed /proc stat %q", b)
-	}
-	// Fields from 3 (state) on.
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return procStat{}, fmt.Errorf("malformed /proc stat %q", b)
-	}
-	ppid, err := strconv.Atoi(f[1])
-	if err != nil {
-		return procStat{}, fmt.Errorf("malformed /proc stat ppid %q", f[1])
-	}
-	st, err := strconv.ParseUint(f[19], 10, 64)
-	if err != nil {
-		return procStat{}, fmt.Errorf("malformed /proc stat start time %q", f[19])
-	}
-	return procStat{State: f[0][0], PPID: ppid, StartTime: st}, nil
-}
-
 func procStartTime(pid int) (uint64, error) {
-	st, err := readProcStat(pid)
+	st, err := procfs.ReadStat(pid)
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
@@ -23,7 +24,7 @@ func TestAlive(t *testing.T) {
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := readProcStat(sleeper.Process.Pid)
+	st, err := procfs.ReadStat(sleeper.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +61,9 @@ func TestAliveZombie(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Wait()
-	var st procStat
+	var st procfs.Stat
 	for {
-		if st, err = readProcStat(p.Pid); err != nil {
+		if st, err = procfs.ReadStat(p.Pid); err != nil {
 			t.Fatal(err)
 		}
 		if st.State == 'Z' {
@@ -73,35 +74,6 @@ func TestAliveZombie(t *testing.T) {
 	boot, _ := bootID()
 	if Alive(Identity{PID: p.Pid, BootID: boot, StartTime: st.StartTime}) {
 		t.Error("a zombie is alive")
-	}
-}
-
-func TestParseProcStat(t *testing.T) {
-	tests := []struct {
-		name string
-		line string
-		want procStat
-	}{
-		{"a plain command", "1234 (sleep) S 1 1234 1234 0 -1 4194304 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 18446744073709551615",
-			procStat{State: 'S', PPID: 1, StartTime: 987654}},
-		{"a command with spaces and parentheses", "77 (a) b (c) Z 76 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 42 0 0 0",
-			procStat{State: 'Z', PPID: 76, StartTime: 42}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseProcStat([]byte(tc.line))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-	for _, bad := range []string{"", "1 (x", "1 (x) S 1 2 3"} {
-		if _, err := parseProcStat([]byte(bad)); err == nil {
-			t.Errorf("parseProcStat(%q) accepted", bad)
-		}
 	}
 }
 
@@ -187,23 +159,4 @@ func TestCPUList(t *testing.T) {
 			t.Errorf("cpuList(%s) = %q, want %q", in, got, want)
 		}
 	}
-}
-
-// FuzzParseProcStat: a command name can hold anything; the parser must
-// not panic, and what it accepts has the fields after the last ')'.
-func FuzzParseProcStat(f *testing.F) {
-	f.Add([]byte("1234 (sleep) S 1 1234 1234 0 -1 4194304 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100"))
-	f.Add([]byte("77 (a) b (c) Z 76 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 42 0 0 0"))
-	f.Add([]byte("1 ()) R"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := parseProcStat(b)
-		if err != nil {
-			return
-		}
-		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
-		f := strings.Fields(rest)
-		if start, _ := strconv.ParseUint(f[19], 10, 64); f[0][0] != st.State || start != st.StartTime {
-			t.Errorf("parseProcStat(%q) = %+v", b, st)
-		}
-	})
 }

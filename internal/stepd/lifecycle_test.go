@@ -236,7 +236,7 @@ func TestBadRequests(t *testing.T) {
 	}{
 		{Request{Op: OpSignal, Signal: 0, Target: TargetAll}, "signal 0 is not a signal"},
 		{Request{Op: OpSignal, Signal: syscall.SIGUSR1, Target: "everyone"}, `target "everyone" is not batch, steps or all`},
-		{Request{Op: "suspend"}, `unknown operation "suspend"; want status, signal, cancel, limit or steps`},
+		{Request{Op: "suspend"}, `unknown operation "suspend"; want status, signal, cancel, limit, steps, adopt or finish`},
 	} {
 		_, err := Call(j.dir, tc.req)
 		if err == nil || err.Error() != tc.want {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 )
 
 // The test binary doubles as the supervisor and as a stand-in daemon, as
@@ -24,8 +26,6 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(os.Args[1:]))
 	case "daemon":
 		os.Exit(fakeDaemon(os.Args[1:]))
-	case "haschildren":
-		os.Exit(hasChildrenCheck())
 	}
 	os.Exit(m.Run())
 }
@@ -201,6 +201,5 @@ func (j *testJob) log() string {
 
 // alive reports whether pid runs (and is not a zombie).
 func alive(pid int) bool {
-	st, err := readProcStat(pid)
-	return err == nil && st.State != 'Z' && st.State != 'X' && syscall.Kill(pid, 0) == nil
+	return procfs.Alive(pid) && syscall.Kill(pid, 0) == nil
 }

@@ -49,9 +49,17 @@ type Spec struct {
 	// ScriptText the script itself (one file less to make per job). The
 	// supervisor copies it into a spool directory the job's user can
 	// reach (the state directory is private) and runs the copy.
-	Script     string   `json:"script,omitempty"`
-	ScriptText string   `json:"script_text,omitempty"`
-	Args       []string `json:"args,omitempty"`
+	Script     string `json:"script,omitempty"`
+	ScriptText string `json:"script_text,omitempty"`
+	// Adopt marks an interactive job (srun or salloc outside a job): no
+	// script runs; the job is its caller's processes, which the supervisor
+	// adopts (Caller at its start, OpAdopt after), and it ends when the
+	// caller says so (OpFinish) or dies. See adopt.go.
+	Adopt bool `json:"adopt,omitempty"`
+	// Caller is the interactive job's caller, when the daemon knows it at
+	// launch (0: OpAdopt will name it).
+	Caller int      `json:"caller,omitempty"`
+	Args   []string `json:"args,omitempty"`
 	// SpoolDir is where the per-job spool directory is made; "" is the
 	// system's temporary directory. The user must be able to search it.
 	SpoolDir string `json:"spool_dir,omitempty"`
@@ -277,7 +285,7 @@ func (s *Spec) check() error {
 		// The zero Credential is root: never run a job as root by omission.
 		errs = append(errs, errors.New("user name is empty"))
 	}
-	if s.Script == "" && s.ScriptText == "" {
+	if s.Script == "" && s.ScriptText == "" && !s.Adopt {
 		errs = append(errs, errors.New("script and script_text are empty"))
 	}
 	if !filepath.IsAbs(s.WorkDir) {

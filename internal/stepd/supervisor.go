@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
@@ -173,6 +174,12 @@ type supervisor struct {
 	killAt   time.Time
 	killedAt time.Time
 	lastGone time.Time
+
+	// An interactive job's (Spec.Adopt, adopt.go): its caller, a report
+	// of the caller's end, and the ticks that note its process groups.
+	adopt      *adoption
+	callerGone chan int
+	groupsC    <-chan time.Time
 }
 
 func newSupervisor(spec *Spec, dir string, lg *log.Logger) (*supervisor, error) {
@@ -227,6 +234,9 @@ func (sv *supervisor) run() error {
 // becomes the batch script.
 func (sv *supervisor) startJob() error {
 	s := sv.spec
+	if s.Adopt {
+		return sv.startAdopted()
+	}
 	sv.start = time.Now()
 	spool, script, err := makeSpool(s)
 	if err != nil {
@@ -352,7 +362,15 @@ func (sv *supervisor) loop() {
 			sv.killC = nil
 			sv.kill()
 		case c := <-sv.calls:
+			if c.req.Op == OpFinish {
+				sv.finishAdopted(c)
+				continue
+			}
 			c.reply <- sv.handle(c.req)
+		case pid := <-sv.callerGone:
+			sv.callerEnded(pid)
+		case <-sv.groupsC:
+			sv.tr.noteGroups()
 		case sig := <-sv.sigs:
 			sv.log.Printf("ignoring %v: the supervisor is controlled through %s", sig, sv.id.Socket)
 		}
@@ -391,7 +409,7 @@ func (sv *supervisor) stopLimit() {
 // it keeps killing (a process may have forked meanwhile) and gives up on
 // processes that outlive unkillable.
 func (sv *supervisor) gone() bool {
-	pids := sv.tr.pids()
+	pids := sv.jobPIDs()
 	if len(pids) == 0 {
 		sv.lastGone = time.Now()
 		return true
@@ -402,7 +420,7 @@ func (sv *supervisor) gone() bool {
 			sv.lastGone = time.Now()
 			return true
 		}
-		sv.tr.killAll()
+		sv.killJob()
 	}
 	return false
 }
@@ -473,13 +491,13 @@ const timeFormat = "2006-01-02T15:04:05"
 
 // kill sends SIGKILL to every process of the job.
 func (sv *supervisor) kill() {
-	if len(sv.tr.pids()) == 0 {
+	if len(sv.jobPIDs()) == 0 {
 		return
 	}
 	if sv.killedAt.IsZero() {
 		sv.killedAt = time.Now()
 	}
-	sv.tr.killAll()
+	sv.killJob()
 }
 
 // warnSignal delivers --signal: to the batch shell with "B:", else to the
@@ -499,6 +517,9 @@ func (sv *supervisor) warnSignal() {
 
 // targets lists the processes a target names.
 func (sv *supervisor) targets(target string) []int {
+	if sv.adopt != nil {
+		return sv.adoptedTargets(target)
+	}
 	if target == TargetSteps {
 		if tasks, live := sv.stepTasks(); len(live) > 0 {
 			return tasks
@@ -523,11 +544,11 @@ func (sv *supervisor) targets(target string) []int {
 // children wherever it runs.
 func (sv *supervisor) stepTasks() (tasks []int, live []int) {
 	for _, s := range sv.steps {
-		if st, err := readProcStat(s.PID); err != nil || st.State == 'Z' || st.State == 'X' {
+		if !procfs.Alive(s.PID) {
 			continue
 		}
 		live = append(live, s.Step)
-		tasks = append(tasks, descendants(s.PID)...)
+		tasks = append(tasks, procfs.Descendants(s.PID)...)
 	}
 	return tasks, live
 }
@@ -574,7 +595,7 @@ func (sv *supervisor) handle(r Request) Reply {
 			sv.steps = r.Steps
 		}
 		var n int
-		if r.Target == TargetSteps {
+		if r.Target == TargetSteps && sv.adopt == nil {
 			n = sv.signalSteps(r.Signal)
 		} else {
 			n = signalPIDs(sv.targets(r.Target), r.Signal)
@@ -612,8 +633,19 @@ func (sv *supervisor) handle(r Request) Reply {
 		sv.log.Printf("job %d: time limit now %s", sv.spec.JobID, slurmtime.FormatDuration(r.Limit))
 		st := sv.status(nil)
 		return Reply{Status: &st}
+	case OpAdopt:
+		if sv.adopt == nil {
+			return Reply{Error: "not an interactive job: it adopts no process"}
+		}
+		if r.PID <= 1 || !procfs.Alive(r.PID) {
+			return Reply{Error: fmt.Sprintf("pid %d is not a live process", r.PID)}
+		}
+		if sv.mainDone {
+			return Reply{Error: "the job is ending: it adopts no process"}
+		}
+		return Reply{Adopted: sv.adoptPID(r.PID)}
 	}
-	return Reply{Error: fmt.Sprintf("unknown operation %q; want status, signal, cancel, limit or steps", r.Op)}
+	return Reply{Error: fmt.Sprintf("unknown operation %q; want status, signal, cancel, limit, steps, adopt or finish", r.Op)}
 }
 
 // status is the job as it stands: RUNNING, COMPLETING once the batch
@@ -648,7 +680,12 @@ func (sv *supervisor) status(launchErr error) Status {
 		return st
 	}
 	st.OOMKills = sv.tr.oomKills()
-	st.State, st.ExitCode, st.Batch = final(outcome{wait: sv.mainWS, ending: sv.ending, oomKills: st.OOMKills})
+	o := outcome{wait: sv.mainWS, ending: sv.ending, oomKills: st.OOMKills}
+	if sv.adopt != nil {
+		o = sv.adoptedOutcome()
+		o.oomKills = st.OOMKills
+	}
+	st.State, st.ExitCode, st.Batch = final(o)
 	st.Batch.End, st.End = sv.mainEnd, sv.mainEnd
 	if sv.ending != nil {
 		st.End = sv.ending.At
@@ -696,6 +733,7 @@ func (sv *supervisor) finish(launchErr error) error {
 		}
 	}
 	sv.log.Printf("job %d: %s %s", sv.spec.JobID, st.State, st.ExitCode)
+	sv.answerFinish(st)
 	return nil
 }
 
@@ -721,6 +759,7 @@ func (sv *supervisor) cleanup() {
 	if sv.errOut != nil {
 		sv.errOut.Close()
 	}
+	sv.awaitCaller(callerPatience)
 	// The cgroup is busy until the kernel has let go of its last process,
 	// usually a moment after it was reaped: try again soon, then less
 	// often, for about a second.

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-	"unsafe"
+
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 )
 
 // Tracking modes, as Identity.Tracking and Status.Tracking name them.
@@ -40,6 +40,10 @@ type tracker struct {
 	// memory: the memory controller is on in the job's cgroup.
 	memory   bool
 	warnings []string
+	// roots are an interactive job's adopted processes (adopt.go), groups
+	// the process groups their descendants made.
+	roots  []int
+	groups map[int]bool
 }
 
 func (t *tracker) mode() string {
@@ -188,13 +192,15 @@ func (t *tracker) adopt(pid int) {
 // pids lists the job's live processes: the supervisor's descendants and,
 // in cgroup mode, the cgroup's members. Zombies are not live.
 func (t *tracker) pids() []int {
-	set := descendants(t.self)
+	set := procfs.Descendants(t.self)
 	if t.cgroup != "" {
-		for _, p := range cgroupProcs(t.cgroup) {
-			if st, err := readProcStat(p); err == nil && st.State != 'Z' && p != t.self {
+		for _, p := range procfs.CgroupProcs(t.cgroup) {
+			if st, err := procfs.ReadStat(p); err == nil && st.State != 'Z' && p != t.self {
 				set = append(set, p)
 			}
 		}
+	} else {
+		set = append(set, t.rootPIDs()...)
 	}
 	slices.Sort(set)
 	return slices.Compact(set)
@@ -219,6 +225,7 @@ func (t *tracker) killAll() {
 		_ = os.WriteFile(filepath.Join(t.cgroup, "cgroup.kill"), []byte("1"), 0)
 	}
 	signalPIDs(t.pids(), syscall.SIGKILL)
+	t.killGroups()
 }
 
 // oomKills is the cgroup's count of OOM kills (memory.events oom_kill).
@@ -256,139 +263,6 @@ func (t *tracker) remove() error {
 		return nil
 	}
 	return os.Remove(t.cgroup)
-}
-
-// descendants lists the live descendants of root. It follows the
-// kernel's lists of each thread's children (/proc/PID/task/TID/children),
-// so that a look costs what the job runs, not what the machine runs:
-// reading every process's stat on every look was a tenth of a trivial
-// job's CPU. A kernel without those lists (CONFIG_PROC_CHILDREN unset)
-// gets the scan of /proc.
-func descendants(root int) []int {
-	if root == os.Getpid() && !hasChildren() {
-		// The usual answer once a job is over, for a subreaper: the
-		// orphans of its descendants are its own children, so none
-		// means no descendant at all. Asked this way, /proc is not
-		// touched: reading it for every thread of the supervisor cost
-		// its reaper more, in the kernel, than the question saved.
-		return nil
-	}
-	if !haveChildrenLists() {
-		return descendantsByScan(root)
-	}
-	var out []int
-	queue := []int{root}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range childrenOf(p) {
-			st, err := readProcStat(c)
-			if err != nil || st.State == 'Z' || st.State == 'X' {
-				continue // gone, or a zombie, which has no children
-			}
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
-}
-
-// hasChildren reports whether the calling process has a child, live or
-// not yet reaped (waitid answers ECHILD when it has none).
-func hasChildren() bool {
-	var info [128]byte // siginfo_t
-	for {
-		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, 0 /* P_ALL */, 0, uintptr(unsafe.Pointer(&info)),
-			syscall.WEXITED|syscall.WNOHANG|syscall.WNOWAIT, 0, 0)
-		if e != syscall.EINTR {
-			return e != syscall.ECHILD
-		}
-	}
-}
-
-// childrenOf lists pid's children, of every thread (a process's children
-// are its forking thread's, and an orphan given to a subreaper goes to
-// any of its threads); none once pid has ended.
-func childrenOf(pid int) []int {
-	base := "/proc/" + strconv.Itoa(pid) + "/task/"
-	d, err := os.Open(base)
-	if err != nil {
-		return nil
-	}
-	tids, _ := d.Readdirnames(-1)
-	d.Close()
-	var out []int
-	for _, tid := range tids {
-		b, err := os.ReadFile(base + tid + "/children")
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-// haveChildrenLists reports whether the kernel has /proc's children lists.
-var haveChildrenLists = sync.OnceValue(func() bool {
-	_, err := os.Stat("/proc/thread-self/children")
-	return err == nil
-})
-
-// descendantsByScan lists the live descendants of root from every
-// process's stat in /proc.
-func descendantsByScan(root int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		st, err := readProcStat(pid)
-		if err != nil || st.State == 'Z' || st.State == 'X' {
-			continue
-		}
-		children[st.PPID] = append(children[st.PPID], pid)
-	}
-	var out []int
-	queue := []int{root}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
-}
-
-// cgroupProcs lists the members of a cgroup and its descendants.
-func cgroupProcs(dir string) []int {
-	var out []int
-	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil
-		}
-		b, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
-		if err != nil {
-			return nil
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if p, err := strconv.Atoi(f); err == nil {
-				out = append(out, p)
-			}
-		}
-		return nil
-	})
-	return out
 }
 
 // cgroup2Mount finds where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup

@@ -5,14 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -221,77 +218,4 @@ func TestOutOfMemory(t *testing.T) {
 	if !strings.Contains(j.out(), fmt.Sprintf("error: Detected %d oom-kill event(s) in StepId=%d.batch.", st.OOMKills, j.spec.JobID)) {
 		t.Errorf("no OOM line in the output:\n%s", j.out())
 	}
-}
-
-func TestDescendantsFromChildrenListsMatchTheScan(t *testing.T) {
-	if !haveChildrenLists() {
-		t.Skip("this kernel has no /proc/PID/task/TID/children")
-	}
-	// A shell with two children, one of which has a child of its own,
-	// and a double fork whose grandchild is orphaned to init: not ours.
-	cmd := exec.Command("sh", "-c", "sleep 30 & sh -c 'sleep 30 & wait' & (sleep 3 &) ; wait")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		for _, p := range descendants(os.Getpid()) {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-		cmd.Wait()
-	}()
-	self := os.Getpid()
-	sorted := func(p []int) []int { slices.Sort(p); return p }
-	// The tree settles in steps (the subshell of the double fork lives a
-	// moment; the inner sh forks its sleep when it gets the CPU): compare
-	// the two ways once two scans around the children lists' answer agree
-	// on the four processes that stay.
-	var want, got []int
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		before := sorted(descendantsByScan(self))
-		lists := sorted(descendants(self))
-		after := sorted(descendantsByScan(self))
-		want, got = after, lists
-		if len(before) == 4 && slices.Equal(before, after) {
-			break
-		}
-	}
-	if len(want) != 4 {
-		t.Fatalf("the scan found %d descendants (%v), want 4: sh, sleep, sh, sleep", len(want), want)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("descendants (-scan +children lists):\n%s", diff)
-	}
-}
-
-func TestHasChildrenSeesALiveChildAndNotAReapedOne(t *testing.T) {
-	// hasChildren asks about the whole process, and the test binary may
-	// still hold an earlier test's child (a supervisor being reaped, under
-	// load): ask in a fresh copy of the binary, whose only children are the
-	// check's own.
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), roleEnv+"=haschildren")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the check's process: %v\n%s", err, out)
-	}
-	if got, want := strings.TrimSpace(string(out)), "false true false"; got != want {
-		t.Errorf("hasChildren before, during and after a child: got %q, want %q", got, want)
-	}
-}
-
-// hasChildrenCheck prints hasChildren before, during and after a child of
-// its own; TestMain runs it in a fresh process.
-func hasChildrenCheck() int {
-	before := hasChildren()
-	cmd := exec.Command("sleep", "30")
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	during := hasChildren()
-	cmd.Process.Kill()
-	cmd.Wait()
-	after := hasChildren()
-	fmt.Println(before, during, after)
-	return 0
 }

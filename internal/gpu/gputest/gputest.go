@@ -6,15 +6,15 @@
 package gputest
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
+
+	"github.com/slurm-lite/slurm-lite/internal/procfs"
 )
 
 // IdleUsed is what NVML counts as used on an idle GPU: the driver's own
@@ -121,7 +121,7 @@ func (m *Machine) RunLive(i int, procs ...nvml.ProcessInfo) {
 	live := func() []nvml.ProcessInfo {
 		var out []nvml.ProcessInfo
 		for _, p := range procs {
-			if alive(int(p.Pid)) {
+			if procfs.Alive(int(p.Pid)) {
 				out = append(out, p)
 			}
 		}
@@ -135,22 +135,6 @@ func (m *Machine) RunLive(i int, procs ...nvml.ProcessInfo) {
 		}
 		return nvml.Memory{Total: d.MemoryInfo.Total, Used: used, Free: d.MemoryInfo.Total - used}, nvml.SUCCESS
 	}
-}
-
-// alive says whether pid is a process that has not exited: a zombie, still
-// waiting for its parent, holds no GPU memory.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the command name, which is in parentheses and may
-	// itself hold ") ".
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	return b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 // Lose makes GPU i fall off the bus: every call on it fails with
