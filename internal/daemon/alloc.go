@@ -276,7 +276,7 @@ func (d *Daemon) watchCaller(id uint32, pid int) {
 			return err
 		}
 		by := cur.UID
-		cur.State, cur.End, cur.CancelledBy, cur.Reason = slurm.Cancelled, time.Now(), &by, slurm.ReasonNone
+		cur.State, cur.End, cur.CancelledBy, cur.Reason = slurm.Cancelled, d.now(), &by, slurm.ReasonNone
 		cancelled = true
 		return tx.PutJob(cur)
 	})
