@@ -6,18 +6,15 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
-	"github.com/slurm-lite/slurm-lite/internal/export"
 	"github.com/slurm-lite/slurm-lite/internal/livereplay"
-	"github.com/slurm-lite/slurm-lite/internal/sim"
 	"github.com/slurm-lite/slurm-lite/internal/slurmdcmd"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 )
 
 func main() {
 	os.Exit(slurmdcmd.Main(os.Args[1:], cmdio.Stdio(), slurmdcmd.Daemon{
-		Run:      daemon.Main,
-		Stepd:    stepd.Main,
-		Simulate: func(args []string) int { return sim.MainWith(args, os.Stdout, os.Stderr, livereplay.Runner) },
-		Export:   func(args []string) int { return export.Main(args, os.Stdout, os.Stderr) },
+		Run:   daemon.Main,
+		Stepd: stepd.Main,
+		Live:  livereplay.Runner,
 	}))
 }

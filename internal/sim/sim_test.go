@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"github.com/alecthomas/kong"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,10 +173,20 @@ func TestYieldShortJob(t *testing.T) {
 
 const subset = "../../testdata/traces/lab64_jobs100-399.csv"
 
+// runMain reads args as slurmd-lite's command line does (kong) and runs
+// the simulator.
 func runMain(t *testing.T, args ...string) string {
 	t.Helper()
+	var f Flags
+	p, err := kong.New(&f, kong.Vars{"profiles": ProfilesDefault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Parse(args); err != nil {
+		t.Fatalf("simulate %v: %v", args, err)
+	}
 	var out, errb bytes.Buffer
-	if rc := Main(args, &out, &errb); rc != 0 {
+	if rc := Command(f, &out, &errb, nil); rc != 0 {
 		t.Fatalf("simulate %v: exit %d: %s", args, rc, errb.String())
 	}
 	return out.String()
@@ -272,15 +283,16 @@ func TestJobTooLargeForLab(t *testing.T) {
 	}
 }
 
-func TestHelpAndUsageErrors(t *testing.T) {
+func TestUsageErrors(t *testing.T) {
 	var out, errb bytes.Buffer
-	if rc := Main([]string{"--help"}, &out, &errb); rc != 0 || !strings.Contains(out.String(), "--trace") {
-		t.Errorf("--help: exit %d, output %q", rc, out.String())
-	}
-	out.Reset()
-	errb.Reset()
-	if rc := Main([]string{"--trace", subset, "--policy", "P9"}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), `unknown policy "P9"`) {
+	f := Flags{Trace: subset, Nodes: 1, GPUsPerNode: 8, GPUMem: "80G", Policy: "P9"}
+	if rc := Command(f, &out, &errb, nil); rc != 1 || !strings.Contains(errb.String(), `unknown policy "P9"`) {
 		t.Errorf("bad policy: exit %d, stderr %q", rc, errb.String())
+	}
+	errb.Reset()
+	f = Flags{Nodes: 1, GPUsPerNode: 8, GPUMem: "80G", Policy: "P2"}
+	if rc := Command(f, &out, &errb, nil); rc != 1 || !strings.Contains(errb.String(), "no trace: give one with --trace FILE") {
+		t.Errorf("no trace: exit %d, stderr %q", rc, errb.String())
 	}
 }
 

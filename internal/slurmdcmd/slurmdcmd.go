@@ -14,8 +14,10 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/export"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sbatch"
+	"github.com/slurm-lite/slurm-lite/internal/sim"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
@@ -35,14 +37,8 @@ type slurmdArgs struct {
 		Args  []string `arg:"" optional:"" passthrough:"" help:"sbatch's arguments: options, then the script and its arguments."`
 	} `cmd:"" help:"Read a job as sbatch would and print the request it makes, as JSON; submit nothing."`
 
-	// simulate and export are dispatched before kong parses (they have
-	// their own options); these entries put them in --help.
-	Simulate struct {
-		Args []string `arg:"" optional:"" passthrough:""`
-	} `cmd:"" help:"Replay a workload trace through the scheduling core and compare policies (simulate --help)."`
-	Export struct {
-		Args []string `arg:"" optional:"" passthrough:""`
-	} `cmd:"" help:"Write slurm.conf, gres.conf and sacctmgr.sh for real Slurm from this configuration (export --help)."`
+	Simulate sim.Flags    `cmd:"" help:"Replay a workload trace through the scheduling core and compare policies."`
+	Export   export.Flags `cmd:"" help:"Write slurm.conf, gres.conf, cgroup.conf and sacctmgr.sh for real Slurm from this configuration (-f)."`
 }
 
 // Daemon is what slurmd-lite runs besides its own subcommands: the daemon
@@ -55,10 +51,9 @@ type Daemon struct {
 	Run func(path string, fresh bool) int
 	// Stepd is `slurmd-lite stepd ...`, the per-job supervisor.
 	Stepd func(args []string) int
-	// Simulate is `slurmd-lite simulate ...`, the trace-driven simulator.
-	Simulate func(args []string) int
-	// Export is `slurmd-lite export ...`, the configuration for real Slurm.
-	Export func(args []string) int
+	// Live replays a trace on a real daemon (simulate --live): internal/
+	// livereplay, which starts one.
+	Live sim.LiveRunner
 }
 
 // Main is the slurmd-lite command.
@@ -66,14 +61,6 @@ func Main(args []string, sio cmdio.IO, dm Daemon) int {
 	// The supervisor's arguments are its own, and it must start fast.
 	if len(args) > 0 && args[0] == "stepd" && dm.Stepd != nil {
 		return dm.Stepd(args[1:])
-	}
-	// The simulator and the exporter parse their own options (each has its
-	// own --help), so they are dispatched before kong reads the line.
-	if len(args) > 0 && args[0] == "simulate" && dm.Simulate != nil {
-		return dm.Simulate(args[1:])
-	}
-	if len(args) > 0 && args[0] == "export" && dm.Export != nil {
-		return dm.Export(args[1:])
 	}
 	var a slurmdArgs
 	exit := -1
@@ -83,6 +70,7 @@ func Main(args []string, sio cmdio.IO, dm Daemon) int {
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(code int) { exit = code }),
 		kong.UsageOnError(),
+		kong.Vars{"profiles": sim.ProfilesDefault},
 	)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "slurmd-lite: %v\n", err)
@@ -96,11 +84,18 @@ func Main(args []string, sio cmdio.IO, dm Daemon) int {
 		fmt.Fprintf(sio.Stderr, "slurmd-lite: error: %v\n", err)
 		return 2
 	}
-	switch kctx.Command() {
+	// The command's first word: kong names positional arguments after it
+	// ("parse <args>").
+	cmd, _, _ := strings.Cut(kctx.Command(), " ")
+	switch cmd {
 	case "config":
 		return checkConfig(a.Config, sio)
-	case "parse", "parse <args>":
+	case "parse":
 		return parseJob(a.Parse.Args, a.Parse.Brief, sio)
+	case "simulate":
+		return sim.Command(a.Simulate, sio.Stdout, sio.Stderr, dm.Live)
+	case "export":
+		return export.Command(a.Export, a.Config, sio.Stdout, sio.Stderr)
 	default:
 		if dm.Run == nil {
 			fmt.Fprintln(sio.Stderr, "slurmd-lite: error: this build has no daemon")
