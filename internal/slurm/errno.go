@@ -59,56 +59,91 @@ const (
 	ErrInvalidTimeMinLimit            Errno = 2124
 )
 
-// errtab is Slurm's words for each (slurm_errtab in src/common/slurm_errno.c
-// of 22.05; EAGAIN's are the C library's strerror).
-var errtab = map[Errno]string{
-	Success:                           "No error",
-	EAGAIN:                            "Resource temporarily unavailable",
-	ErrInvalidPartitionName:           "Invalid partition name specified",
-	ErrAccessDenied:                   "Access/permission denied",
-	ErrTooManyRequestedCPUs:           "More processors requested than permitted",
-	ErrInvalidNodeCount:               "Node count specification invalid",
-	ErrUserIDMissing:                  "Invalid user id",
-	ErrPathnameTooLong:                "Pathname of a file, directory or other parameter too long",
-	ErrRequestedNodeConfigUnavailable: "Requested node configuration is not available",
-	ErrNodesBusy:                      "Requested nodes are busy",
-	ErrInvalidJobID:                   "Invalid job id specified",
-	ErrInvalidNodeName:                "Invalid node name specified",
-	ErrTransitionStateNoUpdate:        "Job can not be altered now, try again later",
-	ErrAlreadyDone:                    "Job/step already completing or completed",
-	ErrJobPending:                     "Job is pending execution",
-	ErrInvalidNodeState:               "Invalid node state specified",
-	ErrNotSupported:                   "Requested operation not supported on this system",
-	ErrDisabled:                       "Requested operation is presently disabled",
-	ErrDependency:                     "Job dependency problem",
-	ErrBatchOnly:                      "Only batch jobs are accepted or processed",
-	ErrJobHeld:                        "Job is in held state, pending scheduler release",
-	ErrInvalidTaskMemory:              "Memory required by task is not available",
-	ErrInvalidAccount:                 "Invalid account or account/partition combination specified",
-	ErrAccountingPolicy:               "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
-	ErrInvalidTimeLimit:               "Requested time limit is invalid (missing or exceeds some limit)",
-	ErrInvalidQOS:                     "Invalid qos specification",
-	ErrPartitionNotAvail:              "Required partition not available (inactive or drain)",
-	ErrInvalidGRES:                    "Invalid generic resource (gres) specification",
-	ErrJobNotPending:                  "Job is no longer pending execution",
-	ErrInvalidArray:                   "Invalid job array specification",
-	ErrJobFinished:                    "Job has already finished",
-	ErrJobNotRunning:                  "Job is not running",
-	ErrJobNotPendingNorRunning:        "Job is not pending nor running",
-	ErrPrioResetFail:                  "Changes to job priority are not persistent, change nice instead",
-	ErrInvalidNice:                    "Invalid --nice value",
-	ErrInvalidTimeMinLimit:            "Invalid time-min specification (exceeds job's time or other limits)",
-}
-
-// Words returns Slurm's words for e, and whether the table has them.
+// Words is Slurm's words for e (slurm_errtab in src/common/slurm_errno.c
+// of 22.05; EAGAIN's are the C library's strerror), and whether Slurm has
+// any. A switch rather than a map: a map is built when the program starts,
+// and every command would pay for it before its first line.
 func (e Errno) Words() (string, bool) {
-	w, ok := errtab[e]
-	return w, ok
+	switch e {
+	case Success:
+		return "No error", true
+	case EAGAIN:
+		return "Resource temporarily unavailable", true
+	case ErrInvalidPartitionName:
+		return "Invalid partition name specified", true
+	case ErrAccessDenied:
+		return "Access/permission denied", true
+	case ErrTooManyRequestedCPUs:
+		return "More processors requested than permitted", true
+	case ErrInvalidNodeCount:
+		return "Node count specification invalid", true
+	case ErrUserIDMissing:
+		return "Invalid user id", true
+	case ErrPathnameTooLong:
+		return "Pathname of a file, directory or other parameter too long", true
+	case ErrRequestedNodeConfigUnavailable:
+		return "Requested node configuration is not available", true
+	case ErrNodesBusy:
+		return "Requested nodes are busy", true
+	case ErrInvalidJobID:
+		return "Invalid job id specified", true
+	case ErrInvalidNodeName:
+		return "Invalid node name specified", true
+	case ErrTransitionStateNoUpdate:
+		return "Job can not be altered now, try again later", true
+	case ErrAlreadyDone:
+		return "Job/step already completing or completed", true
+	case ErrJobPending:
+		return "Job is pending execution", true
+	case ErrInvalidNodeState:
+		return "Invalid node state specified", true
+	case ErrNotSupported:
+		return "Requested operation not supported on this system", true
+	case ErrDisabled:
+		return "Requested operation is presently disabled", true
+	case ErrDependency:
+		return "Job dependency problem", true
+	case ErrBatchOnly:
+		return "Only batch jobs are accepted or processed", true
+	case ErrJobHeld:
+		return "Job is in held state, pending scheduler release", true
+	case ErrInvalidTaskMemory:
+		return "Memory required by task is not available", true
+	case ErrInvalidAccount:
+		return "Invalid account or account/partition combination specified", true
+	case ErrAccountingPolicy:
+		return "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)", true
+	case ErrInvalidTimeLimit:
+		return "Requested time limit is invalid (missing or exceeds some limit)", true
+	case ErrInvalidQOS:
+		return "Invalid qos specification", true
+	case ErrPartitionNotAvail:
+		return "Required partition not available (inactive or drain)", true
+	case ErrInvalidGRES:
+		return "Invalid generic resource (gres) specification", true
+	case ErrJobNotPending:
+		return "Job is no longer pending execution", true
+	case ErrInvalidArray:
+		return "Invalid job array specification", true
+	case ErrJobFinished:
+		return "Job has already finished", true
+	case ErrJobNotRunning:
+		return "Job is not running", true
+	case ErrJobNotPendingNorRunning:
+		return "Job is not pending nor running", true
+	case ErrPrioResetFail:
+		return "Changes to job priority are not persistent, change nice instead", true
+	case ErrInvalidNice:
+		return "Invalid --nice value", true
+	case ErrInvalidTimeMinLimit:
+		return "Invalid time-min specification (exceeds job's time or other limits)", true
+	}
+	return "", false
 }
 
 // Error is slurm_strerror: Slurm's words for e, or "Unknown error N".
 func (e Errno) Error() string {
-	if w, ok := errtab[e]; ok {
+	if w, ok := e.Words(); ok {
 		return w
 	}
 	return "Unknown error " + strconv.Itoa(int(e))
