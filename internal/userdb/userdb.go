@@ -5,15 +5,18 @@
 // the dynamic loader into every command and makes it start a millisecond
 // later; a command is a process that lives for a few milliseconds. The
 // commands are static binaries (README, docs/architecture.md), so they read
-// the files, as os/user itself does without cgo. The daemon, which resolves
-// the users that jobs run as, keeps NSS (LDAP, SSSD): a user known only to
-// LDAP shows in the commands by number where the files do not name them.
+// the files, as os/user itself does without cgo. A name or number the files
+// do not hold (a user from LDAP or SSSD) is asked of getent(1), which asks
+// NSS: a process started only on that path, so a lab whose users are in
+// /etc/passwd never pays for it.
 package userdb
 
 import (
 	"bufio"
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -45,12 +48,12 @@ type Group struct {
 // ByID finds the user with uid.
 func ByID(uid uint32) (User, error) {
 	want := strconv.FormatUint(uint64(uid), 10)
-	return findUser(func(f []string) bool { return f[2] == want })
+	return findUser("passwd", want, func(f []string) bool { return f[2] == want })
 }
 
 // ByName finds the user called name.
 func ByName(name string) (User, error) {
-	return findUser(func(f []string) bool { return f[0] == name })
+	return findUser("passwd", name, func(f []string) bool { return f[0] == name })
 }
 
 // Name is uid's user name, or "" when the files do not name it.
@@ -65,12 +68,12 @@ func Name(uid uint32) string {
 // GroupByID finds the group with gid.
 func GroupByID(gid uint32) (Group, error) {
 	want := strconv.FormatUint(uint64(gid), 10)
-	return findGroup(func(f []string) bool { return f[2] == want })
+	return findGroup(want, func(f []string) bool { return f[2] == want })
 }
 
 // GroupByName finds the group called name.
 func GroupByName(name string) (Group, error) {
-	return findGroup(func(f []string) bool { return f[0] == name })
+	return findGroup(name, func(f []string) bool { return f[0] == name })
 }
 
 // GroupName is gid's group name, or "" when the files do not name it.
@@ -96,9 +99,9 @@ func CallerGroups() []uint32 {
 	return ids
 }
 
-func findUser(match func([]string) bool) (User, error) {
+func findUser(db, key string, match func([]string) bool) (User, error) {
 	var u User
-	err := scan(passwdFile, 7, func(f []string) bool {
+	err := scanOrAsk(passwdFile, db, key, 7, func(f []string) bool {
 		if !match(f) {
 			return false
 		}
@@ -113,9 +116,9 @@ func findUser(match func([]string) bool) (User, error) {
 	return u, err
 }
 
-func findGroup(match func([]string) bool) (Group, error) {
+func findGroup(key string, match func([]string) bool) (Group, error) {
 	var g Group
-	err := scan(groupFile, 4, func(f []string) bool {
+	err := scanOrAsk(groupFile, "group", key, 4, func(f []string) bool {
 		if !match(f) {
 			return false
 		}
@@ -132,6 +135,26 @@ func findGroup(match func([]string) bool) (Group, error) {
 	return g, err
 }
 
+// getent is the program asked when the files miss; a variable for tests.
+var getent = "getent"
+
+// scanOrAsk is scan of file, then, when the file does not hold the entry,
+// getent's answer for db and key read the same way.
+func scanOrAsk(file, db, key string, n int, found func([]string) bool) error {
+	err := scan(file, n, found)
+	if !errors.Is(err, ErrNotFound) || key == "" {
+		return err
+	}
+	out, gerr := exec.Command(getent, db, key).Output()
+	if gerr != nil {
+		return err // not found there either (exit 2), or no getent
+	}
+	if scanLines(strings.NewReader(string(out)), n, found) {
+		return nil
+	}
+	return err
+}
+
 // scan calls found with the fields of each well-formed line of file (n
 // fields, colon-separated; comments and NIS "+" lines skipped) until it
 // says the line is the one.
@@ -141,7 +164,15 @@ func scan(file string, n int, found func([]string) bool) error {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	if scanLines(f, n, found) {
+		return nil
+	}
+	return ErrNotFound
+}
+
+// scanLines is scan of an open file or of getent's answer.
+func scanLines(r io.Reader, n int, found func([]string) bool) bool {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -153,11 +184,8 @@ func scan(file string, n int, found func([]string) bool) error {
 			continue
 		}
 		if found(fields[:n]) {
-			return nil
+			return true
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	return ErrNotFound
+	return false
 }

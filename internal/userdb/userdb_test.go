@@ -66,3 +66,41 @@ func TestCallerGroupsStartWithTheEffectiveGroup(t *testing.T) {
 		t.Errorf("CallerGroups() = %v, want the effective group %d first", ids, os.Getegid())
 	}
 }
+
+// A user the files do not hold (LDAP, SSSD) is asked of getent, which asks
+// NSS; one nobody knows is not found.
+func TestUsersBeyondTheFilesComeFromGetent(t *testing.T) {
+	withFiles(t, "root:x:0:0:root:/root:/bin/bash\n", "root:x:0:\n")
+	fake := filepath.Join(t.TempDir(), "getent")
+	script := `#!/bin/sh
+case "$1 $2" in
+"passwd ldapuser"|"passwd 70001") echo "ldapuser:*:70001:70000:LDAP User:/home/ldapuser:/bin/bash" ;;
+"group 70000") echo "ldapgroup:*:70000:ldapuser" ;;
+*) exit 2 ;;
+esac
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := getent
+	getent = fake
+	t.Cleanup(func() { getent = old })
+
+	u, err := ByName("ldapuser")
+	if err != nil || u != (User{Name: "ldapuser", UID: 70001, GID: 70000, Home: "/home/ldapuser"}) {
+		t.Errorf("ByName(ldapuser) = %+v, %v", u, err)
+	}
+	if got := Name(70001); got != "ldapuser" {
+		t.Errorf("Name(70001) = %q, want ldapuser", got)
+	}
+	if got := GroupName(70000); got != "ldapgroup" {
+		t.Errorf("GroupName(70000) = %q, want ldapgroup", got)
+	}
+	if _, err := ByName("nobody-at-all"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ByName of an unknown user: %v, want ErrNotFound", err)
+	}
+	// The files come first: root is not asked of getent.
+	if u, err := ByName("root"); err != nil || u.UID != 0 {
+		t.Errorf("ByName(root) = %+v, %v", u, err)
+	}
+}
