@@ -115,12 +115,12 @@ func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}])
 	for {
 		j, err := d.st.Job(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return api.Allocation{}, stepRefusal(codeInvalidJobID)
+			return api.Allocation{}, stepRefusal(slurm.ErrInvalidJobID)
 		} else if err != nil {
 			return api.Allocation{}, err
 		}
 		if req.Caller.UID != 0 && req.Caller.UID != j.UID {
-			return api.Allocation{}, stepRefusal(codeAccessDenied)
+			return api.Allocation{}, stepRefusal(slurm.ErrAccessDenied)
 		}
 		if j.State != slurm.Pending || !time.Now().Before(deadline) {
 			return d.allocAnswer(ctx, j, req.Caller.PID)
@@ -170,15 +170,15 @@ func (d *Daemon) endAlloc(ctx context.Context, req *localapi.Request[api.AllocEn
 	e := req.Body
 	j, err := d.st.Job(ctx, e.JobID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, stepRefusal(codeInvalidJobID)
+		return nil, stepRefusal(slurm.ErrInvalidJobID)
 	} else if err != nil {
 		return nil, err
 	}
 	if req.Caller.UID != 0 && req.Caller.UID != j.UID {
-		return nil, stepRefusal(codeAccessDenied)
+		return nil, stepRefusal(slurm.ErrAccessDenied)
 	}
 	if !interactive(j) {
-		return nil, refusal(codeBatchOnly, "Only batch jobs are accepted or processed")
+		return nil, refusal(slurm.ErrBatchOnly, slurm.ErrBatchOnly.Error())
 	}
 	ok := map[string]string{"status": "ok"}
 	if j.State != slurm.Running {
@@ -229,8 +229,6 @@ func (d *Daemon) awaitRecord(ctx context.Context, j store.Job) error {
 	return nil
 }
 
-// codeBatchOnly is ESLURM_BATCH_ONLY.
-const codeBatchOnly = slurm.ErrBatchOnly
 
 // watchCaller follows the process that submitted an interactive job while
 // the job is pending: if it dies then, the job is cancelled. Once the job

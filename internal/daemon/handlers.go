@@ -25,13 +25,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
-// The names alloc.go uses for two of Slurm's error numbers (internal/slurm
-// has them all).
-const (
-	codeInvalidJobID = slurm.ErrInvalidJobID
-	codeAccessDenied = slurm.ErrAccessDenied
-)
-
 func (d *Daemon) routes() localapi.Routes {
 	return localapi.Routes{
 		{Method: "GET", Path: api.PathPing, Handler: localapi.Func(d.ping)},
