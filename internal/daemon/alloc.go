@@ -229,7 +229,6 @@ func (d *Daemon) awaitRecord(ctx context.Context, j store.Job) error {
 	return nil
 }
 
-
 // watchCaller follows the process that submitted an interactive job while
 // the job is pending: if it dies then, the job is cancelled. Once the job
 // starts, its supervisor watches the caller (adoptSpec takes it).
