@@ -24,6 +24,8 @@ vet:
 	$(GO) vet ./...
 	@# go.mod and go.sum say exactly what the code imports.
 	$(GO) mod tidy -diff
+	@# Every file as gofmt writes it.
+	@test -z "$$(gofmt -l cmd internal scripts)" || { echo "not gofmt-clean:"; gofmt -l cmd internal scripts; exit 1; }
 
 unit:
 	$(GO) test -count=1 ./...
