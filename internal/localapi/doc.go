@@ -1,5 +1,6 @@
-// Package localapi is how slurm-lite's commands talk to slurmd-lite: HTTP and
-// JSON over a Unix socket, the caller named by the kernel.
+// Package localapi is the daemon's side of how slurm-lite's commands talk to
+// slurmd-lite: HTTP and JSON over a Unix socket, the caller named by the
+// kernel. The commands' side is internal/sockclient, the one client.
 //
 // The daemon side:
 //
@@ -12,10 +13,10 @@
 //	...
 //	srv.Shutdown(ctx)
 //
-// and the client side:
+// and the client side (internal/sockclient):
 //
-//	c, err := localapi.Dial(cfg.SocketPath) // err says how to start the daemon
-//	err = c.Do(ctx, "POST", "/v1/jobs", req, &resp)
+//	c := sockclient.New(cfg.SocketPath)
+//	err := c.Do(ctx, "POST", "/v1/jobs", req, &resp) // *Error, or how to start the daemon
 //
 // A request passes these steps, and a handler runs only after all of them:
 //

@@ -84,7 +84,7 @@ func (fn funcHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request)
 }
 
 // GobType is the media type of an answer in encoding/gob, which a client
-// asks for with Accept (sockclient's DoGob) and gets for a successful answer;
+// asks for with Accept (internal/sockclient/gobanswer) and gets for a successful answer;
 // refusals stay JSON. squeue asks so for the job list: gob decodes 5,000
 // jobs in a tenth of the time JSON takes, and with the answer encoded in a
 // third, squeue with thousands of jobs queued went from 140 to 50 ms.

@@ -1,7 +1,7 @@
 // Package slurmdcmd is slurmd-lite's own command line: run the daemon,
 // check the configuration, read a job as sbatch would, simulate a trace,
 // export to real Slurm, and the job supervisor's entry. It lives apart from
-// the Slurm commands (internal/cli) so that they do not link kong, and the
+// the Slurm commands (internal/sbatch, internal/squeue, ...) so that they do not link kong, and the
 // daemon's machinery (cgo, SQLite, NVML) is wired in by cmd/slurmd-lite.
 package slurmdcmd
 
