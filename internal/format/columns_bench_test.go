@@ -14,7 +14,7 @@ func benchRows() []Row {
 		if i%2 == 0 {
 			runningFor(time.Duration(i) * time.Second)(j)
 		}
-		rows[i] = NewRow(j, env)
+		rows[i] = FullRow(j, env)
 	}
 	return rows
 }

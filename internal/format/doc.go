@@ -5,7 +5,8 @@
 // names) in, text out; the commands (internal/squeue, internal/sacct, ...)
 // fetch the jobs and decide which to show.
 //
-//	squeue    ControllerOrder(jobs) -> NewRow per job -> SortRows
+//	squeue    NewRow per api.SqueueJob (compact list) or Rows(jobs) (full
+//	          records) -> ControllerOrderRows -> SortRows
 //	          ParseFormat (-o) / ParseLongFormat (-O) -> Format.Header, Format.Line
 //	scontrol  ShowJob(job, task, details, oneLiner, env)
 //	sacct     ParseAcctFields (-o) -> AcctPrinter{Columns}.Header, .Line(AcctRow)

@@ -44,15 +44,19 @@ func isRunning(j *api.Job) bool {
 	return j.State == slurm.Running || j.State == slurm.Completing
 }
 
+// The helpers below read only what api.SqueueJob carries, so that
+// squeue's compact list and the full records print through them alike;
+// callers holding an api.Job pass its Squeue().
+
 // started reports whether the job holds or held an allocation.
-func started(j *api.Job) bool { return !j.Start.IsZero() && !isPending(j) }
+func started(j *api.SqueueJob) bool { return !j.Start.IsZero() && j.State != slurm.Pending }
 
 // timeUsed is squeue's job_time_used and scontrol's RunTime: nothing while
 // pending, the time so far while running, start to end after; a job
 // COMPLETING after a cancel or its time limit has its end already, and
 // its time stops there, as in Slurm (whose IS_JOB_RUNNING is false then).
-func timeUsed(j *api.Job, now time.Time) time.Duration {
-	if j.Start.IsZero() || isPending(j) {
+func timeUsed(j *api.SqueueJob, now time.Time) time.Duration {
+	if j.Start.IsZero() || j.State == slurm.Pending {
 		return 0
 	}
 	if j.State == slurm.Running || j.End.IsZero() {
@@ -75,7 +79,7 @@ func wholeSeconds(start, end time.Time) time.Duration {
 }
 
 // limit is the time limit in force; UNLIMITED when the daemon gives none.
-func limit(j *api.Job) time.Duration {
+func limit(j *api.SqueueJob) time.Duration {
 	switch {
 	case j.Limit > 0:
 		return j.Limit
@@ -89,9 +93,9 @@ func limit(j *api.Job) time.Duration {
 // (zero when the scheduler has none), the real one of the others, and for a
 // job that ended without starting (cancelled while pending) its end, as
 // slurmctld sets it.
-func startTime(j *api.Job) time.Time {
+func startTime(j *api.SqueueJob) time.Time {
 	switch {
-	case isPending(j):
+	case j.State == slurm.Pending:
 		return j.ExpectedStart
 	case j.Start.IsZero() && j.State.Finished():
 		return j.End
@@ -101,11 +105,11 @@ func startTime(j *api.Job) time.Time {
 
 // endTime is Slurm's end_time as the controller reports it: the expected
 // end of a running job with a limit.
-func endTime(j *api.Job) time.Time {
+func endTime(j *api.SqueueJob) time.Time {
 	switch {
-	case isPending(j):
+	case j.State == slurm.Pending:
 		return time.Time{}
-	case isRunning(j) && !j.Start.IsZero():
+	case (j.State == slurm.Running || j.State == slurm.Completing) && !j.Start.IsZero():
 		// The controller's expected end: the limit, or a year for none.
 		if l := limit(j); l != slurmtime.Infinite {
 			return j.Start.Add(l)
@@ -116,11 +120,11 @@ func endTime(j *api.Job) time.Time {
 }
 
 // nodes is the job's node list: "" until it starts.
-func nodes(j *api.Job) string {
-	if isPending(j) {
+func nodes(j *api.SqueueJob) string {
+	if j.State == slurm.Pending {
 		return ""
 	}
-	return j.Alloc.Node
+	return j.Node
 }
 
 // cpus is the job's CPU count: allocated, else requested.
@@ -300,7 +304,7 @@ func dependency(j *api.Job) string {
 
 // reason is the reason word, or the daemon's sentence where Slurm prints
 // one (state_desc).
-func reason(j *api.Job) string {
+func reason(j *api.SqueueJob) string {
 	if j.StateDesc != "" {
 		return j.StateDesc
 	}
@@ -370,3 +374,9 @@ func gpuType(j *api.Job, cfg *config.Config) string {
 // BitFmt prints ids as Slurm's bit_fmt does: ascending, ranges joined by
 // commas ("0-3,8").
 func BitFmt(ids []int) string { return slurmtime.FormatRanges(ids) }
+
+// sq is j's api.SqueueJob, for the helpers above.
+func sq(j *api.Job) *api.SqueueJob {
+	s := j.Squeue()
+	return &s
+}

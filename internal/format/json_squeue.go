@@ -30,7 +30,7 @@ func SqueueJSON(jobs []api.Job, env *Env) string {
 
 // jobJSON is one job of squeue --json, its keys in dump_job_info's order.
 func jobJSON(j *api.Job, env *Env) jsonObject {
-	ran := started(j)
+	ran := started(sq(j))
 	// A job that ended without ever starting (cancelled while pending, or
 	// refused) has no task and CPU counts any more, as in slurmctld.
 	gone := j.State.Finished() && !ran
@@ -49,7 +49,7 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 		{"association_id", associationID(j, env)},
 		{"batch_features", ""},
 		{"batch_flag", true},
-		{"batch_host", nodes(j)},
+		{"batch_host", nodes(sq(j))},
 		{"flags", jobFlagsJSON(j)},
 		{"burst_buffer", ""},
 		{"burst_buffer_state", ""},
@@ -74,7 +74,7 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 		{"dependency", dependencyJSON(j)},
 		{"derived_exit_code", 0},
 		{"eligible_time", unix(jsonEligible(j))},
-		{"end_time", unix(endTime(j))},
+		{"end_time", unix(endTime(sq(j)))},
 		{"excluded_nodes", j.Request.Exclude},
 		{"exit_code", waitStatus(j.ExitCode)},
 		{"features", j.Request.Constraint},
@@ -99,7 +99,7 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 		{"mcs_label", ""},
 		{"memory_per_tres", memPerTres(j)},
 		{"name", j.Name},
-		{"nodes", nodes(j)},
+		{"nodes", nodes(sq(j))},
 		{"nice", jsNil(nice(j) != 0, nice(j))},
 		{"tasks_per_core", nil},
 		{"tasks_per_node", j.Request.NTasksPerNode},
@@ -132,7 +132,7 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 		{"show_flags", []any{"SHOW_ALL", "SHOW_DETAIL", "SHOW_LOCAL"}},
 		{"sockets_per_board", 0},
 		{"sockets_per_node", nil},
-		{"start_time", unix(startTime(j))},
+		{"start_time", unix(startTime(sq(j)))},
 		{"state_description", j.StateDesc},
 		{"state_reason", string(jsReason(j.Reason))},
 		// The job's files as given to sbatch: the controller fills in
@@ -143,7 +143,7 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 		{"submit_time", unix(j.Submit)},
 		{"suspend_time", 0},
 		{"system_comment", ""},
-		{"time_limit", minutesJSON(limit(j))},
+		{"time_limit", minutesJSON(limit(sq(j)))},
 		{"time_minimum", int64(j.Request.TimeMin.Duration() / time.Minute)},
 		{"threads_per_core", nil},
 		{"tres_bind", ""},
@@ -202,7 +202,7 @@ func jsReason(r slurm.Reason) slurm.Reason {
 // jsonEligible is eligible_time: 0 for a job that never became eligible
 // (held, or waiting on a dependency or a begin time).
 func jsonEligible(j *api.Job) time.Time {
-	if !started(j) && neverEligible(j) {
+	if !started(sq(j)) && neverEligible(j) {
 		return time.Time{}
 	}
 	return j.Eligible
@@ -223,13 +223,13 @@ func neverEligible(j *api.Job) bool {
 // jsonAccrue is accrue_time: as squeue's, and 0 for a job that ended
 // without starting.
 func jsonAccrue(j *api.Job) time.Time {
-	if j.State.Finished() && !started(j) {
+	if j.State.Finished() && !started(sq(j)) {
 		return time.Time{}
 	}
-	if !started(j) && neverEligible(j) {
+	if !started(sq(j)) && neverEligible(j) {
 		return time.Time{}
 	}
-	return accrueTime(j)
+	return accrueTime(sq(j))
 }
 
 func arrayTaskJSON(j *api.Job) any {
@@ -309,7 +309,7 @@ func waitStatus(e jobrec.ExitCode) int {
 
 func gresDetailJSON(j *api.Job, env *Env) []any {
 	out := []any{}
-	if started(j) {
+	if started(sq(j)) {
 		if g := gresDetail(j, env); g != "" {
 			out = append(out, g)
 		}
@@ -377,7 +377,7 @@ func minutesJSON(d time.Duration) any {
 
 // reqTRESJSON is tres_req_str: what the job asks for.
 func reqTRESJSON(j *api.Job, env *Env) string {
-	if started(j) {
+	if started(sq(j)) {
 		return tres(j, env.Config)
 	}
 	p := *j

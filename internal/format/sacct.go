@@ -267,13 +267,13 @@ var acctFields = []*acctField{
 		if r.Step != nil {
 			return unset
 		}
-		return val(slurmtime.FormatClock(limit(r.job())))
+		return val(slurmtime.FormatClock(limit(sq(r.job()))))
 	}},
 	{"TimelimitRaw", 10, kindStr, func(r *AcctRow) acctVal {
 		if r.Step != nil {
 			return unset
 		}
-		if l := limit(r.job()); l != slurmtime.Infinite {
+		if l := limit(sq(r.job())); l != slurmtime.Infinite {
 			return val(strconv.FormatInt(int64(l/time.Minute), 10))
 		}
 		return val("UNLIMITED")

@@ -37,7 +37,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 		case task != jobrec.NoTask:
 			w("ArrayJobId=%d ArrayTaskId=%d ", j.ArrayJobID, task)
 		case j.ArrayRecord():
-			w("ArrayJobId=%d ArrayTaskId=%s ", j.ArrayJobID, NewRow(j, env).Tasks)
+			w("ArrayJobId=%d ArrayTaskId=%s ", j.ArrayJobID, FullRow(j, env).Tasks)
 		default:
 			w("ArrayJobId=%d ArrayTaskId=%d ", j.ArrayJobID, j.ArrayTaskID)
 		}
@@ -62,7 +62,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	nl()
 	w("Priority=%d Nice=%d Account=%s QOS=%s", j.Priority, nice(j), printable(orNull(j.Account)), printable(orNull(j.QOS)))
 	nl()
-	w("JobState=%s Reason=%s Dependency=%s", j.State, strings.Join(strings.Fields(reason(j)), "_"), printable(dependency(j)))
+	w("JobState=%s Reason=%s Dependency=%s", j.State, strings.Join(strings.Fields(reason(sq(j))), "_"), printable(dependency(j)))
 	nl()
 	if detail2 && j.State == slurm.Pending && j.ReasonDetail != "" {
 		w("ReasonDetail=%s", printable(j.ReasonDetail))
@@ -75,7 +75,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 		nl()
 	}
 
-	w("RunTime=%s TimeLimit=%s TimeMin=", slurmtime.FormatClock(timeUsed(j, env.Now)), slurmtime.FormatClock(limit(j)))
+	w("RunTime=%s TimeLimit=%s TimeMin=", slurmtime.FormatClock(timeUsed(sq(j), env.Now)), slurmtime.FormatClock(limit(sq(j))))
 	if m := timeMin(j); m > 0 {
 		w("%s", slurmtime.FormatClock(m))
 	} else {
@@ -86,9 +86,9 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	nl()
 	w("AccrueTime=%s", Time(showAccrueTime(j, env.Now)))
 	nl()
-	endT := endTime(j)
+	endT := endTime(sq(j))
 	endS := Time(endT)
-	if limit(j) == slurmtime.Infinite && endT.After(env.Now) {
+	if limit(sq(j)) == slurmtime.Infinite && endT.After(env.Now) {
 		endS = "Unknown"
 	}
 	w("StartTime=%s EndTime=%s Deadline=", Time(showStartTime(j, env.Now)), endS)
@@ -100,7 +100,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	nl()
 	// Slurm prints this line for a job that started, when preemption is
 	// configured (the recorded cluster had it, as slurm-lite always does).
-	if started(j) {
+	if started(sq(j)) {
 		w("PreemptEligibleTime=%s PreemptTime=None", Time(j.Start))
 		nl()
 	}
@@ -110,9 +110,9 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	nl()
 	w("ReqNodeList=%s ExcNodeList=%s", printable(orNull(j.Request.NodeList)), printable(orNull(j.Request.Exclude)))
 	nl()
-	w("NodeList=%s", nodes(j))
+	w("NodeList=%s", nodes(sq(j)))
 	nl()
-	if started(j) && j.Alloc.Node != "" {
+	if started(sq(j)) && j.Alloc.Node != "" {
 		w("BatchHost=%s", j.Alloc.Node)
 		nl()
 	}
@@ -124,7 +124,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	w("Socks/Node=%s NtasksPerN:B:S:C=%d:0:%s:%s CoreSpec=*", otherOr(j, "sockets-per-node", "*"), j.Request.NTasksPerNode,
 		otherOr(j, "ntasks-per-socket", "*"), otherOr(j, "ntasks-per-core", "*"))
 	nl()
-	if detail && started(j) && j.Alloc.Node != "" {
+	if detail && started(sq(j)) && j.Alloc.Node != "" {
 		w("JOB_GRES=%s", printable(orNull(jobGres(j, env))))
 		nl()
 		w("  Nodes=%s CPU_IDs=%s Mem=%d GRES=%s", j.Alloc.Node, BitFmt(j.Alloc.CPUs), j.Alloc.Mem>>20, gresDetail(j, env))

@@ -67,7 +67,7 @@ func eligibleTime(j *api.Job, now time.Time) time.Time {
 // on a dependency or before its begin time.
 func showAccrueTime(j *api.Job, now time.Time) time.Time {
 	if !isPending(j) {
-		return accrueTime(j)
+		return accrueTime(sq(j))
 	}
 	if j.Hold != jobrec.HoldNone || j.Reason == "" || j.Reason == slurm.ReasonNone || depWaiting(j) ||
 		begin(j).After(now) {
@@ -79,7 +79,7 @@ func showAccrueTime(j *api.Job, now time.Time) time.Time {
 // showStartTime is StartTime: a pending job with no expected start starts
 // at the earliest at its begin time.
 func showStartTime(j *api.Job, now time.Time) time.Time {
-	t := startTime(j)
+	t := startTime(sq(j))
 	if isPending(j) && t.IsZero() {
 		if b := begin(j); b.After(now) {
 			return b

@@ -99,22 +99,22 @@ func TestLine(t *testing.T) {
 	}{
 		{
 			"a pending job shows its reason",
-			NewRow(job(27, func(j *api.Job) { j.Name, j.User, j.Reason = "alicegpu", "alice", slurm.ReasonResources }), env),
+			FullRow(job(27, func(j *api.Job) { j.Name, j.User, j.Reason = "alicegpu", "alice", slurm.ReasonResources }), env),
 			"                27       gpu alicegpu    alice PD       0:00      1 (Resources)\n",
 		},
 		{
 			"a running job shows its time and node",
-			NewRow(job(25, runningFor(9*time.Second+300*time.Millisecond)), env),
+			FullRow(job(25, runningFor(9*time.Second+300*time.Millisecond)), env),
 			"                25       gpu        j     root  R       0:09      1 gpu01\n",
 		},
 		{
 			"an array's pending record shows its tasks and throttle",
-			NewRow(job(31, func(j *api.Job) { j.ArrayJobID, j.ArrayPending, j.ArrayLimit = 31, []int{2, 3}, 2 }), env),
+			FullRow(job(31, func(j *api.Job) { j.ArrayJobID, j.ArrayPending, j.ArrayLimit = 31, []int{2, 3}, 2 }), env),
 			"        31_[2-3%2]       gpu        j     root PD       0:00      1 (Priority)\n",
 		},
 		{
 			"an array task shows A_T",
-			NewRow(job(26385, runningFor(3*time.Second), func(j *api.Job) { j.ArrayJobID, j.ArrayTaskID = 26383, 1 }), env),
+			FullRow(job(26385, runningFor(3*time.Second), func(j *api.Job) { j.ArrayJobID, j.ArrayTaskID = 26383, 1 }), env),
 			"           26383_1       gpu        j     root  R       0:03      1 gpu01\n",
 		},
 	}
@@ -174,7 +174,7 @@ func TestSortRows(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var rows []Row
 			for _, j := range tt.jobs {
-				rows = append(rows, NewRow(j, env))
+				rows = append(rows, FullRow(j, env))
 			}
 			if err := SortRows(rows, tt.spec, testNow); err != nil {
 				t.Fatal(err)

@@ -63,16 +63,34 @@ func leanTestJobs() []api.Job {
 	return out
 }
 
-// squeueText prints jobs as squeue's show does: controller order, rows,
-// sort, lines.
+// squeueEnv is the environment of squeueText.
+var squeueEnv = &Env{Now: testNow, GroupName: func(gid uint32) string { return map[uint32]string{1000: "lab"}[gid] }}
+
+// squeueText prints full records as squeue's show does: controller
+// order, rows, sort, lines.
 func squeueText(t *testing.T, jobs []api.Job, f Format, sortSpec string) string {
 	t.Helper()
 	ControllerOrder(jobs)
-	env := &Env{Now: testNow, GroupName: func(gid uint32) string { return map[uint32]string{1000: "lab"}[gid] }}
-	var rows []Row
-	for i := range jobs {
-		rows = append(rows, NewRow(&jobs[i], env))
+	return rowsText(t, Rows(jobs, squeueEnv), f, sortSpec)
+}
+
+// leanText prints jobs as squeue's show does from the compact list: the
+// jobs through api.SqueueJobs, rows, controller order, sort, lines.
+func leanText(t *testing.T, jobs []api.Job, f Format, sortSpec string) string {
+	t.Helper()
+	c := api.CompactJobs(jobs)
+	lean := c.Jobs()
+	rows := make([]Row, len(lean))
+	for i := range lean {
+		rows[i] = NewRow(&lean[i], squeueEnv)
 	}
+	ControllerOrderRows(rows)
+	return rowsText(t, rows, f, sortSpec)
+}
+
+// rowsText sorts rows and prints them with a header.
+func rowsText(t *testing.T, rows []Row, f Format, sortSpec string) string {
+	t.Helper()
 	if err := SortRows(rows, sortSpec, testNow); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +103,8 @@ func squeueText(t *testing.T, jobs []api.Job, f Format, sortSpec string) string 
 }
 
 // TestLeanPrintsAsFull checks that a format and sort the compact list
-// claims to serve print the same from it (api.Lean) as from full records.
+// claims to serve print the same from it (NewRow of api.SqueueJobs'
+// Jobs) as from full records (Rows).
 func TestLeanPrintsAsFull(t *testing.T) {
 	var every strings.Builder
 	for i := range len(leanLetters) {
@@ -113,13 +132,8 @@ func TestLeanPrintsAsFull(t *testing.T) {
 			if !f.Lean() || !LeanSort(tt.sort) {
 				t.Fatalf("format %q sort %q: not lean", tt.format+tt.long, tt.sort)
 			}
-			full := leanTestJobs()
-			lean := leanTestJobs()
-			for i := range lean {
-				lean[i] = api.Lean(&lean[i])
-			}
-			want := squeueText(t, full, f, tt.sort)
-			if diff := cmp.Diff(want, squeueText(t, lean, f, tt.sort)); diff != "" {
+			want := squeueText(t, leanTestJobs(), f, tt.sort)
+			if diff := cmp.Diff(want, leanText(t, leanTestJobs(), f, tt.sort)); diff != "" {
 				t.Errorf("(-full +lean):\n%s", diff)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
@@ -23,7 +24,7 @@ type byKey func(a, b *Row) int
 // by (c f h n O) are absent here and skipped by SortRows.
 var sortKeys = map[byte]byKey{
 	'B': func(a, b *Row) int { return cmp.Compare(batchHost(a), batchHost(b)) },
-	'C': func(a, b *Row) int { return cmp.Compare(cpus(a.Job), cpus(b.Job)) },
+	'C': func(a, b *Row) int { return cmp.Compare(a.cpus(), b.cpus()) },
 	'd': func(a, b *Row) int { return 0 },
 	'D': func(a, b *Row) int { return 0 },
 	'e': func(a, b *Row) int { return cmpTime(endTime(a.Job), endTime(b.Job)) },
@@ -38,7 +39,7 @@ var sortKeys = map[byte]byKey{
 	'J': func(a, b *Row) int { return 0 },
 	'l': func(a, b *Row) int { return cmp.Compare(limit(a.Job), limit(b.Job)) },
 	'L': func(a, b *Row) int { return cmp.Compare(timeLeft(a), timeLeft(b)) },
-	'm': func(a, b *Row) int { return cmp.Compare(memTotal(a.Job), memTotal(b.Job)) },
+	'm': func(a, b *Row) int { return cmp.Compare(memTotal(a.Full), memTotal(b.Full)) },
 	'M': func(a, b *Row) int { return cmp.Compare(timeUsed(a.Job, a.Env.Now), timeUsed(b.Job, b.Env.Now)) },
 	'N': func(a, b *Row) int { return cmp.Compare(nodes(a.Job), nodes(b.Job)) },
 	'p': func(a, b *Row) int { return cmp.Compare(a.Job.Priority, b.Job.Priority) },
@@ -48,7 +49,7 @@ var sortKeys = map[byte]byKey{
 	'T': func(a, b *Row) int { return cmp.Compare(a.Job.State, b.Job.State) },
 	'u': func(a, b *Row) int { return cmp.Compare(a.Job.User, b.Job.User) },
 	'U': func(a, b *Row) int { return cmp.Compare(a.Job.UID, b.Job.UID) },
-	'v': func(a, b *Row) int { return cmp.Compare(a.Job.Request.Reservation, b.Job.Request.Reservation) },
+	'v': func(a, b *Row) int { return cmp.Compare(a.Full.Request.Reservation, b.Full.Request.Reservation) },
 	'V': func(a, b *Row) int { return cmpTime(a.Job.Submit, b.Job.Submit) },
 	'z': func(a, b *Row) int { return 0 },
 }
@@ -58,7 +59,7 @@ const ignoredSortKeys = "cfhnO"
 
 func batchHost(r *Row) string {
 	if started(r.Job) {
-		return r.Job.Alloc.Node
+		return r.Job.Node
 	}
 	return ""
 }
@@ -96,18 +97,29 @@ func cmpTime(a, b time.Time) int { return a.Compare(b) }
 // array's own row (the record, or the last task, which keeps the array's
 // id) after the last task that split from it.
 func ControllerOrder(jobs []api.Job) {
+	controllerOrder(jobs, func(j *api.Job) (uint32, uint32) { return j.ID, j.ArrayJobID })
+}
+
+// ControllerOrderRows is ControllerOrder for rows, one per job.
+func ControllerOrderRows(rows []Row) {
+	controllerOrder(rows, func(r *Row) (uint32, uint32) { return r.Job.ID, r.Job.ArrayJobID })
+}
+
+// controllerOrder is ControllerOrder over anything that has a job's id
+// and array id.
+func controllerOrder[J any](jobs []J, ids func(*J) (id, arrayJobID uint32)) {
 	split := map[uint32][]uint32{} // array id -> ids of tasks split off
 	for i := range jobs {
-		if j := &jobs[i]; j.ArrayJobID != 0 && j.ID != j.ArrayJobID {
-			split[j.ArrayJobID] = append(split[j.ArrayJobID], j.ID)
+		if id, array := ids(&jobs[i]); array != 0 && id != array {
+			split[array] = append(split[array], id)
 		}
 	}
 	if len(split) == 0 {
 		// Every job in its own slot: creation order, in which the daemon
 		// lists them already. A Job is large; moving thousands costs.
 		for i := 1; i < len(jobs); i++ {
-			if jobs[i-1].ID > jobs[i].ID {
-				slices.SortFunc(jobs, func(a, b api.Job) int { return cmp.Compare(a.ID, b.ID) })
+			if a, _ := ids(&jobs[i-1]); a > first(ids(&jobs[i])) {
+				slices.SortFunc(jobs, func(a, b J) int { return cmp.Compare(first(ids(&a)), first(ids(&b))) })
 				return
 			}
 		}
@@ -119,28 +131,30 @@ func ControllerOrder(jobs []api.Job) {
 	}
 	slots := make(map[uint32]slot, len(jobs))
 	for i := range jobs {
-		j := &jobs[i]
-		slots[j.ID] = slot{j.ID, 0}
-		tasks := split[j.ArrayJobID]
+		id, array := ids(&jobs[i])
+		slots[id] = slot{id, 0}
+		tasks := split[array]
 		if len(tasks) == 0 {
 			continue
 		}
 		slices.Sort(tasks)
-		k := slices.Index(tasks, j.ID)
+		k := slices.Index(tasks, id)
 		switch {
-		case j.ID == j.ArrayJobID:
-			slots[j.ID] = slot{tasks[len(tasks)-1], 1}
+		case id == array:
+			slots[id] = slot{tasks[len(tasks)-1], 1}
 		case k == 0:
-			slots[j.ID] = slot{j.ArrayJobID, 0}
+			slots[id] = slot{array, 0}
 		case k > 0:
-			slots[j.ID] = slot{tasks[k-1], 1}
+			slots[id] = slot{tasks[k-1], 1}
 		}
 	}
-	slices.SortStableFunc(jobs, func(a, b api.Job) int {
-		sa, sb := slots[a.ID], slots[b.ID]
+	slices.SortStableFunc(jobs, func(a, b J) int {
+		sa, sb := slots[first(ids(&a))], slots[first(ids(&b))]
 		return cmp.Or(cmp.Compare(sa.id, sb.id), cmp.Compare(sa.after, sb.after))
 	})
 }
+
+func first(id, _ uint32) uint32 { return id }
 
 // SortRows orders rows as squeue does before printing:
 //
@@ -241,7 +255,7 @@ func sortByStart(rows []Row, now time.Time, desc bool) {
 	}
 	at := func(r *Row) time.Time {
 		t := startTime(r.Job)
-		if isPending(r.Job) && t.Before(now) {
+		if r.Job.State == slurm.Pending && t.Before(now) {
 			return now
 		}
 		return t

@@ -264,7 +264,7 @@ func TRESRunMins(j *api.Job, now time.Time, cfg *config.Config) map[string]uint6
 	if !isRunning(j) || j.Start.IsZero() {
 		return nil
 	}
-	left := endTime(j).Sub(j.Start) - timeUsed(j, now)
+	left := endTime(sq(j)).Sub(j.Start) - timeUsed(sq(j), now)
 	if left <= 0 {
 		return nil
 	}

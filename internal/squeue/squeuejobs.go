@@ -27,27 +27,31 @@ func (a *squeueArgs) show(c *sockclient.Client, cfg *config.Config, sio cli.IO) 
 	if sortSpec == "" {
 		sortSpec = format.SqueueSort
 	}
-	get := cli.GetJobs
+	env := cli.NewEnv(sio, cfg)
+	env.NoConvert = a.noConvert
+	var rows []format.Row
+	var err error
 	if a.lean(f, sortSpec) {
-		get = getSqueueJobs
+		rows, err = getSqueueRows(c, a.query(), env)
+	} else {
+		var jobs []api.Job
+		jobs, err = cli.GetJobs(c, a.query())
+		rows = format.Rows(jobs, env)
 	}
-	jobs, err := get(c, a.query())
-	if err == nil && len(a.jobs) == 1 && len(jobs) == 0 {
+	if err == nil && len(a.jobs) == 1 && len(rows) == 0 {
 		err = &sockclient.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		return cli.LoadJobsError("squeue", err, sio)
 	}
-	env := cli.NewEnv(sio, cfg)
-	env.NoConvert = a.noConvert
+	env.Now = sio.Now() // the clock once the jobs are in, as the rows read it
 	for _, w := range warnings {
 		fmt.Fprintf(sio.Stderr, "squeue: error: %s\n", w)
 	}
 	if !a.noHeader {
 		fmt.Fprint(sio.Stdout, f.Header())
 	}
-	format.ControllerOrder(jobs)
-	rows := a.selectRows(jobs, env, cfg)
+	rows = a.selectRows(rows, cfg)
 	if err := format.SortRows(rows, sortSpec, env.Now); err != nil {
 		fmt.Fprintf(sio.Stderr, "squeue: error: %v\n", err)
 		return 1
@@ -114,16 +118,16 @@ func parseBitFmt(s string) []int {
 	return ids
 }
 
-// selectRows keeps the jobs squeue shows (its _filter_job and
-// _filter_job_part), narrows array records to the tasks asked for, and,
-// unless -r, merges pending tasks back into their array's record
-// (_combine_pending_array_tasks).
-func (a *squeueArgs) selectRows(jobs []api.Job, env *format.Env, cfg *config.Config) []format.Row {
-	var rows []format.Row
-	for i := range jobs {
-		j := &jobs[i]
-		r := format.NewRow(j, env)
-		if j.ID == 0 || !a.keep(j, cfg) {
+// selectRows puts rows (one per job) in the controller's order, keeps
+// the jobs squeue shows (its _filter_job and _filter_job_part), narrows
+// array records to the tasks asked for, and, unless -r, merges pending
+// tasks back into their array's record (_combine_pending_array_tasks).
+func (a *squeueArgs) selectRows(all []format.Row, cfg *config.Config) []format.Row {
+	format.ControllerOrderRows(all)
+	rows := all[:0]
+	for _, r := range all {
+		j := r.Job
+		if j.ID == 0 || !a.keep(&r, cfg) {
 			continue
 		}
 		if len(a.jobs) > 0 {
@@ -147,9 +151,12 @@ func (a *squeueArgs) selectRows(jobs []api.Job, env *format.Env, cfg *config.Con
 	return rows
 }
 
-// keep applies every filter but the job list.
-func (a *squeueArgs) keep(j *api.Job, cfg *config.Config) bool {
-	if len(a.licenses) > 0 && !anyLicense(j.Request.Licenses, a.licenses) {
+// keep applies every filter but the job list. The filters on the
+// request's licenses and reservation read the full record, which squeue
+// asks for when they are given (lean).
+func (a *squeueArgs) keep(r *format.Row, cfg *config.Config) bool {
+	j := r.Job
+	if len(a.licenses) > 0 && !anyLicense(r.Full.Request.Licenses, a.licenses) {
 		return false
 	}
 	if len(a.accounts) > 0 && !cli.ContainsFold(a.accounts, j.Account) {
@@ -171,13 +178,13 @@ func (a *squeueArgs) keep(j *api.Job, cfg *config.Config) bool {
 			return false
 		}
 	}
-	if a.nodes != "" && !cli.HostsIntersect(a.nodes, j.Alloc.Node, j.State) {
+	if a.nodes != "" && !cli.HostsIntersect(a.nodes, j.Node, j.State) {
 		return false
 	}
 	if a.usersGiven && !slices.ContainsFunc(a.users, func(u cli.UserMatch) bool { return u.Matches(j.User, j.UID) }) {
 		return false
 	}
-	if a.reservation != "" && j.Request.Reservation != a.reservation {
+	if a.reservation != "" && r.Full.Request.Reservation != a.reservation {
 		return false
 	}
 	if len(a.names) > 0 && !cli.ContainsFold(a.names, j.Name) {
@@ -197,7 +204,7 @@ func (a *squeueArgs) keep(j *api.Job, cfg *config.Config) bool {
 
 // matchJobList is the -j test of _filter_job. tasks is non-nil when j is an
 // array's pending record of which only some tasks were asked for.
-func (a *squeueArgs) matchJobList(j *api.Job) (ok bool, tasks []int) {
+func (a *squeueArgs) matchJobList(j *api.SqueueJob) (ok bool, tasks []int) {
 	record := j.ArrayRecord()
 	for _, s := range a.jobs {
 		switch {
@@ -254,7 +261,7 @@ func combinePending(rows []format.Row) []format.Row {
 
 // mergeReason is _merge_job_reason: the record's reason, then each task's
 // that differs and is not in it yet, comma-separated.
-func mergeReason(rec *format.Row, task *api.Job) {
+func mergeReason(rec *format.Row, task *api.SqueueJob) {
 	if rec.Job.Reason == task.Reason {
 		return
 	}
@@ -280,9 +287,9 @@ func anyLicense(licenses string, want []string) bool {
 	return false
 }
 
-// getSqueueJobs asks the daemon for jobs in squeue's compact form (the
-// query of getJobs): the fields api.SqueueJobs carries, the others zero.
-func getSqueueJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
+// getSqueueRows asks the daemon for jobs in squeue's compact form (the
+// query of getJobs), one row each.
+func getSqueueRows(c *sockclient.Client, q url.Values, env *format.Env) ([]format.Row, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cli.RequestTimeout)
 	defer cancel()
 	path := api.PathSqueueJobs
@@ -295,7 +302,16 @@ func getSqueueJobs(c *sockclient.Client, q url.Values) ([]api.Job, error) {
 	if errors.As(err, &le) && le.Status == 404 {
 		// A daemon older than this command (binaries replaced while it
 		// runs) lists full records only.
-		return cli.GetJobs(c, q)
+		jobs, err := cli.GetJobs(c, q)
+		return format.Rows(jobs, env), err
 	}
-	return list.Jobs(), err
+	if err != nil {
+		return nil, err
+	}
+	jobs := list.Jobs()
+	rows := make([]format.Row, len(jobs))
+	for i := range jobs {
+		rows[i] = format.NewRow(&jobs[i], env)
+	}
+	return rows, nil
 }
