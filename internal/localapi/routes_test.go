@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -14,9 +15,11 @@ func FuzzMatch(f *testing.F) {
 	for _, p := range []string{"/v1/jobs/7", "/v1/jobs/held", "/v1/jobs/a%2Fb", "/v1//jobs", "/v1/jobs/%zz", "", "/", "/v1/jobs/7/steps/0", "/v1/jobs/./7", "/v1/jobs/7/"} {
 		f.Add(p)
 	}
-	// Each handler answers its pattern and what it captured.
+	// Each handler answers its pattern and what it captured, each quoted on
+	// a line of its own: a captured value may hold any byte (%0A is a
+	// newline, %C3 half a character).
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(r.Pattern + "\n" + r.PathValue("id") + "\n" + r.PathValue("step")))
+		w.Write([]byte(strconv.Quote(r.Pattern) + "\n" + strconv.Quote(r.PathValue("id")) + "\n" + strconv.Quote(r.PathValue("step"))))
 	})
 	tbl, err := compile(Routes{
 		{Method: "GET", Path: "/v1/jobs/{id}", Handler: h},
@@ -40,6 +43,11 @@ func FuzzMatch(f *testing.F) {
 		got := strings.Split(rec.Body.String(), "\n")
 		if rec.Code != http.StatusOK || len(got) != 3 {
 			t.Fatalf("%q answered %d %q", path, rec.Code, rec.Body)
+		}
+		for i, q := range got {
+			if got[i], err = strconv.Unquote(q); err != nil {
+				t.Fatalf("%q answered %q", path, rec.Body)
+			}
 		}
 		pattern, id, step := got[0], got[1], got[2]
 		segs := strings.Split(u.EscapedPath()[1:], "/")
