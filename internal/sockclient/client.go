@@ -77,6 +77,12 @@ func (c *Client) DoAccept(ctx context.Context, method, path string, in any, acce
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any, accept string, decode Decoder) error {
+	// A context already done sends nothing: the deadline set from it below
+	// is applied by another goroutine, and a quick daemon could answer
+	// before it lands.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
 	var body []byte
 	if in != nil {
 		b, err := json.Marshal(in)
