@@ -137,6 +137,8 @@ type Daemon struct {
 	mu sync.Mutex
 	// cfg is the configuration in force; reload replaces it (never
 	// changes it in place), so a caller may keep the pointer it read.
+	// Written under mu and published with it; read through config(),
+	// from the view.
 	cfg *config.Config
 	// gsnap is the last GPU sample (written by the loop's sample, read by
 	// the views and the node updates).
@@ -207,8 +209,8 @@ type Daemon struct {
 	// 5. Published.
 
 	// view is cfg, decisions and prio as of the last pass or reload
-	// (liveView): what squeue, scontrol show job and scontrol update read,
-	// without mu.
+	// (liveView): what config(), squeue, scontrol show job and scontrol
+	// update read, without mu.
 	view atomic.Pointer[liveView]
 }
 
@@ -463,9 +465,10 @@ func openGPUs(cfg *config.Config, nvml func(gpu.Options) *gpu.Inventory) (*gpu.I
 
 // config returns the configuration in force.
 func (d *Daemon) config() *config.Config {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.cfg
+	// The published view, without mu: every change of cfg is published
+	// under mu in the same step (publishLocked), so this is the config in
+	// force, and a handler never waits on a pass for it.
+	return d.view.Load().cfg
 }
 
 // wake asks the loop for a pass soon; several asks make one pass.
