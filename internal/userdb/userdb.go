@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The files read; variables so that tests can point them elsewhere.
@@ -145,14 +146,42 @@ func scanOrAsk(file, db, key string, n int, found func([]string) bool) error {
 	if !errors.Is(err, ErrNotFound) || key == "" {
 		return err
 	}
-	out, gerr := exec.Command(getent, db, key).Output()
-	if gerr != nil {
-		return err // not found there either (exit 2), or no getent
-	}
-	if scanLines(strings.NewReader(string(out)), n, found) {
+	out, ok := asked(db, key)
+	if ok && scanLines(strings.NewReader(out), n, found) {
 		return nil
 	}
 	return err
+}
+
+// answers are getent's answers so far, misses included: squeue --json
+// names the owner of every job, and a process a job would be thousands.
+var answers struct {
+	sync.Mutex
+	m map[string]*string // db + "\x00" + key; nil: getent knew none
+}
+
+// asked is getent's line for key in db, asked once per process.
+func asked(db, key string) (string, bool) {
+	k := db + "\x00" + key
+	answers.Lock()
+	defer answers.Unlock()
+	if a, seen := answers.m[k]; seen {
+		if a == nil {
+			return "", false
+		}
+		return *a, true
+	}
+	if answers.m == nil {
+		answers.m = map[string]*string{}
+	}
+	out, err := exec.Command(getent, db, key).Output()
+	if err != nil { // not found there either (exit 2), or no getent
+		answers.m[k] = nil
+		return "", false
+	}
+	a := string(out)
+	answers.m[k] = &a
+	return a, true
 }
 
 // scan calls found with the fields of each well-formed line of file (n

@@ -71,8 +71,10 @@ func TestCallerGroupsStartWithTheEffectiveGroup(t *testing.T) {
 // NSS; one nobody knows is not found.
 func TestUsersBeyondTheFilesComeFromGetent(t *testing.T) {
 	withFiles(t, "root:x:0:0:root:/root:/bin/bash\n", "root:x:0:\n")
-	fake := filepath.Join(t.TempDir(), "getent")
+	dir := t.TempDir()
+	fake, calls := filepath.Join(dir, "getent"), filepath.Join(dir, "calls")
 	script := `#!/bin/sh
+echo "$1 $2" >> ` + calls + `
 case "$1 $2" in
 "passwd ldapuser"|"passwd 70001") echo "ldapuser:*:70001:70000:LDAP User:/home/ldapuser:/bin/bash" ;;
 "group 70000") echo "ldapgroup:*:70000:ldapuser" ;;
@@ -84,7 +86,8 @@ esac
 	}
 	old := getent
 	getent = fake
-	t.Cleanup(func() { getent = old })
+	answers.m = nil
+	t.Cleanup(func() { getent, answers.m = old, nil })
 
 	u, err := ByName("ldapuser")
 	if err != nil || u != (User{Name: "ldapuser", UID: 70001, GID: 70000, Home: "/home/ldapuser"}) {
@@ -102,5 +105,19 @@ esac
 	// The files come first: root is not asked of getent.
 	if u, err := ByName("root"); err != nil || u.UID != 0 {
 		t.Errorf("ByName(root) = %+v, %v", u, err)
+	}
+	// Each question is asked once, an unknown one too: squeue --json names
+	// the owner of every job.
+	for range 3 {
+		Name(70001)
+		ByName("nobody-at-all")
+	}
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "passwd ldapuser\npasswd 70001\ngroup 70000\npasswd nobody-at-all\n"
+	if string(b) != want {
+		t.Errorf("getent was asked:\n%s\nwant each question once:\n%s", b, want)
 	}
 }
