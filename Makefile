@@ -13,6 +13,9 @@ all: build
 ## supervisor are static binaries without cgo (they link none:
 ## internal/importrules checks it); only slurmd-lite links cgo, for NVML.
 build:
+	@# A first build compiles every dependency (SQLite's Go translation is
+	@# the bulk: about two minutes); say so on a terminal.
+	@[ ! -t 1 ] || echo "building..."
 	@mkdir -p $(BINDIR)
 	$(GO) build -o $(BINDIR)/ ./cmd/slurmd-lite
 	CGO_ENABLED=0 $(GO) build -o $(BINDIR)/ $(addprefix ./cmd/,$(filter-out slurmd-lite,$(CMDS)))
