@@ -5,20 +5,23 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs clean gpu-check
+.PHONY: all build building test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs clean gpu-check
 
 all: build
 
 ## build: every command into ./bin. The Slurm commands and the job
 ## supervisor are static binaries without cgo (they link none:
 ## internal/importrules checks it); only slurmd-lite links cgo, for NVML.
-build:
-	@# A first build compiles every dependency (SQLite's Go translation is
-	@# the bulk: about two minutes); say so on a terminal.
-	@[ ! -t 1 ] || echo "building..."
+build: building
 	@mkdir -p $(BINDIR)
 	$(GO) build -o $(BINDIR)/ ./cmd/slurmd-lite
 	CGO_ENABLED=0 $(GO) build -o $(BINDIR)/ $(addprefix ./cmd/,$(filter-out slurmd-lite,$(CMDS)))
+
+# building: a first build compiles every dependency (SQLite's Go
+# translation is the bulk: about two minutes), so say so on a terminal;
+# piped, nothing (internal/e2e's TestMakeBuildingOnTerminal).
+building:
+	@[ ! -t 1 ] || echo "building..."
 
 ## test: vet, unit and end-to-end tests, then each fuzz target briefly
 test: vet unit fuzz

@@ -33,33 +33,11 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	if path == "" {
 		ts.Fatalf("pty: %s not found in $PATH", args[0])
 	}
-	master, slave, err := openPty()
-	ts.Check(err)
-	defer master.Close()
 	cmd := exec.Command(path, args[1:]...)
 	cmd.Dir = ts.Getenv("WORK")
 	cmd.Env = []string{"PATH=" + ts.Getenv("PATH"), "SLURM_LITE_CONF=" + ts.Getenv("SLURM_LITE_CONF"),
 		"HOME=" + ts.Getenv("HOME"), "TERM=dumb"}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	// A session of its own with the terminal as its controlling one, as a
-	// login shell's child has.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		slave.Close()
-		ts.Fatalf("pty: %v", err)
-	}
-	slave.Close() // the child holds it; reads end (EIO) once it is gone
-	var out strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := master.Read(buf)
-		out.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	err = cmd.Wait()
-	text := strings.ReplaceAll(out.String(), "\r\n", "\n")
+	text, err := runOnPty(cmd)
 	fmt.Fprint(ts.Stdout(), text)
 	ts.Logf("[pty %s] %v\n%s", strings.Join(args, " "), err, text)
 	var ee *exec.ExitError
@@ -71,6 +49,35 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	case err == nil && neg:
 		ts.Fatalf("pty %s: unexpected success", strings.Join(args, " "))
 	}
+}
+
+// runOnPty runs cmd with its stdin, stdout and stderr on a new
+// pseudo-terminal, in a session of its own with the terminal as its
+// controlling one (as a login shell's child), and returns what the
+// terminal showed, its \r\n as \n, and how cmd ended.
+func runOnPty(cmd *exec.Cmd) (string, error) {
+	master, slave, err := openPty()
+	if err != nil {
+		return "", err
+	}
+	defer master.Close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		slave.Close()
+		return "", err
+	}
+	slave.Close() // the child holds it; reads end (EIO) once it is gone
+	var out strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := master.Read(buf)
+		out.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return strings.ReplaceAll(out.String(), "\r\n", "\n"), cmd.Wait()
 }
 
 func isExecutable(p string) bool {
