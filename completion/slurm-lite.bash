@@ -12,10 +12,10 @@ _slurm_lite() {
 		opts='--account= --array= --batch-size= --bb= --bbf= --begin= --chdir= --cluster-constraint= --clusters= --comment= --constraint= --container --contiguous --core-spec= --cores-per-socket= --cpu-freq= --cpus-per-gpu= --cpus-per-task= --deadline= --delay-boot= --dependency= --distribution= --error= --exclude= --exclusive --export --export-file= --extra-node-info= --get-user-env --gid= --gpu-bind= --gpu-freq= --gpu-mem= --gpus-per-node= --gpus-per-socket= --gpus-per-task= --gpus= --gres-flags= --gres= --help --hold --ignore-pbs --input= --job-name= --licenses= --mail-type= --mail-user= --mcs-label= --mem-per-cpu= --mem-per-gpu= --mem= --mincpus= --nice --no-kill --no-requeue --nodefile= --nodelist= --nodes= --ntasks-per-core= --ntasks-per-node= --ntasks-per-socket= --ntasks= --output= --overcommit --oversubscribe --parsable --partition= --power= --priority= --profile= --propagate --qos= --quiet --reboot --requeue --reservation= --signal= --sockets-per-node= --spread-job --switches= --thread-spec= --threads-per-core= --time-min= --time= --tmp= --uid= --usage --use-min-nodes --verbose --version --wait --wckey= --wrap --yieldable'
 		;;
 	squeue)
-		opts='--Format= --account= --all --array --array-unique --clusters= --federation --format= --help --hide --iterate= --job= --json --licenses= --local --long --name= --noconvert --nodelist= --noheader --partition= --qos= --reservation= --sibling --sort= --start --states= --step= --usage --user= --verbose --version --yaml'
+		opts='--Format= --account= --all --array --array-unique --clusters= --federation --format= --help --hide --iterate= --job= --json --licenses= --local --long --me --name= --noconvert --nodelist= --noheader --partition= --qos= --reservation= --sibling --sort= --start --states= --step= --usage --user= --verbose --version --yaml'
 		;;
 	scancel)
-		opts='--account= --batch --clusters --full --help --hurry --interactive --name= --nodelist --partition= --qos= --quiet --reservation= --sibling= --signal= --state= --usage --user= --verbose --version --wckey='
+		opts='--account= --batch --clusters --full --help --hurry --interactive --me --name= --nodelist --partition= --qos= --quiet --reservation= --sibling= --signal= --state= --usage --user= --verbose --version --wckey='
 		;;
 	scontrol)
 		opts='--all --cluster --details --federation --future --help --hide --local --oneliner --quiet --sibling --uid --verbose --version'
@@ -37,7 +37,7 @@ _slurm_lite() {
 		opts='--Users --accounts= --all --cluster= --format= --help --helpformat --long --noheader --parsable --parsable2 --partition --usage --users= --verbose --version'
 		;;
 	sprio)
-		opts='--cluster= --federation --format= --help --jobs --local --long --noheader --norm --partition= --sibling --usage --user= --verbose --version --weights'
+		opts='--cluster= --federation --format= --help --jobs --local --long --noheader --norm --partition= --sibling --sort= --usage --user= --verbose --version --weights'
 		;;
 	srun)
 		opts='--account= --acctg-freq= --bb= --bbf= --bcast-exclude= --bcast= --begin= --chdir= --cluster-constraint= --clusters= --comment= --compress --constraint= --container --contiguous --core-spec= --cores-per-socket= --cpu-freq= --cpus-per-gpu= --cpus-per-task= --deadline= --delay-boot= --dependency= --disable-status --distribution= --epilog= --error= --exact --exclude= --exclusive --export= --extra-node-info= --gpu-bind= --gpu-freq= --gpus-per-node= --gpus-per-socket= --gpus-per-task= --gpus= --gres-flags= --gres= --help --het-group= --hold --immediate --input= --job-name= --jobid= --kill-on-bad-exit --label --licenses= --mail-type= --mail-user= --mcs-label= --mem-per-cpu= --mem-per-gpu= --mem= --mincpus= --mpi= --multi-prog --nice --no-allocate --no-kill --nodelist= --nodes= --ntasks-per-core= --ntasks-per-node= --ntasks-per-socket= --ntasks= --output= --overcommit --overlap --oversubscribe --partition= --power= --preserve-env --priority= --profile= --prolog= --propagate --pty --qos= --quiet --quit-on-interrupt --reboot --relative= --reservation= --resv-ports --send-libs --signal= --slurmd-debug= --sockets-per-node= --spread-job --switches= --task-epilog= --task-prolog= --thread-spec= --threads-per-core= --threads= --time-min= --time= --tmp= --unbuffered --usage --use-min-nodes --verbose --version --wait= --wckey='

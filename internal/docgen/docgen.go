@@ -176,8 +176,11 @@ func quoteArg(s string) string {
 // Command is what the completion knows of one command: its --help, and
 // the words it takes first (scontrol's commands), if any.
 type Command struct {
-	Name  string
-	Help  string
+	Name string
+	Help string
+	// Extra are options the command takes that Slurm's help leaves out
+	// (squeue --me), as Options writes them.
+	Extra []string
 	Words []string
 	// After lists the words completed after one word (scontrol show ...).
 	After map[string][]string
@@ -229,7 +232,14 @@ _slurm_lite() {
 	names := make([]string, 0, len(cmds))
 	for _, c := range cmds {
 		names = append(names, c.Name)
-		fmt.Fprintf(&b, "\t%s)\n\t\topts='%s'\n", c.Name, strings.Join(Options(c.Help), " "))
+		opts := Options(c.Help)
+		for _, e := range c.Extra {
+			if !slices.Contains(opts, e) {
+				opts = append(opts, e)
+			}
+		}
+		slices.Sort(opts)
+		fmt.Fprintf(&b, "\t%s)\n\t\topts='%s'\n", c.Name, strings.Join(opts, " "))
 		if len(c.Words) > 0 {
 			fmt.Fprintf(&b, "\t\twords='%s'\n", strings.Join(c.Words, " "))
 		}

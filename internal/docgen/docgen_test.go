@@ -149,6 +149,14 @@ func TestSlurmdPage(t *testing.T) {
 	}
 }
 
+// extraOptions are options the commands take that Slurm's --help leaves
+// out, worth completing.
+var extraOptions = map[string][]string{
+	"squeue":  {"--me"},
+	"scancel": {"--me"},
+	"sprio":   {"--sort="},
+}
+
 func commandHelps(t *testing.T) []Command {
 	mains := []struct {
 		name string
@@ -165,7 +173,19 @@ func commandHelps(t *testing.T) []Command {
 		if code := m.main([]string{"--help"}, sio); code != 0 {
 			t.Fatalf("%s --help: exit %d\n%s", m.name, code, out)
 		}
-		c := Command{Name: m.name, Help: out.String()}
+		c := Command{Name: m.name, Help: out.String(), Extra: extraOptions[m.name]}
+		for _, e := range c.Extra {
+			// Each is one the command takes: given before --help, it is
+			// parsed first, and an unknown one fails.
+			arg := e
+			if strings.HasSuffix(e, "=") {
+				arg += "1"
+			}
+			sio, out := helpIO()
+			if code := m.main([]string{arg, "--help"}, sio); code != 0 {
+				t.Errorf("%s does not take %s, which the completion offers: exit %d\n%s", m.name, e, code, out)
+			}
+		}
 		if m.name == "scontrol" {
 			c.Words = []string{"help", "hold", "holdu", "release", "requeue", "show", "uhold", "update", "version", "yield"}
 			c.After = map[string][]string{"show": {"config", "hostlist", "hostlistsorted", "hostnames", "job", "node", "partition"}}
@@ -203,6 +223,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"scontrol", "show", "jo"}, []string{"job"}},
 		{[]string{"scontrol", "show", "job", "x"}, nil},
 		{[]string{"squeue", "--sta"}, []string{"--start", "--states="}},
+		{[]string{"squeue", "--m"}, []string{"--me"}},
 		{[]string{"slurmd-lite", "sim"}, []string{"simulate"}},
 		{[]string{"slurmd-lite", "simulate", "--pol"}, []string{"--policy="}},
 		{[]string{"srun", "--pt"}, []string{"--pty"}},
