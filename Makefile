@@ -5,17 +5,23 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install clean gpu-check
+.PHONY: all build building test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs clean gpu-check
 
 all: build
 
 ## build: every command into ./bin. The Slurm commands and the job
 ## supervisor are static binaries without cgo (they link none:
 ## internal/importrules checks it); only slurmd-lite links cgo, for NVML.
-build:
+build: building
 	@mkdir -p $(BINDIR)
 	$(GO) build -o $(BINDIR)/ ./cmd/slurmd-lite
 	CGO_ENABLED=0 $(GO) build -o $(BINDIR)/ $(addprefix ./cmd/,$(filter-out slurmd-lite,$(CMDS)))
+
+# building: a first build compiles every dependency (SQLite's Go
+# translation is the bulk: about two minutes), so say so on a terminal;
+# piped, nothing (internal/e2e's TestMakeBuildingOnTerminal).
+building:
+	@[ ! -t 1 ] || echo "building..."
 
 ## test: vet, unit and end-to-end tests, then each fuzz target briefly
 test: vet unit fuzz
@@ -81,10 +87,25 @@ demo: build
 gpu-check:
 	$(GO) run ./internal/gpu/gpucheck
 
-## install: the commands into $(PREFIX)/bin
-install: build
+## install: the commands into $(PREFIX)/bin, and install-docs
+install: build install-docs
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(addprefix $(BINDIR)/,$(CMDS)) $(DESTDIR)$(PREFIX)/bin/
+
+## install-docs: the man pages of slurm-lite's own additions (slurmd-lite(8),
+## slurm-lite.toml(5), slurm-lite-yield(1) for scontrol yield,
+## slurm-lite-gpus(1) for sinfo -G) into $(PREFIX)/share/man, and bash
+## completion of every command's options, one file with a link per command
+## as bash-completion looks them up by name (Debian's Slurm packages do the
+## same). Slurm's own man pages come with Slurm (apt install slurm-client).
+COMPLETIONS := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+install-docs:
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 $(COMPLETIONS)
+	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 completion/slurm-lite.bash $(COMPLETIONS)/slurm-lite
+	for c in $(filter-out slurmstepd-lite,$(CMDS)); do ln -sf slurm-lite $(COMPLETIONS)/$$c; done
 
 clean:
 	rm -rf $(BINDIR)

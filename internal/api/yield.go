@@ -1,5 +1,22 @@
 package api
 
+// PathYieldSteps is how far a yield in progress has come (GET
+// ?job=ID, answer []YieldStep): scontrol, on a terminal, polls it while
+// its yield waits, to say what is happening.
+const PathYieldSteps = "/v1/jobs/yield/steps"
+
+// YieldStep is one step a waited-for yield has taken, in order:
+// "signalled" (Signal, GraceSeconds), "stopped" (Seconds, Clean: the job's
+// processes have ended; its GPUs' memory is awaited next).
+type YieldStep struct {
+	JobID        uint32  `json:"job_id"`
+	Step         string  `json:"step"`
+	Signal       string  `json:"signal,omitempty"`
+	GraceSeconds int     `json:"grace_seconds,omitempty"`
+	Seconds      float64 `json:"seconds,omitempty"`
+	Clean        bool    `json:"clean,omitempty"`
+}
+
 // PathYield is scontrol yield: checkpoint, stop, give the GPUs away,
 // requeue (POST Yield, answer Yielded).
 const PathYield = "/v1/jobs/yield"
@@ -48,4 +65,7 @@ type Yielded struct {
 	// For is the pending job the GPUs go to first (0: none could use
 	// them, and the yielded job may take them back).
 	For uint32 `json:"for,omitempty"`
+	// Steps are the steps a waited-for yield took (PathYieldSteps): a
+	// caller that polled prints those it has not seen yet.
+	Steps []YieldStep `json:"steps,omitempty"`
 }

@@ -21,6 +21,16 @@ type IO struct {
 	Now func() time.Time
 	// ReadFile reads a named file (the job script).
 	ReadFile func(string) ([]byte, error)
+	// Terminal reports whether a stream is a terminal: progress lines
+	// for a person watching (scontrol yield) go there and nowhere else.
+	// nil: nothing is.
+	Terminal func(io.Writer) bool
+}
+
+// IsTerminal reports whether w, one of the command's streams, is a
+// terminal.
+func (c IO) IsTerminal(w io.Writer) bool {
+	return c.Terminal != nil && c.Terminal(w)
 }
 
 // Stdio is the process's own streams, environment and clock.
@@ -32,5 +42,6 @@ func Stdio() IO {
 		Getenv:   os.LookupEnv,
 		Now:      time.Now,
 		ReadFile: os.ReadFile,
+		Terminal: isTerminal,
 	}
 }

@@ -162,6 +162,10 @@ type Daemon struct {
 	after map[uint32]string
 	// yields are the yields in progress, by job.
 	yields map[uint32]*yieldPlan
+	// yieldWaits are the yields a caller waits for, by job, until the
+	// answer (past finishYield, through the GPUs' release): their steps
+	// are what GET PathYieldSteps shows.
+	yieldWaits map[uint32]*yieldPlan
 	// gpuUse accumulates each running job's GPU samples.
 	gpuUse map[uint32]gpu.Usage
 	// releasing are ended jobs whose GPUs NVML has not shown released yet.
@@ -222,23 +226,24 @@ func newDaemon(opts Options, cfg *config.Config) *Daemon {
 		clock = realClock{}
 	}
 	d := &Daemon{
-		opts:      opts,
-		clock:     clock,
-		cfg:       cfg,
-		boot:      clock.Now(),
-		kick:      make(chan struct{}, 1),
-		ended:     make(chan uint32, 64),
-		decisions: map[uint32]sched.Decision{},
-		prio:      map[uint32]uint32{},
-		watched:   map[uint32]bool{},
-		after:     map[uint32]string{},
-		yields:    map[uint32]*yieldPlan{},
-		gpuUse:    map[uint32]gpu.Usage{},
-		releasing: map[uint32]gpu.Job{},
-		drained:   map[string]bool{},
-		idle:      idleTracker{since: map[uint32]time.Time{}, warned: map[uint32]bool{}},
-		violated:  map[string]bool{},
-		x:         newExtras(),
+		opts:       opts,
+		clock:      clock,
+		cfg:        cfg,
+		boot:       clock.Now(),
+		kick:       make(chan struct{}, 1),
+		ended:      make(chan uint32, 64),
+		decisions:  map[uint32]sched.Decision{},
+		prio:       map[uint32]uint32{},
+		watched:    map[uint32]bool{},
+		after:      map[uint32]string{},
+		yields:     map[uint32]*yieldPlan{},
+		yieldWaits: map[uint32]*yieldPlan{},
+		gpuUse:     map[uint32]gpu.Usage{},
+		releasing:  map[uint32]gpu.Job{},
+		drained:    map[string]bool{},
+		idle:       idleTracker{since: map[uint32]time.Time{}, warned: map[uint32]bool{}},
+		violated:   map[string]bool{},
+		x:          newExtras(),
 	}
 	d.publishLocked()
 	return d

@@ -42,6 +42,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "POST", Path: api.PathNodeUpdate, Handler: localapi.Func(d.updateNode)},
 		{Method: "GET", Path: api.PathNodeDrains, Handler: localapi.Func(d.drains)},
 		{Method: "POST", Path: api.PathYield, Handler: localapi.Func(d.yield)},
+		{Method: "GET", Path: api.PathYieldSteps, Handler: localapi.Func(d.yieldSteps)},
 		{Method: "POST", Path: api.PathSteps, Handler: localapi.Func(d.createStep)},
 		{Method: "GET", Path: api.PathSteps, Handler: localapi.Func(d.stepsJob)},
 		{Method: "POST", Path: api.PathStepsEnd, Handler: localapi.Func(d.endStep)},

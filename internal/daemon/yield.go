@@ -42,6 +42,44 @@ type yieldPlan struct {
 	// done receives the supervisor's final status once the job is
 	// requeued (buffered: the loop never waits on a caller that left).
 	done chan stepd.Status
+	// steps are what a waited-for yield has done so far, for scontrol's
+	// progress lines (yieldSteps); under Daemon.mu.
+	steps []api.YieldStep
+}
+
+// addStep records a step of a waited-for yield for yieldSteps.
+func (d *Daemon) addStep(plan *yieldPlan, st api.YieldStep) {
+	d.mu.Lock()
+	plan.steps = append(plan.steps, st)
+	d.mu.Unlock()
+}
+
+// stepsOf is a copy of a plan's steps so far.
+func (d *Daemon) stepsOf(plan *yieldPlan) []api.YieldStep {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(plan.steps)
+}
+
+// yieldSteps answers GET PathYieldSteps: the steps the yield in progress
+// on a job (?job=ID, or ?gpu=INDEX) has taken; none when no yield is in
+// progress there (not started yet, or over: the yield's answer then
+// carries them all). It reads the store and d.yieldWaits only, so a terminal's
+// polling never holds up the loop.
+func (d *Daemon) yieldSteps(ctx context.Context, req *localapi.Request[struct{}]) ([]api.YieldStep, error) {
+	j, err := d.yieldTarget(ctx, api.Yield{Job: req.Query.Get("job"), GPU: req.Query.Get("gpu")})
+	if err != nil {
+		return nil, err
+	}
+	if !d.mayYield(req.Caller, j) {
+		return nil, refusal(slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error())
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if plan := d.yieldWaits[j.ID]; plan != nil {
+		return slices.Clone(plan.steps), nil
+	}
+	return []api.YieldStep{}, nil
 }
 
 // yield is scontrol yield. In order (the design brief's protocol):
@@ -119,6 +157,21 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	if y.NoWait {
 		return out, nil
 	}
+	sig := "SIGTERM"
+	if s := j.Request.Signal; s != nil && s.Signal != 0 {
+		sig = "SIG" + slurmtime.SignalName(s.Signal)
+	}
+	d.mu.Lock()
+	d.yieldWaits[j.ID] = plan
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		if d.yieldWaits[j.ID] == plan {
+			delete(d.yieldWaits, j.ID)
+		}
+		d.mu.Unlock()
+	}()
+	d.addStep(plan, api.YieldStep{JobID: j.ID, Step: "signalled", Signal: sig, GraceSeconds: int(grace / time.Second)})
 	select {
 	case st := <-plan.done:
 		out.Waited = true
@@ -126,11 +179,14 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		out.Clean = st.ExitedAfterSignal && !st.Killed
 		if st.Ending == nil {
 			out.Ended = string(st.State)
+		} else {
+			d.addStep(plan, api.YieldStep{JobID: j.ID, Step: "stopped", Seconds: out.StopSeconds, Clean: out.Clean})
 		}
 	case <-ctx.Done():
 		return out, ctx.Err()
 	}
 	out.Released = d.waitReleased(ctx, j.ID, 2*time.Minute)
+	out.Steps = d.stepsOf(plan)
 	return out, nil
 }
 

@@ -1,7 +1,8 @@
 package sacct
 
 // sacct's --help text, as Slurm 22.05 prints it (src/sacct/options.c
-// _help_msg), trailing blanks and tabs included.
+// _help_msg), trailing blanks and tabs included, then slurm-lite's own
+// fields.
 
 // sacctHelp is sacct --help.
 const sacctHelp = `sacct [<OPTION>]                                                            
@@ -169,5 +170,12 @@ const sacctHelp = `sacct [<OPTION>]
 	           MM/DD[/YY]-HH:MM[:SS]                                    
 	           YYYY-MM-DD[THH:MM[:SS]]                                  
 	           now[{+|-}count[seconds(default)|minutes|hours|days|weeks]]
+
+slurm-lite fields (-o, after Slurm's in --helpformat):
+     AllocGPUs     GPUs the job held
+     GPUIndex      which GPUs, numbered as CUDA_VISIBLE_DEVICES numbered them
+     GPUMemPeak    its processes' peak GPU memory, summed over its GPUs
+     GPUUtilAve    their mean utilization
+     Notes         what the daemon noted (CUDA out of memory, yields, ...)
 
 `

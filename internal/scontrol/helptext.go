@@ -2,7 +2,8 @@ package scontrol
 
 // scontrol's --help (and --usage) text, as Slurm 22.05 prints it
 // (src/scontrol/scontrol.c _usage), trailing blanks and tabs included; it
-// lists the commands and entities slurm-lite has.
+// lists the commands and entities slurm-lite has, then slurm-lite's own
+// in a section of their own.
 
 // scontrolHelp is scontrol --help (and --usage, which prints the same).
 const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]                                            
@@ -26,6 +27,7 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
      -V, --version  Equivalent to "version" command                      
 									   
     Valid <COMMAND> values are:                                            
+     help                     print this description of use.               
      hold <job_list>          prevent specified job from starting. <job_list>
 			      is either a space separate list of job IDs or
 			      job names 
@@ -64,4 +66,11 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
   All commands and options are case-insensitive, although node names and   
   partition names tests are case-sensitive (node names "LX" and "lx"   
   are distinct).                                                       
+
+slurm-lite additions (README.md, "what slurm-lite adds"; man slurm-lite-yield):
+     yield                    above: give a job's GPUs away and requeue it
+     update NodeName=<node> Gpu=<index>[,<index>...] State=DRAIN|RESUME
+                              drain or resume single GPUs
+     -dd show job             ReasonDetail= and GPU_UUIDs= lines after
+                              Slurm's own
 `

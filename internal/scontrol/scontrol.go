@@ -132,6 +132,13 @@ func (s *scontrolArgs) run(argv []string) {
 		s.yield(argv)
 	case keyword(tag, "update", 1):
 		s.update(tag, argv[1:])
+	case keyword(tag, "help", 2):
+		// Slurm's "help": the usage, after a complaint about extra words.
+		if len(argv) > 1 {
+			s.exit = 1
+			fmt.Fprintf(s.sio.Stderr, "too many arguments for keyword:%s\n", tag)
+		}
+		io.WriteString(s.sio.Stdout, scontrolHelp)
 	case keyword(tag, "version", 4):
 		fmt.Fprintln(s.sio.Stdout, cli.SlurmVersion)
 	default:

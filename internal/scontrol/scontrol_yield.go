@@ -3,6 +3,7 @@ package scontrol
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -67,11 +68,81 @@ func (s *scontrolArgs) yield(argv []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), yieldTimeout)
 	defer cancel()
 	var out api.Yielded
-	if err := s.client.Do(ctx, "POST", api.PathYield, y, &out); err != nil {
+	progress := !y.NoWait && s.sio.IsTerminal(s.sio.Stdout)
+	var shown int
+	if progress {
+		// A person watches: say what the daemon is doing while the yield
+		// waits (the grace time may be minutes), one line per step.
+		done := make(chan error, 1)
+		go func() { done <- s.client.Do(ctx, "POST", api.PathYield, y, &out) }()
+		shown = s.pollYield(ctx, y, done)
+		if err := <-done; err != nil {
+			s.exit = cli.DaemonError("scontrol", err, s.sio)
+			return
+		}
+	} else if err := s.client.Do(ctx, "POST", api.PathYield, y, &out); err != nil {
 		s.exit = cli.DaemonError("scontrol", err, s.sio)
 		return
 	}
+	if progress {
+		// Steps too quick for the polls are told now, so a terminal always
+		// sees every step, in order.
+		for _, st := range out.Steps[min(shown, len(out.Steps)):] {
+			fmt.Fprintln(s.sio.Stdout, stepLine(st))
+		}
+	}
 	fmt.Fprintln(s.sio.Stdout, yieldReport(out))
+}
+
+// yieldPoll is how often a terminal's scontrol yield asks how far the
+// yield has come.
+const yieldPoll = 250 * time.Millisecond
+
+// pollYield prints the steps of the yield in progress as the daemon
+// takes them, until done (the yield's answer) has come; it puts the answer
+// back for the caller and returns how many steps it printed. A failed
+// poll prints nothing: the answer says what went wrong.
+func (s *scontrolArgs) pollYield(ctx context.Context, y api.Yield, done chan error) int {
+	q := url.Values{}
+	if y.Job != "" {
+		q.Set("job", y.Job)
+	} else {
+		q.Set("gpu", y.GPU)
+	}
+	shown := 0
+	tick := time.NewTicker(yieldPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			done <- err
+			return shown
+		case <-tick.C:
+		}
+		var steps []api.YieldStep
+		if err := s.client.Do(ctx, "GET", api.PathYieldSteps+"?"+q.Encode(), nil, &steps); err != nil {
+			continue
+		}
+		for _, st := range steps[min(shown, len(steps)):] {
+			fmt.Fprintln(s.sio.Stdout, stepLine(st))
+		}
+		shown = max(shown, len(steps))
+	}
+}
+
+// stepLine is a terminal's line for one step of a yield.
+func stepLine(st api.YieldStep) string {
+	switch st.Step {
+	case "signalled":
+		return fmt.Sprintf("Job %d: sent %s, waiting for its checkpoint (grace %ds)...", st.JobID, st.Signal, st.GraceSeconds)
+	case "stopped":
+		took := time.Duration(st.Seconds * float64(time.Second)).Round(time.Second)
+		if !st.Clean {
+			return fmt.Sprintf("Job %d: killed after its grace time (%s); waiting for its GPUs to be released...", st.JobID, took)
+		}
+		return fmt.Sprintf("Job %d: exited after %s; waiting for its GPUs to be released...", st.JobID, took)
+	}
+	return fmt.Sprintf("Job %d: %s...", st.JobID, st.Step)
 }
 
 func (s *scontrolArgs) fail(format string, a ...any) {

@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"github.com/alecthomas/kong"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -296,12 +295,9 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// lab64 is the shared benchmark trace, when this checkout sits beside it.
+// lab64 is a benchmark trace, shipped in testdata/traces.
 func lab64(tb testing.TB, name string) *Trace {
-	path := filepath.Join("..", "..", "..", "shared", "traces", "philly", name)
-	if _, err := os.Stat(path); err != nil {
-		tb.Skipf("shared trace %s not present", path)
-	}
+	path := filepath.Join("..", "..", "testdata", "traces", name)
 	tr, err := ReadTraceFile(path)
 	if err != nil {
 		tb.Fatal(err)

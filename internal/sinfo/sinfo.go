@@ -488,14 +488,14 @@ const sinfoUsage = `Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p par
              [-S fields] [-o format] [-O Format] [--federation] [--local]
 `
 
+// sinfoHelp is Slurm 22.05's sinfo --help (src/sinfo/opts.c _help), then
+// slurm-lite's -G in a section of its own.
 const sinfoHelp = `Usage: sinfo [OPTIONS]
   -a, --all                  show all partitions (including hidden and those
 			     not accessible)
   -d, --dead                 show only non-responding nodes
   -e, --exact                group nodes only on exact match of configuration
       --federation           Report federated information if a member of one
-  -G, --gpus                 slurm-lite: one line per GPU (use, memory,
-                             foreign processes, drains); see -O Gpu* fields
   -h, --noheader             no headers on output
   --hide                     do not show hidden or non-accessible partitions
   -i, --iterate=seconds      specify an iteration period
@@ -521,6 +521,11 @@ const sinfoHelp = `Usage: sinfo [OPTIONS]
   -v, --verbose              verbosity level
   -V, --version              output version information and exit
       --yaml                 Produce YAML output
+
+slurm-lite options:
+  -G, --gpus                 one line per GPU (use, memory, foreign processes,
+                             drains); -O takes its Gpu* fields too
+                             (man slurm-lite-gpus)
 
 Help options:
   --help                     show this help message

@@ -37,8 +37,11 @@ func Salloc(args []string, sio cli.IO) int {
 			break
 		}
 		switch key := r.Option.Key(); key {
-		case "help", "usage":
-			fmt.Fprintln(sio.Stdout, "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]")
+		case "help":
+			fmt.Fprint(sio.Stdout, sallocHelp)
+			return 0
+		case "usage":
+			fmt.Fprint(sio.Stdout, sallocUsage)
 			return 0
 		case "version":
 			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)

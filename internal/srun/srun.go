@@ -188,8 +188,11 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 		}
 		key := r.Option.Key()
 		switch key {
-		case "help", "usage":
-			fmt.Fprintln(sio.Stdout, "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] executable(N) [args(N)...]")
+		case "help":
+			fmt.Fprint(sio.Stdout, srunHelp)
+			return o, 0, true
+		case "usage":
+			fmt.Fprint(sio.Stdout, srunUsage)
 			return o, 0, true
 		case "version":
 			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
