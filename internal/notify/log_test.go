@@ -1,0 +1,22 @@
+package notify
+
+import (
+	"io"
+	"log/slog"
+	"sync"
+)
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func newLog(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(&lockedWriter{w: w}, nil))
+}

@@ -1,0 +1,170 @@
+package notify
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/jobrec"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+
+func job(mail ...string) *jobrec.Job {
+	j := &jobrec.Job{ID: 12, ArrayTaskID: jobrec.NoTask, Name: "train", User: "alice", UID: 1001, GID: 1001,
+		Account: "lab", Partition: "gpu", State: slurm.Completed, Submit: t0, Start: t0.Add(5 * time.Second),
+		End: t0.Add(65 * time.Second), SubmitDir: "/home/alice"}
+	j.Request.MailType = mail
+	j.Alloc.Node = "gpu01"
+	j.Alloc.GPUs = []jobrec.GPUAlloc{{Index: 1, UUID: "GPU-1"}}
+	return j
+}
+
+func TestSubject(t *testing.T) {
+	failed := job()
+	failed.State, failed.ExitCode = slurm.Failed, jobrec.ExitCode{Status: 3}
+	cancelled := job()
+	cancelled.State, cancelled.ExitCode = slurm.Cancelled, jobrec.ExitCode{Signal: 15}
+	timeout := job()
+	timeout.State, timeout.ExitCode = slurm.Timeout, jobrec.ExitCode{Signal: 15}
+	long := job()
+	long.End = long.Start.Add(26*time.Hour + 3*time.Minute + 4*time.Second)
+	task := job()
+	task.ID, task.ArrayJobID, task.ArrayTaskID = 14, 12, 2
+	for _, tc := range []struct {
+		name string
+		j    *jobrec.Job
+		kind string
+		want string
+	}{
+		{"a start says how long the job waited", job(), Begin, "Slurm Job_id=12 Name=train Began, Queued time 00:00:05"},
+		{"a completed job", job(), End, "Slurm Job_id=12 Name=train Ended, Run time 00:01:00, COMPLETED, ExitCode 0"},
+		{"a failed job", failed, Fail, "Slurm Job_id=12 Name=train Failed, Run time 00:01:00, FAILED, ExitCode 3"},
+		{"a signal leaves the exit code out", cancelled, End, "Slurm Job_id=12 Name=train Ended, Run time 00:01:00, CANCELLED"},
+		{"a time limit is a failure", timeout, Fail, "Slurm Job_id=12 Name=train Failed, Run time 00:01:00, TIMEOUT"},
+		{"days in the run time", long, End, "Slurm Job_id=12 Name=train Ended, Run time 1-02:03:04, COMPLETED, ExitCode 0"},
+		{"a requeue has no state", job(), Requeue, "Slurm Job_id=12 Name=train Requeued, Run time 00:01:00"},
+		{"90% of the time limit counts to now", job(), TimeLimit90, "Slurm Job_id=12 Name=train Reached 90% of time limit, Run time 00:00:55"},
+		{"an array task", task, Begin, "Slurm Array Task Job_id=12_2 (14) Name=train Began, Queued time 00:00:05"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Subject(tc.j, tc.kind, t0.Add(time.Minute)); got != tc.want {
+				t.Errorf("Subject:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEndKind(t *testing.T) {
+	for s, want := range map[slurm.JobState]string{slurm.Completed: End, slurm.Cancelled: End, slurm.Failed: Fail,
+		slurm.Timeout: Fail, slurm.OutOfMemory: Fail, slurm.NodeFail: Fail, slurm.Preempted: Fail} {
+		if got := EndKind(s); got != want {
+			t.Errorf("EndKind(%s) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+// A fake MailProg records its arguments and environment; only the kinds
+// the job asked for are mailed, to --mail-user or the owner.
+func TestMailProg(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "mail.log")
+	prog := filepath.Join(dir, "mail")
+	script := "#!/bin/sh\nprintf '%s|%s|%s|%s|%s\\n' \"$1\" \"$2\" \"$3\" \"$SLURM_JOB_MAIL_TYPE\" \"$SLURM_JOB_RUN_TIME$SLURM_JOB_QUEUED_TIME\" >> " + out + "\n"
+	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := Start(Options{MailProg: prog, Cluster: "lab"})
+	j := job("BEGIN", "END")
+	j.Request.MailUser = "bob@example.org"
+	n.Send(Event{Kind: Begin, Job: j, Time: t0})
+	n.Send(Event{Kind: Requeue, Job: j, Time: t0}) // not asked for
+	n.Send(Event{Kind: End, Job: j, Time: t0})
+	n.Close(10 * time.Second)
+	got, _ := os.ReadFile(out)
+	want := "-s|Slurm Job_id=12 Name=train Began, Queued time 00:00:05|bob@example.org|Began|00:00:05\n" +
+		"-s|Slurm Job_id=12 Name=train Ended, Run time 00:01:00, COMPLETED, ExitCode 0|bob@example.org|Ended|00:01:00\n"
+	if string(got) != want {
+		t.Errorf("mail log:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A webhook that fails once gets the event again; one filtered by Users
+// gets only that user's jobs.
+func TestWebhookRetried(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []Body
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			http.Error(w, "try later", http.StatusServiceUnavailable)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		var body Body
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Errorf("body %s: %v", b, err)
+		}
+		bodies = append(bodies, body)
+	}))
+	defer srv.Close()
+	n := Start(Options{Cluster: "lab", Backoff: 10 * time.Millisecond, Hooks: []Hook{
+		{URL: srv.URL, Events: []string{End, Fail, Drain}},
+		{URL: srv.URL + "/bob", Events: []string{All}, Users: []string{"bob"}},
+	}})
+	failed := job()
+	failed.State, failed.ExitCode = slurm.Failed, jobrec.ExitCode{Status: 3}
+	n.Send(Event{Kind: Begin, Job: job(), Time: t0})
+	n.Send(Event{Kind: Fail, Job: failed, Time: t0})
+	n.Send(Event{Kind: Drain, GPU: &GPU{Index: 1, UUID: "GPU-1"}, Actor: "root", Reason: "fan", Time: t0})
+	n.Close(10 * time.Second)
+	if calls != 3 || len(bodies) != 2 {
+		t.Fatalf("%d calls, %d bodies: want 3 calls (one refused) and 2 bodies", calls, len(bodies))
+	}
+	b := bodies[0]
+	if b.Event != Fail || b.Job.ID != 12 || b.Job.State != "FAILED" || b.Job.ExitCode != "3:0" || b.Job.User != "alice" ||
+		len(b.Job.GPUs) != 1 || b.Job.GPUs[0] != 1 || !b.Job.Start.Equal(t0.Add(5*time.Second)) ||
+		b.Subject != "Slurm Job_id=12 Name=train Failed, Run time 00:01:00, FAILED, ExitCode 3" {
+		t.Errorf("first body: %+v %+v", b, b.Job)
+	}
+	if b := bodies[1]; b.Event != Drain || b.GPU == nil || b.GPU.Index != 1 || b.Actor != "root" || b.Reason != "fan" || b.Job != nil {
+		t.Errorf("second body: %+v", b)
+	}
+}
+
+// A full queue drops, never blocks.
+func TestSendNeverBlocks(t *testing.T) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
+	defer srv.Close()
+	defer close(block)
+	var logged strings.Builder
+	n := Start(Options{Queue: 2, Hooks: []Hook{{URL: srv.URL, Events: []string{All}}}, Log: newLog(&logged)})
+	done := make(chan struct{})
+	go func() {
+		for range 10 {
+			n.Send(Event{Kind: Begin, Job: job()})
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Send blocked")
+	}
+	n.Close(0)
+	if !strings.Contains(logged.String(), "notification dropped") {
+		t.Errorf("no drop logged: %s", logged.String())
+	}
+}
