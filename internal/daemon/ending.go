@@ -98,6 +98,9 @@ func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) 
 		if limit == slurmtime.Infinite || limit <= 0 {
 			continue
 		}
+		if t := d.limitMails(now, j, limit); !t.IsZero() {
+			soonest(t)
+		}
 		if due := j.Start.Add(limit); now.Before(due) {
 			soonest(due)
 			continue

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -203,6 +204,9 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		if mean, ok := use.MeanUtilization(); ok {
 			j.MeanGPUUtil = mean
 		}
+		if _, err := tx.AppendEvent(d.schedEvent(id, "end", endDetail(j))); err != nil {
+			return err
+		}
 		if interactive(j) {
 			// srun's or salloc's: no batch step, and its command's
 			// output is the caller's terminal, not a file to look in.
@@ -218,6 +222,12 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		return err
 	}
 	d.log.Info("job ended", "job", id, "state", string(j.State), "exit", j.ExitCode.String())
+	d.tell(endKind(j), j, "", string(j.Reason))
+	for _, n := range j.Notes {
+		if strings.HasPrefix(n, gpu.LowMemoryNote) {
+			d.tell(notify.GPUMemLow, j, "", n)
+		}
+	}
 	d.releaseGPUs(j, j.End)
 	d.wake()
 	return nil
@@ -350,6 +360,7 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 	d.releaseGPUs(j, now)
 	usage := d.chargeUntil(ctx, endTime(st))
 	stepsUser, stepsSys := d.stepsCPU(ctx, j)
+	var ended store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(j.ID)
 		if err != nil {
@@ -367,11 +378,27 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 		if err := tx.PutStep(batchStep(cur, st, stepsUser, stepsSys)); err != nil {
 			return err
 		}
+		action := "requeue"
+		switch as {
+		case slurm.Preempted:
+			action = "preempt"
+		case slurm.NodeFail:
+			action = "node_fail"
+		}
+		if _, err := tx.AppendEvent(d.schedEvent(j.ID, action, endDetail(cur)+"; back to PENDING")); err != nil {
+			return err
+		}
+		ended = cur
 		_, err = tx.Requeue(j.ID, now)
 		return err
 	})
 	if err == nil {
 		d.log.Info("job requeued", "job", j.ID, "as", string(as))
+		// The run as it ended: the mail's run time is its run's.
+		if as == slurm.Preempted {
+			d.tell(notify.Preempt, ended, schedulerName, "preempted by a job of a higher tier")
+		}
+		d.tell(notify.Requeue, ended, "", string(as))
 		d.wake()
 	}
 	return err

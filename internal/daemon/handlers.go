@@ -18,6 +18,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -520,6 +521,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		// Slurm cannot signal a pending job either.
 		r.Code, r.Error = slurm.ErrJobPending, slurm.ErrJobPending.Error()
 	default:
+		var cancelled store.Job
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
 			cur, err := tx.Job(j.ID)
 			if err != nil {
@@ -534,8 +536,14 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			}
 			cur.State, cur.End, cur.CancelledBy = slurm.Cancelled, d.now(), &by
 			cur.Reason = slurm.ReasonNone
+			cancelled = cur
 			return tx.PutJob(cur)
 		})
+		if err == nil && cancelled.ID != 0 {
+			// slurmctld's end of a pending job: it starts and ends now.
+			cancelled.Start = cancelled.End
+			defer d.tell(notify.End, cancelled, "", "")
+		}
 		if errors.Is(err, errSkip) {
 			// Started meanwhile: cancel it where it runs.
 			return d.cancelOne(ctx, caller, target{name: t.name, job: d.mustJob(ctx, j.ID)}, c)
@@ -544,8 +552,15 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			r.Code, r.Error = slurm.ErrInvalidJobID, err.Error()
 		}
 	}
-	if r.Code == 0 && caller.UID != j.UID {
-		d.audit(ctx, caller, j.ID, "cancel", fmt.Sprintf("signal %d", c.Signal))
+	if r.Code == 0 {
+		detail := fmt.Sprintf("cancelled while %s", j.State)
+		if c.Signal != 0 {
+			detail = fmt.Sprintf("signal %d while %s", c.Signal, j.State)
+		}
+		d.audit(ctx, caller, j.ID, "cancel", detail)
+		if c.Signal == 0 {
+			d.tell(notify.Cancel, j, caller.User, detail)
+		}
 	}
 	return r
 }
@@ -555,11 +570,11 @@ func (d *Daemon) mustJob(ctx context.Context, id uint32) store.Job {
 	return j
 }
 
-// audit records a change made by someone other than the job's owner.
+// audit records a change a caller asked for whose effect comes later
+// (a running job's cancel or requeue, carried out by its supervisor).
 func (d *Daemon) audit(ctx context.Context, caller localapi.Identity, id uint32, action, detail string) {
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendEvent(store.Event{Time: d.now(), Actor: caller.UID, ActorName: caller.User,
-			JobID: id, Action: action, Detail: detail})
+		_, err := tx.AppendEvent(d.callerEvent(caller, id, action, detail))
 		return err
 	})
 	if err != nil {
@@ -596,8 +611,8 @@ func (d *Daemon) control(ctx context.Context, req *localapi.Request[api.Control]
 			}
 			r.Job = s
 			res.Results = append(res.Results, r)
-			if r.Code == 0 && caller.UID != j.UID {
-				d.audit(ctx, caller, j.ID, c.Action, "")
+			if r.Code == 0 && c.Action == api.ActionRequeue {
+				d.audit(ctx, caller, j.ID, "requeue", fmt.Sprintf("requeue asked while %s", j.State))
 			}
 		}
 	}
@@ -607,6 +622,7 @@ func (d *Daemon) control(ctx context.Context, req *localapi.Request[api.Control]
 
 func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool, t target, hold bool) api.Result {
 	var r api.Result
+	var held store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(t.job.ID)
 		if err != nil {
@@ -625,8 +641,24 @@ func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool,
 		default:
 			cur.Hold, cur.Reason = store.HoldNone, slurm.ReasonNone
 		}
-		return tx.PutJob(cur)
+		if err := tx.PutJob(cur); err != nil {
+			return err
+		}
+		action, detail := "release", "released"
+		if hold {
+			action, detail = "hold", string(cur.Reason)
+		}
+		_, err = tx.AppendEvent(d.callerEvent(caller, cur.ID, action, detail))
+		held = cur
+		return err
 	})
+	if err == nil {
+		kind := notify.Release
+		if hold {
+			kind = notify.Hold
+		}
+		d.tell(kind, held, caller.User, string(held.Reason))
+	}
 	switch {
 	case errors.Is(err, errSkip):
 		r.Code, r.Error = slurm.ErrJobNotPending, slurm.ErrJobNotPending.Error()

@@ -13,6 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -272,6 +273,19 @@ func (d *Daemon) auditNode(ctx context.Context, caller localapi.Identity, gpuUUI
 	if err != nil {
 		d.log.Error("recording an event", "action", action, "err", err)
 	}
+	kind := notify.Drain
+	if action == "resume" {
+		kind = notify.Resume
+	}
+	if gpuUUID == "" {
+		d.notifier.Load().Send(notify.Event{Kind: kind, Time: d.now(), Node: d.config().Node.NodeName,
+			Actor: caller.User, Reason: detail})
+		return
+	}
+	d.mu.Lock()
+	index := gpuIndex(d.gsnap, gpuUUID)
+	d.mu.Unlock()
+	d.tellGPU(kind, index, gpuUUID, caller.User, detail)
 }
 
 // awaitSample wakes the loop and waits (a few seconds at most) for a GPU

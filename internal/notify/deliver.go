@@ -42,6 +42,7 @@ type Body struct {
 	Cluster string    `json:"cluster"`
 	Job     *BodyJob  `json:"job,omitempty"`
 	GPU     *GPU      `json:"gpu,omitempty"`
+	Node    string    `json:"node,omitempty"`
 	Actor   string    `json:"actor,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
 	// Subject is the mail subject Slurm would send for the event, for a
@@ -71,7 +72,7 @@ type BodyJob struct {
 
 // NewBody is the webhook body of ev.
 func NewBody(ev Event, cluster string) Body {
-	b := Body{Event: ev.Kind, Time: ev.Time, Cluster: cluster, GPU: ev.GPU, Actor: ev.Actor, Reason: ev.Reason}
+	b := Body{Event: ev.Kind, Time: ev.Time, Cluster: cluster, GPU: ev.GPU, Node: ev.Node, Actor: ev.Actor, Reason: ev.Reason}
 	if j := ev.Job; j != nil {
 		bj := &BodyJob{ID: j.ID, ArrayJobID: j.ArrayJobID, Name: j.Name, User: j.User, Account: j.Account,
 			Partition: j.Partition, State: string(j.State), Reason: string(j.Reason), ExitCode: j.ExitCode.String(),

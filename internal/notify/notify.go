@@ -19,6 +19,8 @@ type Event struct {
 	Job *jobrec.Job
 	// GPU is the GPU drained or resumed; nil for a job's event.
 	GPU *GPU
+	// Node is the node drained or resumed as a whole.
+	Node string
 	// Actor is who made the change ("" for the job itself or the
 	// scheduler); Reason why.
 	Actor  string

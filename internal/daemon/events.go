@@ -1,0 +1,160 @@
+package daemon
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
+)
+
+// The audit trail and the notifications have one source: each place that
+// changes a job's or a GPU's state appends an event to the store in the
+// transaction of the change (schedEvent, callerEvent), and once that has
+// committed hands the same change to the notifier (tell, tellGPU), which
+// never blocks.
+
+// schedulerName is the actor of what the daemon decided by itself (a
+// start, an end, a preemption, a health check's drain).
+const schedulerName = "slurmd-lite"
+
+// schedEvent is an event the daemon itself made.
+func (d *Daemon) schedEvent(id uint32, action, detail string) store.Event {
+	return store.Event{Time: d.now(), Actor: uint32(os.Geteuid()), ActorName: schedulerName,
+		JobID: id, Action: action, Detail: detail}
+}
+
+// callerEvent is an event a command's caller made.
+func (d *Daemon) callerEvent(caller localapi.Identity, id uint32, action, detail string) store.Event {
+	return store.Event{Time: d.now(), Actor: caller.UID, ActorName: caller.User, JobID: id, Action: action, Detail: detail}
+}
+
+// tell hands a job's change to the notifier.
+func (d *Daemon) tell(kind string, j store.Job, actor, reason string) {
+	d.notifier.Load().Send(notify.Event{Kind: kind, Time: d.now(), Job: &j, Actor: actor, Reason: reason})
+}
+
+// tellGPU hands a GPU's drain or resume to the notifier.
+func (d *Daemon) tellGPU(kind string, index int, uuid, actor, reason string) {
+	d.notifier.Load().Send(notify.Event{Kind: kind, Time: d.now(), GPU: &notify.GPU{Index: index, UUID: uuid},
+		Actor: actor, Reason: reason})
+}
+
+// jobLog is the log with the job's id as a field, for every line about
+// one job.
+func (d *Daemon) jobLog(id uint32) *slog.Logger { return d.log.With("job", id) }
+
+// newLogger is the daemon's log in the configured format.
+func newLogger(w io.Writer, format string) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if format == config.LogJSON {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// mailProg is the mail program in force: MailProg, else /usr/bin/mail or
+// /bin/mail where present; "" sends no mail.
+func mailProg(cfg *config.Config) string {
+	if cfg.MailProg != "" {
+		return cfg.MailProg
+	}
+	for _, p := range []string{"/usr/bin/mail", "/bin/mail"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// startNotifier starts the notifier of cfg in place of the one before,
+// which finishes its queue in the background.
+func (d *Daemon) startNotifier(cfg *config.Config) {
+	prog := mailProg(cfg)
+	if prog == "" {
+		d.log.Info("no mail program (MailProg, /usr/bin/mail, /bin/mail): --mail-type sends no mail")
+	}
+	hooks := make([]notify.Hook, len(cfg.Notify))
+	for i, h := range cfg.Notify {
+		hooks[i] = notify.Hook{URL: h.URL, Events: h.Events, Users: h.Users}
+	}
+	n := notify.Start(notify.Options{Cluster: cfg.ClusterName, MailProg: prog, Hooks: hooks, Log: d.log,
+		GroupName: userdb.GroupName, Backoff: d.opts.NotifyBackoff})
+	if old := d.notifier.Swap(n); old != nil {
+		go old.Close(time.Minute)
+	}
+}
+
+// endKind is the notification of a job's end, by its state.
+func endKind(j store.Job) string { return notify.EndKind(j.State) }
+
+// endDetail says how a run ended, for the audit trail.
+func endDetail(j store.Job) string {
+	s := fmt.Sprintf("%s, exit code %s", j.State, j.ExitCode)
+	if !j.Start.IsZero() && !j.End.IsZero() {
+		s += fmt.Sprintf(", ran %s", j.End.Sub(j.Start).Round(time.Second))
+	}
+	if j.Reason != slurm.ReasonNone && j.Reason != "" {
+		s += ", reason " + string(j.Reason)
+	}
+	return s
+}
+
+// limitMails sends the TIME_LIMIT mails a running job asked for, as
+// slurmctld's _job_time_check does: each once a run, when the time left is
+// at most 50%, 20% or 10% of the limit, and at the limit. It returns the
+// next time one is due, to wake the loop then.
+func (d *Daemon) limitMails(now time.Time, j store.Job, limit time.Duration) (next time.Time) {
+	for _, m := range []struct {
+		kind string
+		left float64
+	}{{notify.TimeLimit, 0}, {notify.TimeLimit90, 0.1}, {notify.TimeLimit80, 0.2}, {notify.TimeLimit50, 0.5}} {
+		if !wantsKind(j, m.kind) {
+			continue
+		}
+		due := j.Start.Add(limit - time.Duration(float64(limit)*m.left))
+		key := fmt.Sprintf("%d/%d/%s", j.ID, j.Restarts, m.kind)
+		if now.Before(due) {
+			if next.IsZero() || due.Before(next) {
+				next = due
+			}
+			continue
+		}
+		if d.limitMailed[key] {
+			continue
+		}
+		if d.limitMailed == nil {
+			d.limitMailed = map[string]bool{}
+		}
+		d.limitMailed[key] = true
+		d.tell(m.kind, j, "", "")
+	}
+	return next
+}
+
+func wantsKind(j store.Job, kind string) bool {
+	for _, m := range j.Request.MailType {
+		if m == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// gpuIndex is the index of the GPU with this UUID in the last sample, or -1.
+func gpuIndex(gs gpu.Snapshot, uuid string) int {
+	for _, g := range gs.GPUs {
+		if g.UUID == uuid {
+			return g.Index
+		}
+	}
+	return -1
+}
