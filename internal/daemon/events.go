@@ -1,12 +1,17 @@
 package daemon
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"slices"
 	"log/slog"
 	"os"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
@@ -47,10 +52,6 @@ func (d *Daemon) tellGPU(kind string, index int, uuid, actor, reason string) {
 	d.notifier.Load().Send(notify.Event{Kind: kind, Time: d.now(), GPU: &notify.GPU{Index: index, UUID: uuid},
 		Actor: actor, Reason: reason})
 }
-
-// jobLog is the log with the job's id as a field, for every line about
-// one job.
-func (d *Daemon) jobLog(id uint32) *slog.Logger { return d.log.With("job", id) }
 
 // newLogger is the daemon's log in the configured format.
 func newLogger(w io.Writer, format string) *slog.Logger {
@@ -157,4 +158,64 @@ func gpuIndex(gs gpu.Snapshot, uuid string) int {
 		}
 	}
 	return -1
+}
+
+// events is the audit trail (api.PathEvents).
+func (d *Daemon) events(ctx context.Context, req *localapi.Request[struct{}]) ([]api.Event, error) {
+	q := req.Query
+	var err error
+	var f store.EventFilter
+	if f.Since, err = queryTime(q, "since"); err != nil {
+		return nil, err
+	}
+	if f.Until, err = queryTime(q, "until"); err != nil {
+		return nil, err
+	}
+	var evs []store.Event
+	if q.Get("node") == "1" {
+		f.NoJob = true
+		got, err := d.st.Events(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, got...)
+	}
+	v := d.viewer(req.Caller)
+	for _, s := range q["job"] {
+		ref, err := parseJobRef(s)
+		if err != nil {
+			return nil, localapi.Errorf(http.StatusBadRequest, "job %q is not a job id; give a number such as 12", s)
+		}
+		j, err := d.st.Job(ctx, ref.id)
+		if err != nil || !v.seesJob(j.UID) {
+			continue // unknown, or not the caller's to see: nothing to show
+		}
+		f.JobID, f.NoJob = ref.id, false
+		got, err := d.st.Events(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, got...)
+	}
+	d.mu.Lock()
+	gs := d.gsnap
+	d.mu.Unlock()
+	node := d.config().Node.NodeName
+	out := make([]api.Event, 0, len(evs))
+	for _, e := range evs {
+		a := api.Event{Seq: e.Seq, Time: e.Time, Actor: e.Actor, ActorName: e.ActorName, JobID: e.JobID,
+			GPU: e.GPU, GPUIndex: -1, Action: e.Action, Detail: e.Detail}
+		if e.JobID == 0 {
+			a.Node = node
+			switch {
+			case e.GPU == "" || e.GPU == api.NodeDrainUUID:
+				a.GPU = api.NodeDrainUUID
+			default:
+				a.GPUIndex = gpuIndex(gs, e.GPU)
+			}
+		}
+		out = append(out, a)
+	}
+	slices.SortStableFunc(out, func(a, b api.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
 }

@@ -42,6 +42,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "GET", Path: api.PathPriorities, Handler: localapi.Func(d.priorities)},
 		{Method: "POST", Path: api.PathNodeUpdate, Handler: localapi.Func(d.updateNode)},
 		{Method: "GET", Path: api.PathNodeDrains, Handler: localapi.Func(d.drains)},
+		{Method: "GET", Path: api.PathEvents, Handler: localapi.Func(d.events)},
 		{Method: "POST", Path: api.PathYield, Handler: localapi.Func(d.yield)},
 		{Method: "POST", Path: api.PathSteps, Handler: localapi.Func(d.createStep)},
 		{Method: "GET", Path: api.PathSteps, Handler: localapi.Func(d.stepsJob)},
