@@ -487,6 +487,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		return r
 	}
 	by := caller.UID
+	audited := false
 	switch {
 	case j.State == slurm.Running && c.Signal != 0:
 		target := stepd.TargetSteps
@@ -503,6 +504,11 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			r.Code, r.Error = slurm.ErrAlreadyDone, err.Error()
 		}
 	case j.State == slurm.Running:
+		// Recorded before the supervisor is asked: the job's end, which
+		// the loop records as soon as the supervisor exits, must come
+		// after it in the trail.
+		audited = true
+		d.audit(ctx, caller, j.ID, "cancel", fmt.Sprintf("cancelled while %s", j.State))
 		rep, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by})
 		switch {
 		case err != nil:
@@ -558,7 +564,9 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		if c.Signal != 0 {
 			detail = fmt.Sprintf("signal %d while %s", c.Signal, j.State)
 		}
-		d.audit(ctx, caller, j.ID, "cancel", detail)
+		if !audited {
+			d.audit(ctx, caller, j.ID, "cancel", detail)
+		}
 		if c.Signal == 0 {
 			d.tell(notify.Cancel, j, caller.User, detail)
 		}

@@ -111,19 +111,19 @@ func jobTime(j *jobrec.Job, kind string, now time.Time) (text, env string) {
 		if j.Start.IsZero() || j.Submit.IsZero() {
 			return "", ""
 		}
-		t := secs2time(j.Start.Sub(j.Submit))
+		t := secs2time(j.Start.Unix() - j.Submit.Unix())
 		return ", Queued time " + t, "SLURM_JOB_QUEUED_TIME=" + t
 	case End, Fail, Requeue:
 		if j.Start.IsZero() || j.End.IsZero() {
 			return "", ""
 		}
-		t := secs2time(j.End.Sub(j.Start))
+		t := secs2time(j.End.Unix() - j.Start.Unix())
 		return ", Run time " + t, "SLURM_JOB_RUN_TIME=" + t
 	case TimeLimit, TimeLimit90, TimeLimit80, TimeLimit50:
 		if j.Start.IsZero() {
 			return "", ""
 		}
-		t := secs2time(now.Sub(j.Start))
+		t := secs2time(now.Unix() - j.Start.Unix())
 		return ", Run time " + t, "SLURM_JOB_RUN_TIME=" + t
 	}
 	return "", ""
@@ -142,9 +142,10 @@ func termInfo(j *jobrec.Job, kind string) (text, env string) {
 	return ", " + string(j.State), "SLURM_JOB_EXIT_CODE_MAX=0"
 }
 
-// secs2time is Slurm's secs2time_str: [D-]HH:MM:SS.
-func secs2time(d time.Duration) string {
-	s := int64(d / time.Second)
+// secs2time is Slurm's secs2time_str: [D-]HH:MM:SS. Slurm's times are
+// whole seconds (time_t), so an interval is the difference of two Unix
+// times, not a duration cut to the second.
+func secs2time(s int64) string {
 	if s < 0 {
 		return "INVALID"
 	}
