@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
-	"slices"
 	"log/slog"
+	"net/http"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
@@ -136,7 +136,8 @@ func (d *Daemon) limitMails(now time.Time, j store.Job, limit time.Duration) (ne
 			d.limitMailed = map[string]bool{}
 		}
 		d.limitMailed[key] = true
-		d.tell(m.kind, j, "", "")
+		// The pass's now: the mail's run time counts up to it.
+		d.notifier.Load().Send(notify.Event{Kind: m.kind, Time: now, Job: &j})
 	}
 	return next
 }

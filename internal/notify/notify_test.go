@@ -7,11 +7,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -166,5 +168,13 @@ func TestSendNeverBlocks(t *testing.T) {
 	n.Close(0)
 	if !strings.Contains(logged.String(), "notification dropped") {
 		t.Errorf("no drop logged: %s", logged.String())
+	}
+}
+
+// The configuration checks [[Notify]] Events against its own list (it
+// cannot import this package): the two must agree.
+func TestConfigKnowsEveryKind(t *testing.T) {
+	if !slices.Equal(config.NotifyEvents, Kinds) {
+		t.Errorf("config.NotifyEvents %v\n       notify.Kinds %v", config.NotifyEvents, Kinds)
 	}
 }
