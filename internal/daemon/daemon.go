@@ -201,6 +201,8 @@ type Daemon struct {
 	// limitMailed are the TIME_LIMIT mails sent, by job/run/kind
 	// (events.go).
 	limitMailed map[string]bool
+	// dependMailed are the jobs sent their INVALID_DEPEND mail.
+	dependMailed map[uint32]bool
 
 	// 4. With locks of their own.
 

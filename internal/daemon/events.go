@@ -16,6 +16,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
@@ -219,4 +220,23 @@ func (d *Daemon) events(ctx context.Context, req *localapi.Request[struct{}]) ([
 	}
 	slices.SortStableFunc(out, func(a, b api.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out, nil
+}
+
+// dependMails sends the INVALID_DEPEND mail of each pending job whose
+// dependency can never be satisfied, once (the loop's).
+func (d *Daemon) dependMails(decisions map[uint32]sched.Decision, jobs map[uint32]*store.Job) {
+	for id, dec := range decisions {
+		if dec.Reason != slurm.ReasonDependencyNeverSatisfied || d.dependMailed[id] {
+			continue
+		}
+		j, ok := jobs[id]
+		if !ok || !wantsKind(*j, notify.InvalidDepend) {
+			continue
+		}
+		if d.dependMailed == nil {
+			d.dependMailed = map[uint32]bool{}
+		}
+		d.dependMailed[id] = true
+		d.tell(notify.InvalidDepend, *j, schedulerName, string(dec.Reason))
+	}
 }

@@ -379,10 +379,7 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 			return err
 		}
 		action := "requeue"
-		switch as {
-		case slurm.Preempted:
-			action = "preempt"
-		case slurm.NodeFail:
+		if as == slurm.NodeFail {
 			action = "node_fail"
 		}
 		if _, err := tx.AppendEvent(d.schedEvent(j.ID, action, endDetail(cur)+"; back to PENDING")); err != nil {
@@ -395,9 +392,6 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 	if err == nil {
 		d.log.Info("job requeued", "job", j.ID, "as", string(as))
 		// The run as it ended: the mail's run time is its run's.
-		if as == slurm.Preempted {
-			d.tell(notify.Preempt, ended, schedulerName, "preempted by a job of a higher tier")
-		}
 		d.tell(notify.Requeue, ended, "", string(as))
 		d.wake()
 	}
@@ -445,14 +439,18 @@ func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 }
 
 // stop asks a running job's supervisor to end it (SIGTERM, the grace time,
-// SIGKILL) and remembers to requeue it afterwards.
+// SIGKILL) and remembers to requeue it afterwards. The scheduler's own
+// stops (a preemption, idle GPUs, a GPU violation) are in the audit trail
+// with detail as their why, and a preemption is told as PREEMPT.
 func (d *Daemon) stop(ctx context.Context, id uint32, why, detail string) {
-	d.stopSparing(ctx, id, why, detail, 0)
+	d.stopSparing(ctx, id, why, detail, 0, true)
 }
 
 // stopSparing is stop, whose first signal skips process spare (the
-// caller's, when a job requeues itself: see stepd.Request.Spare).
-func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string, spare int) {
+// caller's, when a job requeues itself: see stepd.Request.Spare); audit
+// says whether to record the stop as the scheduler's (a caller's requeue
+// is recorded as the caller's by its handler).
+func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string, spare int, audit bool) {
 	j, err := d.st.Job(ctx, id)
 	if err != nil || j.State != slurm.Running {
 		return
@@ -475,6 +473,24 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 	}
 	d.after[id] = after
 	d.mu.Unlock()
+	if audit {
+		// Recorded before the supervisor is asked, so that it precedes
+		// the requeue the stop leads to.
+		action := "requeue"
+		if why == stepd.WhyPreemption {
+			action = "preempt"
+		}
+		err := d.st.Update(ctx, func(tx *store.Tx) error {
+			_, err := tx.AppendEvent(d.schedEvent(id, action, detail))
+			return err
+		})
+		if err != nil {
+			d.log.Error("recording an event", "job", id, "err", err)
+		}
+		if why == stepd.WhyPreemption {
+			d.tell(notify.Preempt, j, schedulerName, detail)
+		}
+	}
 	req := stepd.Request{Op: stepd.OpCancel, Why: why, Grace: grace, Spare: spare}
 	if j.Request.Signal != nil && j.Request.Signal.Signal != 0 && why == stepd.WhyPreemption {
 		req.Signal = j.Request.Signal.Signal // the job's checkpoint signal

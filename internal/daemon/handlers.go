@@ -620,9 +620,6 @@ func (d *Daemon) control(ctx context.Context, req *localapi.Request[api.Control]
 			}
 			r.Job = s
 			res.Results = append(res.Results, r)
-			if r.Code == 0 && c.Action == api.ActionRequeue {
-				d.audit(ctx, caller, j.ID, "requeue", fmt.Sprintf("requeue asked while %s", j.State))
-			}
 		}
 	}
 	d.wake()
@@ -697,11 +694,16 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 		// daemon dies right after answering; its SIGTERM spares the caller,
 		// which gets its answer and exits 0, as Slurm's scontrol does.
 		// (Signalled with the job, it died with 143, which submitit took
-		// for the job's failure.)
-		d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID)
+		// for the job's failure.) Recorded first: the requeue the stop
+		// leads to comes after it in the trail.
+		d.audit(ctx, caller, j.ID, "requeue", "requeue asked while RUNNING")
+		d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID, false)
 	case j.State.Finished():
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
-			_, err := tx.Requeue(j.ID, d.now())
+			if _, err := tx.Requeue(j.ID, d.now()); err != nil {
+				return err
+			}
+			_, err := tx.AppendEvent(d.callerEvent(caller, j.ID, "requeue", fmt.Sprintf("requeued after it ended %s", j.State)))
 			return err
 		})
 		if err != nil {

@@ -221,6 +221,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.decisions, d.prio = decisions, prio
 	d.publishLocked()
 	d.mu.Unlock()
+	d.dependMails(decisions, snap.byID)
 
 	planned = time.Since(began)
 	var yielders map[uint32][]uint32

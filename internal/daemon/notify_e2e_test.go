@@ -188,6 +188,15 @@ func TestMailWebhooksAndJSONLog(t *testing.T) {
 	if got != want {
 		t.Errorf("mail log:\n%s\nwant:\n%s", got, want)
 	}
+	// A dependency that can never be satisfied: the Invalid dependency
+	// mail, once.
+	dep := nd.submit("exit 0", "--job-name=after", fmt.Sprintf("--dependency=afterok:%d", bad), "--mail-type=INVALID_DEPEND")
+	want += fmt.Sprintf("Slurm Job_id=%d Name=after Invalid dependency|%s|Invalid dependency|%d\n", dep, me, dep)
+	nd.waitFor(func() bool { b, _ := os.ReadFile(mailLog); got = string(b); return got == want }, "the Invalid dependency mail")
+	time.Sleep(1500 * time.Millisecond) // a pass or two more: still once
+	if b, _ := os.ReadFile(mailLog); string(b) != want {
+		t.Errorf("mail log:\n%s\nwant:\n%s", b, want)
+	}
 
 	nd.waitFor(func() bool { return len(hook.of(quiet)) == 2 }, "the webhook's events of the last job")
 	if got, want := strings.Join(hook.of(ok), "; "), "BEGIN RUNNING 0:0; END COMPLETED 0:0"; got != want {
