@@ -164,6 +164,8 @@ type Daemon struct {
 	// ended it: requeue it (scontrol requeue, preemption) instead of
 	// recording its end.
 	after map[uint32]string
+	// stopNotes say why those stops came, for the requeued run's notes.
+	stopNotes map[uint32]string
 	// yields are the yields in progress, by job.
 	yields map[uint32]*yieldPlan
 	// gpuUse accumulates each running job's GPU samples.

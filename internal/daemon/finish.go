@@ -37,6 +37,8 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	delete(d.watched, id)
 	after := d.after[id]
 	delete(d.after, id)
+	note := d.stopNotes[id]
+	delete(d.stopNotes, id)
 	d.mu.Unlock()
 
 	j, err := d.st.Job(ctx, id)
@@ -57,7 +59,7 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	if after == "" {
 		after = afterFromStatus(status)
 	}
-	if err := d.settle(ctx, j, status, after); err != nil {
+	if err := d.settle(ctx, j, status, after, note); err != nil {
 		// Kept, and tried again by every pass until it is recorded (a
 		// full state disk): the status file stays where it is.
 		d.log.Error("recording the end of a job; trying again at the next pass", "job", id, "err", err)
@@ -66,6 +68,12 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 			d.unsettled = map[uint32]string{}
 		}
 		d.unsettled[id] = after
+		if note != "" {
+			if d.stopNotes == nil {
+				d.stopNotes = map[uint32]string{}
+			}
+			d.stopNotes[id] = note
+		}
 		d.mu.Unlock()
 	}
 }
@@ -87,8 +95,13 @@ func (d *Daemon) settleAgain(ctx context.Context) {
 }
 
 // settle records a job's end as the stop that ended it meant: requeued,
-// yielded, lost, preempted, or simply ended.
-func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, after string) error {
+// yielded, lost, preempted, or simply ended. note, when not "", says why
+// the stop came (stopSparing): the requeued run keeps it, for sacct.
+func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, after, note string) error {
+	var notes []string
+	if note != "" {
+		notes = []string{note}
+	}
 	// A stop that came too late: the script had ended by itself before
 	// the supervisor got the request (it then sets no ending). The job's
 	// own end stands; requeued instead, a job that had finished would run
@@ -110,7 +123,7 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 	}
 	switch after {
 	case afterRequeue:
-		return d.requeue(ctx, j, status, slurm.Requeued)
+		return d.requeue(ctx, j, status, slurm.Requeued, notes...)
 	case afterYield:
 		return d.finishYield(ctx, j, status)
 	case afterNodeFail:
@@ -118,7 +131,7 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 		return nil
 	case afterPreempt:
 		if j.Requeue {
-			return d.requeue(ctx, j, status, slurm.Preempted)
+			return d.requeue(ctx, j, status, slurm.Preempted, notes...)
 		}
 		status.State = slurm.Preempted
 	}
@@ -472,6 +485,10 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 		return
 	}
 	d.after[id] = after
+	if d.stopNotes == nil {
+		d.stopNotes = map[uint32]string{}
+	}
+	d.stopNotes[id] = stopNote(why, detail)
 	d.mu.Unlock()
 	if audit {
 		// Recorded before the supervisor is asked, so that it precedes
@@ -500,6 +517,16 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 		return
 	}
 	d.log.Info("stopping job", "job", id, "why", detail)
+}
+
+// stopNote is what a requeued run keeps of why it was stopped: "preempted
+// for job 5", "requeued by alice", "requeued: GPUs idle past
+// IdleGPUTimeout".
+func stopNote(why, detail string) string {
+	if why == stepd.WhyPreemption || strings.HasPrefix(detail, "requeued") {
+		return detail
+	}
+	return "requeued: " + detail
 }
 
 // reattach matches every job the store says is running with its
@@ -533,14 +560,14 @@ func (d *Daemon) reattach(ctx context.Context) error {
 	slices.SortStableFunc(done, func(a, b ended) int { return endTime(a.st).Compare(endTime(b.st)) })
 	for _, e := range done {
 		d.log.Info("job ended while the daemon was away", "job", e.j.ID, "state", string(e.st.State))
-		if err := d.settle(ctx, e.j, e.st, afterFromStatus(e.st)); err != nil {
+		if err := d.settle(ctx, e.j, e.st, afterFromStatus(e.st), ""); err != nil {
 			return err
 		}
 	}
 	for _, j := range live {
 		dir := d.runDir(j.ID, j.Restarts)
 		if st, err := stepd.ReadStatus(dir); err == nil { // ended just now
-			if err := d.settle(ctx, j, st, afterFromStatus(st)); err != nil {
+			if err := d.settle(ctx, j, st, afterFromStatus(st), ""); err != nil {
 				return err
 			}
 			continue
