@@ -240,3 +240,62 @@ func (d *Daemon) dependMails(decisions map[uint32]sched.Decision, jobs map[uint3
 		d.tell(notify.InvalidDepend, *j, schedulerName, string(dec.Reason))
 	}
 }
+
+// arrayFirsts are the starts that begin their array: the first of the
+// array in this pass's starts when none of its tasks has run yet
+// (slurmctld's _first_array_task: no other task running or done), for
+// the array's summary BEGIN mail. Read before the starts commit: tasks
+// started together are committed together.
+func (d *Daemon) arrayFirsts(ctx context.Context, starts []pendingStart) map[int]bool {
+	var firsts map[int]bool
+	seen := map[uint32]bool{}
+	for i, ps := range starts {
+		j := ps.job
+		if ps.task < 0 || seen[j.ID] || !wantsKind(j, notify.Begin) || wantsKind(j, notify.ArrayTasks) {
+			continue
+		}
+		seen[j.ID] = true
+		rows, err := d.st.Jobs(ctx, store.Filter{IDs: []uint32{j.ArrayJobID}})
+		if err != nil || slices.ContainsFunc(rows, func(r store.Job) bool { return r.State != slurm.Pending }) {
+			continue
+		}
+		if firsts == nil {
+			firsts = map[int]bool{}
+		}
+		firsts[i] = true
+	}
+	return firsts
+}
+
+// arrayEnd sends an array's summary END or FAIL mail once j, one of its
+// tasks, was the last to end: FAIL when a task exited non-zero and FAIL
+// was asked, else END (job_completion_logger's arr_finished).
+func (d *Daemon) arrayEnd(ctx context.Context, j store.Job) {
+	if j.ArrayTaskID == store.NoTask || wantsKind(j, notify.ArrayTasks) ||
+		!wantsKind(j, notify.End) && !wantsKind(j, notify.Fail) {
+		return
+	}
+	rows, err := d.st.Jobs(ctx, store.Filter{IDs: []uint32{j.ArrayJobID}})
+	if err != nil {
+		return
+	}
+	meta := j
+	a := notify.Array{MinStatus: notify.WaitStatus(j.ExitCode), MaxStatus: notify.WaitStatus(j.ExitCode)}
+	for _, r := range rows {
+		if !r.State.Finished() {
+			return // not the last
+		}
+		if r.ID == j.ArrayJobID {
+			meta = r
+		}
+		s := notify.WaitStatus(r.ExitCode)
+		a.MinStatus, a.MaxStatus = min(a.MinStatus, s), max(a.MaxStatus, s)
+	}
+	kind := notify.End
+	if a.MaxStatus&0x7f == 0 && a.MaxStatus>>8 != 0 && wantsKind(j, notify.Fail) {
+		kind = notify.Fail
+	} else if !wantsKind(j, notify.End) {
+		return
+	}
+	d.notifier.Load().Send(notify.Event{Kind: kind, Time: d.now(), Job: &meta, Array: &a})
+}

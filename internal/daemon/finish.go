@@ -236,6 +236,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 	}
 	d.log.Info("job ended", "job", id, "state", string(j.State), "exit", j.ExitCode.String())
 	d.tell(endKind(j), j, "", string(j.Reason))
+	d.arrayEnd(ctx, j)
 	for _, n := range j.Notes {
 		if strings.HasPrefix(n, gpu.LowMemoryNote) {
 			d.tell(notify.GPUMemLow, j, "", n)

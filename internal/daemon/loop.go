@@ -518,6 +518,7 @@ func (d *Daemon) startAll(ctx context.Context, starts []pendingStart) {
 			return err
 		}
 	}
+	firsts := d.arrayFirsts(ctx, starts)
 	errs := d.st.UpdateEach(ctx, fns)
 	for i, ps := range starts {
 		j, err := jobs[i], errs[i]
@@ -538,6 +539,11 @@ func (d *Daemon) startAll(ctx context.Context, starts []pendingStart) {
 			continue
 		}
 		d.tell(notify.Begin, j, "", "")
+		if firsts[i] {
+			meta := j // the array's record, as slurmctld mails it
+			meta.ID = j.ArrayJobID
+			d.notifier.Load().Send(notify.Event{Kind: notify.Begin, Time: now, Job: &meta, Array: &notify.Array{}})
+		}
 	}
 }
 

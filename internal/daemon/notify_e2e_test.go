@@ -197,6 +197,12 @@ func TestMailWebhooksAndJSONLog(t *testing.T) {
 	if b, _ := os.ReadFile(mailLog); string(b) != want {
 		t.Errorf("mail log:\n%s\nwant:\n%s", b, want)
 	}
+	// An array without ARRAY_TASKS: one summary when its first task
+	// starts, one when its last ends, with the range of exit codes.
+	arr := nd.submit(`[ "$SLURM_ARRAY_TASK_ID" = 2 ] && exit 4; exit 0`, "--job-name=arr", "--array=1-3", "--mail-type=BEGIN,END,FAIL")
+	want += fmt.Sprintf("Slurm Array Summary Job_id=%d_* (%d) Name=arr Began|%s|Began|%d\n", arr, arr, me, arr) +
+		fmt.Sprintf("Slurm Array Summary Job_id=%d_* (%d) Name=arr Failed, Mixed, ExitCode [0-4]|%s|Failed|%d\n", arr, arr, me, arr)
+	nd.waitFor(func() bool { b, _ := os.ReadFile(mailLog); got = string(b); return got == want }, "the array's two summaries")
 
 	nd.waitFor(func() bool { return len(hook.of(quiet)) == 2 }, "the webhook's events of the last job")
 	if got, want := strings.Join(hook.of(ok), "; "), "BEGIN RUNNING 0:0; END COMPLETED 0:0"; got != want {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,9 +23,17 @@ func (n *Notifier) sendMail(ctx context.Context, ev Event) {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.MailTimeout)
 	defer cancel()
 	subject := Subject(j, ev.Kind, ev.Time)
+	if ev.Array != nil {
+		subject = ArraySubject(j, ev.Kind, *ev.Array)
+	}
 	user := MailUser(j)
 	cmd := exec.CommandContext(ctx, n.opts.MailProg, "-s", subject, user)
 	cmd.Env = MailEnv(j, ev.Kind, n.opts.Cluster, n.opts.GroupName(j.GID), ev.Time)
+	if a := ev.Array; a != nil && (ev.Kind == End || ev.Kind == Fail) {
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "SLURM_JOB_EXIT_CODE_MAX=") })
+		cmd.Env = append(cmd.Env, fmt.Sprintf("SLURM_JOB_EXIT_CODE_MIN=%d", a.MinStatus>>8),
+			fmt.Sprintf("SLURM_JOB_EXIT_CODE_MAX=%d", a.MaxStatus>>8))
+	}
 	out, err := cmd.CombinedOutput()
 	log := n.logger(ev)
 	if err != nil {

@@ -67,18 +67,60 @@ func EndKind(s slurm.JobState) string {
 	return Fail
 }
 
-// wantsMail reports whether job j asked for mail of this kind: its
-// --mail-type holds the kind, and an array task's mail is sent only with
-// ARRAY_TASKS (without it, Slurm sums the array up in one mail when its
-// last task ends, which slurm-lite does not send).
-func wantsMail(j *jobrec.Job, kind string) bool {
-	if _, ok := mailWords[kind]; !ok || !slices.Contains(j.Request.MailType, kind) {
+// Array sums up an array job for its summary mail: the smallest and
+// largest wait status of its tasks (exit status << 8 | signal, as
+// slurmctld keeps min_exit_code and max_exit_code).
+type Array struct {
+	MinStatus, MaxStatus int
+}
+
+// ArrayTasks is --mail-type's word for a mail per array task.
+const ArrayTasks = "ARRAY_TASKS"
+
+// WaitStatus is a job's exit code as a wait status.
+func WaitStatus(e jobrec.ExitCode) int { return e.Status<<8 | e.Signal }
+
+// wantsMail reports whether ev's job asked for mail of this kind: its
+// --mail-type holds the kind; an array task's own mail is sent only with
+// ARRAY_TASKS, without it the array's summary (ev.Array) is.
+func wantsMail(ev Event) bool {
+	j := ev.Job
+	if _, ok := mailWords[ev.Kind]; !ok || !slices.Contains(j.Request.MailType, ev.Kind) {
 		return false
 	}
-	if j.ArrayTaskID != jobrec.NoTask && !slices.Contains(j.Request.MailType, "ARRAY_TASKS") {
-		return false
+	perTask := slices.Contains(j.Request.MailType, ArrayTasks)
+	if ev.Array != nil {
+		return !perTask
 	}
-	return true
+	return j.ArrayTaskID == jobrec.NoTask || perTask
+}
+
+// ArraySubject is mail_job_info's message for an array's summary: the
+// array's record j, and for an end the exit codes of all its tasks
+// (_set_job_term_info's summary).
+func ArraySubject(j *jobrec.Job, kind string, a Array) string {
+	term := ""
+	if kind == End || kind == Fail {
+		term = arrayTerm(j, a)
+	}
+	return fmt.Sprintf("Slurm Array Summary Job_id=%d_* (%d) Name=%s %s%s", j.ArrayJobID, j.ArrayJobID, j.Name, mailWords[kind], term)
+}
+
+func arrayTerm(j *jobrec.Job, a Array) string {
+	exited := func(s int) bool { return s&0x7f == 0 }
+	switch {
+	case exited(a.MinStatus) && exited(a.MaxStatus):
+		lo, hi := a.MinStatus>>8, a.MaxStatus>>8
+		state := string(j.State)
+		if lo == 0 && hi > 0 {
+			state = "Mixed"
+		}
+		return fmt.Sprintf(", %s, ExitCode [%d-%d]", state, lo, hi)
+	case !exited(a.MaxStatus):
+		return fmt.Sprintf(", Mixed, MaxSignal [%d]", a.MaxStatus&0x7f)
+	default:
+		return fmt.Sprintf(", Mixed, MaxExitCode [%d]", a.MaxStatus>>8)
+	}
 }
 
 // MailUser is who a job's mail goes to: --mail-user, else the job's

@@ -21,6 +21,10 @@ type Event struct {
 	GPU *GPU
 	// Node is the node drained or resumed as a whole.
 	Node string
+	// Array, when set, makes the event the summary of a whole array job
+	// (Job is the array's record): mailed as slurmctld's "Slurm Array
+	// Summary", and not sent to webhooks, which get each task's events.
+	Array *Array
 	// Actor is who made the change ("" for the job itself or the
 	// scheduler); Reason why.
 	Actor  string
@@ -160,8 +164,11 @@ func (n *Notifier) Send(ev Event) {
 	if n.closed {
 		return
 	}
-	if n.mail != nil && ev.Job != nil && wantsMail(ev.Job, ev.Kind) {
+	if n.mail != nil && ev.Job != nil && wantsMail(ev) {
 		n.enqueue(n.mail, ev, "mail")
+	}
+	if ev.Array != nil {
+		return
 	}
 	for i, h := range n.opts.Hooks {
 		if h.wants(ev) {

@@ -178,3 +178,50 @@ func TestConfigKnowsEveryKind(t *testing.T) {
 		t.Errorf("config.NotifyEvents %v\n       notify.Kinds %v", config.NotifyEvents, Kinds)
 	}
 }
+
+func TestArraySubject(t *testing.T) {
+	arr := job()
+	arr.ID, arr.ArrayJobID, arr.ArrayTaskID, arr.Name = 20, 20, 3, "sweep"
+	for _, tc := range []struct {
+		name string
+		kind string
+		a    Array
+		want string
+	}{
+		{"the first task's start", Begin, Array{}, "Slurm Array Summary Job_id=20_* (20) Name=sweep Began"},
+		{"every task exited 0", End, Array{0, 0}, "Slurm Array Summary Job_id=20_* (20) Name=sweep Ended, COMPLETED, ExitCode [0-0]"},
+		{"some failed", Fail, Array{0, 3 << 8}, "Slurm Array Summary Job_id=20_* (20) Name=sweep Failed, Mixed, ExitCode [0-3]"},
+		{"all failed alike", Fail, Array{2 << 8, 2 << 8}, "Slurm Array Summary Job_id=20_* (20) Name=sweep Failed, COMPLETED, ExitCode [2-2]"},
+		{"a signal is the largest", End, Array{0, 9}, "Slurm Array Summary Job_id=20_* (20) Name=sweep Ended, Mixed, MaxSignal [9]"},
+		{"a signal and an exit code", Fail, Array{15, 1 << 8}, "Slurm Array Summary Job_id=20_* (20) Name=sweep Failed, Mixed, MaxExitCode [1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ArraySubject(arr, tc.kind, tc.a); got != tc.want {
+				t.Errorf("ArraySubject:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// An array task mails on its own only with ARRAY_TASKS; the summary only
+// without.
+func TestArrayMailChoice(t *testing.T) {
+	task := job("END")
+	task.ArrayJobID, task.ArrayTaskID = 12, 1
+	perTask := job("END", "ARRAY_TASKS")
+	perTask.ArrayJobID, perTask.ArrayTaskID = 12, 1
+	for _, tc := range []struct {
+		ev   Event
+		want bool
+	}{
+		{Event{Kind: End, Job: task}, false},
+		{Event{Kind: End, Job: task, Array: &Array{}}, true},
+		{Event{Kind: End, Job: perTask}, true},
+		{Event{Kind: End, Job: perTask, Array: &Array{}}, false},
+		{Event{Kind: Begin, Job: task, Array: &Array{}}, false}, // BEGIN not asked
+	} {
+		if got := wantsMail(tc.ev); got != tc.want {
+			t.Errorf("wantsMail(%s, array=%v, %v) = %v", tc.ev.Kind, tc.ev.Array != nil, tc.ev.Job.Request.MailType, got)
+		}
+	}
+}
