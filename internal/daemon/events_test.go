@@ -1,12 +1,19 @@
 package daemon
 
 import (
+	"context"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -55,5 +62,63 @@ func TestLimitMails(t *testing.T) {
 		"Slurm Job_id=7 Name=train Reached time limit, Run time 01:40:00\n"
 	if string(got) != want {
 		t.Errorf("mails:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A job's trail follows the job viewer rules: under PrivateData=jobs only
+// its owner, root and operators see it; the node's events are everyone's.
+func TestEventsFollowPrivateData(t *testing.T) {
+	d := drainDaemon(t, t.TempDir())
+	ids := secretJobs(t, d)
+	ctx := context.Background()
+	if err := d.st.Update(ctx, func(tx *store.Tx) error {
+		_, err := tx.AppendEvent(d.callerEvent(aliceCaller, ids[0], "hold", "JobHeldUser"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := update(d, rootCaller, api.NodeUpdate{Node: "gpu01", State: api.NodeDrain, Reason: "cables"}); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(who localapi.Identity, q url.Values) []string {
+		t.Helper()
+		evs, err := d.events(ctx, &localapi.Request[struct{}]{Caller: who, Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range evs {
+			out = append(out, fmt.Sprintf("%d %s %s %s", e.JobID, e.Action, e.ActorName, e.Detail))
+		}
+		return out
+	}
+	job := url.Values{"job": {fmt.Sprint(ids[0])}}
+	hold := []string{fmt.Sprintf("%d hold alice JobHeldUser", ids[0])}
+	for _, tc := range []struct {
+		private []string
+		who     localapi.Identity
+		want    []string
+	}{
+		{nil, bobCaller, hold},
+		{[]string{config.PrivateJobs}, bobCaller, nil},
+		{[]string{config.PrivateJobs}, aliceCaller, hold},
+		{[]string{config.PrivateJobs}, opsCaller, hold},
+	} {
+		d.mu.Lock()
+		cfg := *d.cfg
+		cfg.PrivateData = tc.private
+		d.cfg = &cfg
+		d.publishLocked()
+		d.mu.Unlock()
+		if diff := cmp.Diff(tc.want, ask(tc.who, job)); diff != "" {
+			t.Errorf("PrivateData=%v, %s asks for job %d's trail (-want +got):\n%s", tc.private, tc.who.User, ids[0], diff)
+		}
+		if diff := cmp.Diff([]string{"0 drain root cables"}, ask(tc.who, url.Values{"node": {"1"}})); diff != "" {
+			t.Errorf("PrivateData=%v, %s asks for the node's events (-want +got):\n%s", tc.private, tc.who.User, diff)
+		}
+	}
+	if _, err := d.events(ctx, &localapi.Request[struct{}]{Caller: bobCaller, Query: url.Values{"job": {"x"}}}); err == nil ||
+		err.Error() != `job "x" is not a job id; give a number such as 12` {
+		t.Errorf("a bad job id: %v", err)
 	}
 }
