@@ -202,7 +202,7 @@ type Daemon struct {
 	limitWake *time.Timer
 	// limitMailed are the TIME_LIMIT mails sent, by job/run/kind
 	// (events.go).
-	limitMailed map[string]bool
+	limitMailed map[limitKey]bool
 	// dependMailed are the jobs sent their INVALID_DEPEND mail.
 	dependMailed map[uint32]bool
 

@@ -89,6 +89,7 @@ func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) 
 			next = t
 		}
 	}
+	d.forgetLimitMails(jobs)
 	for i := range jobs {
 		j := jobs[i]
 		if j.State != slurm.Running || interactive(j) {

@@ -123,7 +123,7 @@ func (d *Daemon) limitMails(now time.Time, j store.Job, limit time.Duration) (ne
 			continue
 		}
 		due := j.Start.Add(limit - time.Duration(float64(limit)*m.left))
-		key := fmt.Sprintf("%d/%d/%s", j.ID, j.Restarts, m.kind)
+		key := limitKey{j.ID, j.Restarts, m.kind}
 		if now.Before(due) {
 			if next.IsZero() || due.Before(next) {
 				next = due
@@ -134,13 +134,38 @@ func (d *Daemon) limitMails(now time.Time, j store.Job, limit time.Duration) (ne
 			continue
 		}
 		if d.limitMailed == nil {
-			d.limitMailed = map[string]bool{}
+			d.limitMailed = map[limitKey]bool{}
 		}
 		d.limitMailed[key] = true
 		// The pass's now: the mail's run time counts up to it.
 		d.notifier.Load().Send(notify.Event{Kind: m.kind, Time: now, Job: &j})
 	}
 	return next
+}
+
+// limitKey is one TIME_LIMIT mail of one run of a job.
+type limitKey struct {
+	job  uint32
+	run  int
+	kind string
+}
+
+// forgetLimitMails forgets the TIME_LIMIT mails of runs no longer running.
+func (d *Daemon) forgetLimitMails(jobs []store.Job) {
+	if len(d.limitMailed) == 0 {
+		return
+	}
+	running := map[limitKey]bool{} // kind ""
+	for _, j := range jobs {
+		if j.State == slurm.Running {
+			running[limitKey{j.ID, j.Restarts, ""}] = true
+		}
+	}
+	for k := range d.limitMailed {
+		if !running[limitKey{k.job, k.run, ""}] {
+			delete(d.limitMailed, k)
+		}
+	}
 }
 
 func wantsKind(j store.Job, kind string) bool {
