@@ -300,6 +300,13 @@ func (d *Daemon) arrayEnd(ctx context.Context, j store.Job) {
 		!wantsKind(j, notify.End) && !wantsKind(j, notify.Fail) {
 		return
 	}
+	// Most ends are not the last: asked first, the tasks not finished
+	// are few, where the whole array may be thousands.
+	left, err := d.st.Jobs(ctx, store.Filter{IDs: []uint32{j.ArrayJobID},
+		States: []slurm.JobState{slurm.Pending, slurm.Running, slurm.Completing, slurm.Suspended}})
+	if err != nil || len(left) > 0 {
+		return
+	}
 	rows, err := d.st.Jobs(ctx, store.Filter{IDs: []uint32{j.ArrayJobID}})
 	if err != nil {
 		return
