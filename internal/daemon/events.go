@@ -168,14 +168,8 @@ func (d *Daemon) forgetLimitMails(jobs []store.Job) {
 	}
 }
 
-func wantsKind(j store.Job, kind string) bool {
-	for _, m := range j.Request.MailType {
-		if m == kind {
-			return true
-		}
-	}
-	return false
-}
+// wantsKind reports whether the job's --mail-type holds kind.
+func wantsKind(j store.Job, kind string) bool { return slices.Contains(j.Request.MailType, kind) }
 
 // gpuIndex is the index of the GPU with this UUID in the last sample, or -1.
 func gpuIndex(gs gpu.Snapshot, uuid string) int {
