@@ -225,3 +225,19 @@ func TestArrayMailChoice(t *testing.T) {
 		}
 	}
 }
+
+// What Send costs the loop: queueing an event for a webhook whose worker
+// is busy (the queue fills, then drops).
+func BenchmarkSend(b *testing.B) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
+	defer srv.Close()
+	defer close(block)
+	n := Start(Options{Hooks: []Hook{{URL: srv.URL, Events: []string{All}}}})
+	defer n.Close(0)
+	j := job("END")
+	b.ResetTimer()
+	for range b.N {
+		n.Send(Event{Kind: End, Job: j})
+	}
+}
