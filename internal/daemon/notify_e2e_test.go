@@ -21,6 +21,8 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 	"github.com/slurm-lite/slurm-lite/internal/format"
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/gpu/gputest"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sacctmgr"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -385,4 +387,30 @@ func cut(s string, width int) string {
 		return s[:width-1] + "+"
 	}
 	return s
+}
+
+// A job whose GPU memory stayed far below its request is told as
+// GPU_MEM_LOW, with the note sacct shows.
+func TestGPUMemLowIsTold(t *testing.T) {
+	hook := &hookServer{calls: 1} // no refusal here
+	srv := httptest.NewServer(hook)
+	defer srv.Close()
+	nd := startNVMLDaemonWith(t, "warn", nil, "[[Notify]]", fmt.Sprintf("URL = %q", srv.URL), `Events = ["GPU_MEM_LOW"]`)
+	id := nd.submit("echo $$ > low.pid; sleep 4", "--gpu-mem=20G")
+	j := nd.waitState(id, slurm.Running)
+	nd.m.RunLive(nd.devOf(j.Alloc.GPUs[0].UUID), gputest.Proc(nd.readPID("low.pid"), gib))
+	nd.waitState(id, slurm.Completed)
+	notes := nd.record(id).Job.Notes
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], gpu.LowMemoryNote) {
+		t.Fatalf("job %d's notes: %q, want its low peak GPU memory", id, notes)
+	}
+	nd.waitFor(func() bool {
+		hook.mu.Lock()
+		defer hook.mu.Unlock()
+		return len(hook.bodies) == 1
+	}, "GPU_MEM_LOW at the webhook")
+	b := hook.bodies[0]
+	if b.Event != notify.GPUMemLow || b.Job == nil || b.Job.ID != id || b.Reason != notes[0] {
+		t.Errorf("webhook body: %+v, want GPU_MEM_LOW for job %d with reason %q", b, id, notes[0])
+	}
 }
