@@ -1,22 +1,28 @@
 package notify
 
 import (
-	"io"
 	"log/slog"
+	"strings"
 	"sync"
 )
 
-type lockedWriter struct {
+// logBuffer is a log destination that the workers may write while the
+// test reads it.
+type logBuffer struct {
 	mu sync.Mutex
-	w  io.Writer
+	b  strings.Builder
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *logBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	return l.b.Write(p)
 }
 
-func newLog(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(&lockedWriter{w: w}, nil))
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
+
+func newLog(l *logBuffer) *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }

@@ -151,7 +151,7 @@ func TestSendNeverBlocks(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
 	defer srv.Close()
 	defer close(block)
-	var logged strings.Builder
+	var logged logBuffer
 	n := Start(Options{Queue: 2, Hooks: []Hook{{URL: srv.URL, Events: []string{All}}}, Log: newLog(&logged)})
 	done := make(chan struct{})
 	go func() {
