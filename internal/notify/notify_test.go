@@ -241,3 +241,37 @@ func BenchmarkSend(b *testing.B) {
 		n.Send(Event{Kind: End, Job: j})
 	}
 }
+
+// MailProg's environment is slurmctld's, and nothing else (no PATH, no
+// HOME: the daemon's own environment does not leak to it).
+func TestMailEnv(t *testing.T) {
+	j := job("END")
+	j.State, j.ExitCode, j.Restarts = slurm.Failed, jobrec.ExitCode{Status: 3}, 1
+	j.Request.Comment = "lr sweep"
+	want := []string{
+		"SLURM_JOB_ACCOUNT=lab",
+		"SLURM_JOB_DERIVED_EC=0",
+		"SLURM_JOB_EXIT_CODE2=3:0",
+		"SLURM_JOB_EXIT_CODE=768",
+		"SLURM_CLUSTER_NAME=lab",
+		"SLURM_JOB_COMMENT=lr sweep",
+		"SLURM_JOB_GID=1001",
+		"SLURM_JOB_GROUP=alice",
+		"SLURM_JOBID=12",
+		"SLURM_JOB_ID=12",
+		"SLURM_JOB_NAME=train",
+		"SLURM_JOB_NODELIST=gpu01",
+		"SLURM_JOB_PARTITION=gpu",
+		"SLURM_JOB_RESTART_COUNT=1",
+		"SLURM_JOB_UID=1001",
+		"SLURM_JOB_USER=alice",
+		"SLURM_JOB_WORK_DIR=/home/alice",
+		"SLURM_JOB_STATE=FAILED",
+		"SLURM_JOB_MAIL_TYPE=Failed",
+		"SLURM_JOB_RUN_TIME=00:01:00",
+		"SLURM_JOB_EXIT_CODE_MAX=3",
+	}
+	if got := MailEnv(j, Fail, "lab", "alice", t0); !slices.Equal(got, want) {
+		t.Errorf("MailEnv:\n got %q\nwant %q", got, want)
+	}
+}
