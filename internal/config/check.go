@@ -26,6 +26,7 @@ func (p *parser) check(c *Config) {
 	p.checkPartitions(c)
 	p.checkUsers(c)
 	p.checkYield(c)
+	p.checkNotify(c)
 }
 
 // checkYield checks the scheduler's own yields and the routes.

@@ -81,6 +81,15 @@ type Config struct {
 	// Routes send jobs that name no partition to one by their time limit,
 	// as a lab's job_submit filter would: the first that matches wins.
 	Routes []Route `toml:"Route"`
+
+	// MailProg is the program --mail-type's mail is sent with, run as
+	// slurmctld runs it (MailProg -s SUBJECT USER); "" is /usr/bin/mail,
+	// else /bin/mail, where present (notify.go), and no mail otherwise.
+	MailProg string `toml:"MailProg"`
+	// Notify are the webhooks (see notify.go).
+	Notify []NotifyHook `toml:"Notify"`
+	// LogFormat is the daemon's log: LogText (default) or LogJSON.
+	LogFormat string `toml:"LogFormat"`
 }
 
 // YieldPolicy is what the scheduler may do to running yieldable jobs by
@@ -411,8 +420,9 @@ func Default() *Config {
 			DefaultQueueDepth: 100,
 			MaxScriptSize:     DefaultMaxScriptSize,
 		},
-		Node:  Node{GPUs: GPUsNVML},
-		Yield: YieldPolicy{Cost: 3 * time.Minute},
+		Node:      Node{GPUs: GPUsNVML},
+		LogFormat: LogText,
+		Yield:     YieldPolicy{Cost: 3 * time.Minute},
 		Priority: Priority{
 			// Slurm's weights all default to 0, which makes multifactor
 			// FIFO; these are the recorded cluster's (golden/slurm.conf).

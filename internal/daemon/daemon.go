@@ -48,6 +48,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
@@ -81,6 +82,9 @@ type Options struct {
 	// submit time is the commit's). A fake clock suits tests where no
 	// job's run depends on the two clocks agreeing.
 	Clock Clock
+	// NotifyBackoff is the wait before a webhook's second try (doubled
+	// before each next); 0 is the notifier's default. Tests shorten it.
+	NotifyBackoff time.Duration
 }
 
 // Clock tells the time; see Options.Clock.
@@ -160,6 +164,8 @@ type Daemon struct {
 	// ended it: requeue it (scontrol requeue, preemption) instead of
 	// recording its end.
 	after map[uint32]string
+	// stopNotes say why those stops came, for the requeued run's notes.
+	stopNotes map[uint32]string
 	// yields are the yields in progress, by job.
 	yields map[uint32]*yieldPlan
 	// yieldWaits are the yields a caller waits for, by job, until the
@@ -198,6 +204,11 @@ type Daemon struct {
 	// limitWake wakes the loop when the next running job reaches its
 	// time limit (ending.go).
 	limitWake *time.Timer
+	// limitMailed are the TIME_LIMIT mails sent, by job/run/kind
+	// (events.go).
+	limitMailed map[limitKey]bool
+	// dependMailed are the jobs sent their INVALID_DEPEND mail.
+	dependMailed map[uint32]bool
 
 	// 4. With locks of their own.
 
@@ -209,6 +220,9 @@ type Daemon struct {
 	// x holds the running steps and interactive allocations (steps.go,
 	// alloc.go); the pointer is set by newDaemon and never replaced.
 	x *extras
+	// notifier sends mail and webhooks (events.go); replaced by a reload.
+	// A nil notifier sends nothing.
+	notifier atomic.Pointer[notify.Notifier]
 
 	// 5. Published.
 
@@ -265,11 +279,11 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Log == nil {
 		opts.Log = os.Stderr
 	}
-	log := slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg, path, err := loadConfig(opts.ConfigPath)
 	if err != nil {
 		return err
 	}
+	log := newLogger(opts.Log, cfg.LogFormat)
 	exe := opts.Exe
 	if exe == "" {
 		if exe, err = os.Executable(); err != nil {
@@ -341,6 +355,8 @@ func Run(ctx context.Context, opts Options) error {
 	if err := d.loadUsage(ctx, d.now()); err != nil {
 		return err
 	}
+	d.startNotifier(cfg)
+	defer func() { d.notifier.Load().Close(5 * time.Second) }()
 
 	if d.ln, err = localapi.Listen(cfg.SocketPath, localapi.AccessFor(os.Geteuid())); err != nil {
 		return err
@@ -429,6 +445,10 @@ func (d *Daemon) reload() {
 	d.cfg = cfg
 	d.publishLocked()
 	d.mu.Unlock()
+	if cfg.LogFormat != old.LogFormat {
+		d.log.Warn("LogFormat changes only with a restart")
+	}
+	d.startNotifier(cfg)
 	d.log.Info("configuration reloaded", "config", d.cfgPath)
 	d.wake()
 }

@@ -89,6 +89,7 @@ func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) 
 			next = t
 		}
 	}
+	d.forgetLimitMails(jobs)
 	for i := range jobs {
 		j := jobs[i]
 		if j.State != slurm.Running || interactive(j) {
@@ -97,6 +98,9 @@ func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) 
 		limit := effectiveLimit(cfg, &j)
 		if limit == slurmtime.Infinite || limit <= 0 {
 			continue
+		}
+		if t := d.limitMails(now, j, limit); !t.IsZero() {
+			soonest(t)
 		}
 		if due := j.Start.Add(limit); now.Before(due) {
 			soonest(due)

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -36,6 +37,8 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	delete(d.watched, id)
 	after := d.after[id]
 	delete(d.after, id)
+	note := d.stopNotes[id]
+	delete(d.stopNotes, id)
 	d.mu.Unlock()
 
 	j, err := d.st.Job(ctx, id)
@@ -56,7 +59,7 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	if after == "" {
 		after = afterFromStatus(status)
 	}
-	if err := d.settle(ctx, j, status, after); err != nil {
+	if err := d.settle(ctx, j, status, after, note); err != nil {
 		// Kept, and tried again by every pass until it is recorded (a
 		// full state disk): the status file stays where it is.
 		d.log.Error("recording the end of a job; trying again at the next pass", "job", id, "err", err)
@@ -65,6 +68,12 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 			d.unsettled = map[uint32]string{}
 		}
 		d.unsettled[id] = after
+		if note != "" {
+			if d.stopNotes == nil {
+				d.stopNotes = map[uint32]string{}
+			}
+			d.stopNotes[id] = note
+		}
 		d.mu.Unlock()
 	}
 }
@@ -86,8 +95,13 @@ func (d *Daemon) settleAgain(ctx context.Context) {
 }
 
 // settle records a job's end as the stop that ended it meant: requeued,
-// yielded, lost, preempted, or simply ended.
-func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, after string) error {
+// yielded, lost, preempted, or simply ended. note, when not "", says why
+// the stop came (stopSparing): the requeued run keeps it, for sacct.
+func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, after, note string) error {
+	var notes []string
+	if note != "" {
+		notes = []string{note}
+	}
 	// A stop that came too late: the script had ended by itself before
 	// the supervisor got the request (it then sets no ending). The job's
 	// own end stands; requeued instead, a job that had finished would run
@@ -109,7 +123,7 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 	}
 	switch after {
 	case afterRequeue:
-		return d.requeue(ctx, j, status, slurm.Requeued)
+		return d.requeue(ctx, j, status, slurm.Requeued, notes...)
 	case afterYield:
 		return d.finishYield(ctx, j, status)
 	case afterNodeFail:
@@ -117,7 +131,7 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 		return nil
 	case afterPreempt:
 		if j.Requeue {
-			return d.requeue(ctx, j, status, slurm.Preempted)
+			return d.requeue(ctx, j, status, slurm.Preempted, notes...)
 		}
 		status.State = slurm.Preempted
 	}
@@ -203,6 +217,9 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		if mean, ok := use.MeanUtilization(); ok {
 			j.MeanGPUUtil = mean
 		}
+		if _, err := tx.AppendEvent(d.schedEvent(id, "end", endDetail(j))); err != nil {
+			return err
+		}
 		if interactive(j) {
 			// srun's or salloc's: no batch step, and its command's
 			// output is the caller's terminal, not a file to look in.
@@ -218,6 +235,13 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		return err
 	}
 	d.log.Info("job ended", "job", id, "state", string(j.State), "exit", j.ExitCode.String())
+	d.tell(endKind(j), j, "", string(j.Reason))
+	d.arrayEnd(ctx, j)
+	for _, n := range j.Notes {
+		if strings.HasPrefix(n, gpu.LowMemoryNote) {
+			d.tell(notify.GPUMemLow, j, "", n)
+		}
+	}
 	d.releaseGPUs(j, j.End)
 	d.wake()
 	return nil
@@ -350,6 +374,7 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 	d.releaseGPUs(j, now)
 	usage := d.chargeUntil(ctx, endTime(st))
 	stepsUser, stepsSys := d.stepsCPU(ctx, j)
+	var ended store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(j.ID)
 		if err != nil {
@@ -367,11 +392,21 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 		if err := tx.PutStep(batchStep(cur, st, stepsUser, stepsSys)); err != nil {
 			return err
 		}
+		action := "requeue"
+		if as == slurm.NodeFail {
+			action = "node_fail"
+		}
+		if _, err := tx.AppendEvent(d.schedEvent(j.ID, action, endDetail(cur)+"; back to PENDING")); err != nil {
+			return err
+		}
+		ended = cur
 		_, err = tx.Requeue(j.ID, now)
 		return err
 	})
 	if err == nil {
 		d.log.Info("job requeued", "job", j.ID, "as", string(as))
+		// The run as it ended: the mail's run time is its run's.
+		d.tell(notify.Requeue, ended, "", string(as))
 		d.wake()
 	}
 	return err
@@ -418,14 +453,18 @@ func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 }
 
 // stop asks a running job's supervisor to end it (SIGTERM, the grace time,
-// SIGKILL) and remembers to requeue it afterwards.
+// SIGKILL) and remembers to requeue it afterwards. The scheduler's own
+// stops (a preemption, idle GPUs, a GPU violation) are in the audit trail
+// with detail as their why, and a preemption is told as PREEMPT.
 func (d *Daemon) stop(ctx context.Context, id uint32, why, detail string) {
-	d.stopSparing(ctx, id, why, detail, 0)
+	d.stopSparing(ctx, id, why, detail, 0, true)
 }
 
 // stopSparing is stop, whose first signal skips process spare (the
-// caller's, when a job requeues itself: see stepd.Request.Spare).
-func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string, spare int) {
+// caller's, when a job requeues itself: see stepd.Request.Spare); audit
+// says whether to record the stop as the scheduler's (a caller's requeue
+// is recorded as the caller's by its handler).
+func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string, spare int, audit bool) {
 	j, err := d.st.Job(ctx, id)
 	if err != nil || j.State != slurm.Running {
 		return
@@ -447,7 +486,29 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 		return
 	}
 	d.after[id] = after
+	if d.stopNotes == nil {
+		d.stopNotes = map[uint32]string{}
+	}
+	d.stopNotes[id] = stopNote(why, detail)
 	d.mu.Unlock()
+	if audit {
+		// Recorded before the supervisor is asked, so that it precedes
+		// the requeue the stop leads to.
+		action := "requeue"
+		if why == stepd.WhyPreemption {
+			action = "preempt"
+		}
+		err := d.st.Update(ctx, func(tx *store.Tx) error {
+			_, err := tx.AppendEvent(d.schedEvent(id, action, detail))
+			return err
+		})
+		if err != nil {
+			d.log.Error("recording an event", "job", id, "err", err)
+		}
+		if why == stepd.WhyPreemption {
+			d.tell(notify.Preempt, j, schedulerName, detail)
+		}
+	}
 	req := stepd.Request{Op: stepd.OpCancel, Why: why, Grace: grace, Spare: spare}
 	if j.Request.Signal != nil && j.Request.Signal.Signal != 0 && why == stepd.WhyPreemption {
 		req.Signal = j.Request.Signal.Signal // the job's checkpoint signal
@@ -457,6 +518,16 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 		return
 	}
 	d.log.Info("stopping job", "job", id, "why", detail)
+}
+
+// stopNote is what a requeued run keeps of why it was stopped: "preempted
+// for job 5", "requeued by alice", "requeued: GPUs idle past
+// IdleGPUTimeout".
+func stopNote(why, detail string) string {
+	if why == stepd.WhyPreemption || strings.HasPrefix(detail, "requeued") {
+		return detail
+	}
+	return "requeued: " + detail
 }
 
 // reattach matches every job the store says is running with its
@@ -490,14 +561,14 @@ func (d *Daemon) reattach(ctx context.Context) error {
 	slices.SortStableFunc(done, func(a, b ended) int { return endTime(a.st).Compare(endTime(b.st)) })
 	for _, e := range done {
 		d.log.Info("job ended while the daemon was away", "job", e.j.ID, "state", string(e.st.State))
-		if err := d.settle(ctx, e.j, e.st, afterFromStatus(e.st)); err != nil {
+		if err := d.settle(ctx, e.j, e.st, afterFromStatus(e.st), ""); err != nil {
 			return err
 		}
 	}
 	for _, j := range live {
 		dir := d.runDir(j.ID, j.Restarts)
 		if st, err := stepd.ReadStatus(dir); err == nil { // ended just now
-			if err := d.settle(ctx, j, st, afterFromStatus(st)); err != nil {
+			if err := d.settle(ctx, j, st, afterFromStatus(st), ""); err != nil {
 				return err
 			}
 			continue

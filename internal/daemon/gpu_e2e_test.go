@@ -69,7 +69,7 @@ func startNVMLDaemon(t *testing.T, policy string) *nvmlDaemon {
 
 // startNVMLDaemonWith lets prepare break the machine before the daemon
 // first opens it.
-func startNVMLDaemonWith(t *testing.T, policy string, prepare func(*gputest.Machine)) *nvmlDaemon {
+func startNVMLDaemonWith(t *testing.T, policy string, prepare func(*gputest.Machine), extra ...string) *nvmlDaemon {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a daemon and real jobs")
@@ -87,7 +87,7 @@ NodeName   = "gpu01"
 CPUs       = 8
 RealMemory = "8G"
 GPUs       = "nvml"
-`, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), policy)), 0o644)
+`, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), policy)+strings.Join(extra, "\n")), 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}

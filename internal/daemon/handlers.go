@@ -18,6 +18,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -41,6 +42,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "GET", Path: api.PathPriorities, Handler: localapi.Func(d.priorities)},
 		{Method: "POST", Path: api.PathNodeUpdate, Handler: localapi.Func(d.updateNode)},
 		{Method: "GET", Path: api.PathNodeDrains, Handler: localapi.Func(d.drains)},
+		{Method: "GET", Path: api.PathEvents, Handler: localapi.Func(d.events)},
 		{Method: "POST", Path: api.PathYield, Handler: localapi.Func(d.yield)},
 		{Method: "GET", Path: api.PathYieldSteps, Handler: localapi.Func(d.yieldSteps)},
 		{Method: "POST", Path: api.PathSteps, Handler: localapi.Func(d.createStep)},
@@ -486,6 +488,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		return r
 	}
 	by := caller.UID
+	audited := false
 	switch {
 	case j.State == slurm.Running && c.Signal != 0:
 		target := stepd.TargetSteps
@@ -502,6 +505,11 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			r.Code, r.Error = slurm.ErrAlreadyDone, err.Error()
 		}
 	case j.State == slurm.Running:
+		// Recorded before the supervisor is asked: the job's end, which
+		// the loop records as soon as the supervisor exits, must come
+		// after it in the trail.
+		audited = true
+		d.audit(ctx, caller, j.ID, "cancel", fmt.Sprintf("cancelled while %s", j.State))
 		rep, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by})
 		switch {
 		case err != nil:
@@ -521,6 +529,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		// Slurm cannot signal a pending job either.
 		r.Code, r.Error = slurm.ErrJobPending, slurm.ErrJobPending.Error()
 	default:
+		var cancelled store.Job
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
 			cur, err := tx.Job(j.ID)
 			if err != nil {
@@ -535,8 +544,14 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			}
 			cur.State, cur.End, cur.CancelledBy = slurm.Cancelled, d.now(), &by
 			cur.Reason = slurm.ReasonNone
+			cancelled = cur
 			return tx.PutJob(cur)
 		})
+		if err == nil && cancelled.ID != 0 {
+			// slurmctld's end of a pending job: it starts and ends now.
+			cancelled.Start = cancelled.End
+			defer d.tell(notify.End, cancelled, "", "")
+		}
 		if errors.Is(err, errSkip) {
 			// Started meanwhile: cancel it where it runs.
 			return d.cancelOne(ctx, caller, target{name: t.name, job: d.mustJob(ctx, j.ID)}, c)
@@ -545,8 +560,17 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			r.Code, r.Error = slurm.ErrInvalidJobID, err.Error()
 		}
 	}
-	if r.Code == 0 && caller.UID != j.UID {
-		d.audit(ctx, caller, j.ID, "cancel", fmt.Sprintf("signal %d", c.Signal))
+	if r.Code == 0 {
+		detail := fmt.Sprintf("cancelled while %s", j.State)
+		if c.Signal != 0 {
+			detail = fmt.Sprintf("signal %d while %s", c.Signal, j.State)
+		}
+		if !audited {
+			d.audit(ctx, caller, j.ID, "cancel", detail)
+		}
+		if c.Signal == 0 {
+			d.tell(notify.Cancel, j, caller.User, detail)
+		}
 	}
 	return r
 }
@@ -556,11 +580,11 @@ func (d *Daemon) mustJob(ctx context.Context, id uint32) store.Job {
 	return j
 }
 
-// audit records a change made by someone other than the job's owner.
+// audit records a change a caller asked for whose effect comes later
+// (a running job's cancel or requeue, carried out by its supervisor).
 func (d *Daemon) audit(ctx context.Context, caller localapi.Identity, id uint32, action, detail string) {
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendEvent(store.Event{Time: d.now(), Actor: caller.UID, ActorName: caller.User,
-			JobID: id, Action: action, Detail: detail})
+		_, err := tx.AppendEvent(d.callerEvent(caller, id, action, detail))
 		return err
 	})
 	if err != nil {
@@ -597,9 +621,6 @@ func (d *Daemon) control(ctx context.Context, req *localapi.Request[api.Control]
 			}
 			r.Job = s
 			res.Results = append(res.Results, r)
-			if r.Code == 0 && caller.UID != j.UID {
-				d.audit(ctx, caller, j.ID, c.Action, "")
-			}
 		}
 	}
 	d.wake()
@@ -608,6 +629,7 @@ func (d *Daemon) control(ctx context.Context, req *localapi.Request[api.Control]
 
 func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool, t target, hold bool) api.Result {
 	var r api.Result
+	var held store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(t.job.ID)
 		if err != nil {
@@ -626,8 +648,24 @@ func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool,
 		default:
 			cur.Hold, cur.Reason = store.HoldNone, slurm.ReasonNone
 		}
-		return tx.PutJob(cur)
+		if err := tx.PutJob(cur); err != nil {
+			return err
+		}
+		action, detail := "release", "released"
+		if hold {
+			action, detail = "hold", string(cur.Reason)
+		}
+		_, err = tx.AppendEvent(d.callerEvent(caller, cur.ID, action, detail))
+		held = cur
+		return err
 	})
+	if err == nil {
+		kind := notify.Release
+		if hold {
+			kind = notify.Hold
+		}
+		d.tell(kind, held, caller.User, string(held.Reason))
+	}
 	switch {
 	case errors.Is(err, errSkip):
 		r.Code, r.Error = slurm.ErrJobNotPending, slurm.ErrJobNotPending.Error()
@@ -657,11 +695,16 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 		// daemon dies right after answering; its SIGTERM spares the caller,
 		// which gets its answer and exits 0, as Slurm's scontrol does.
 		// (Signalled with the job, it died with 143, which submitit took
-		// for the job's failure.)
-		d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID)
+		// for the job's failure.) Recorded first: the requeue the stop
+		// leads to comes after it in the trail.
+		d.audit(ctx, caller, j.ID, "requeue", "requeue asked while RUNNING")
+		d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID, false)
 	case j.State.Finished():
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
-			_, err := tx.Requeue(j.ID, d.now())
+			if _, err := tx.Requeue(j.ID, d.now()); err != nil {
+				return err
+			}
+			_, err := tx.AppendEvent(d.callerEvent(caller, j.ID, "requeue", fmt.Sprintf("requeued after it ended %s", j.State)))
 			return err
 		})
 		if err != nil {

@@ -445,12 +445,10 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 	}
 	detail := describe(u.ch.Update)
 	u.d.log.Info("job updated", "job", j.ID, "by", u.caller.User, "change", detail)
-	if u.caller.UID != j.UID {
-		_, err := tx.AppendEvent(store.Event{Time: tx.Now(), Actor: u.caller.UID, ActorName: u.caller.User,
-			JobID: j.ID, Action: "update", Detail: detail})
-		if err != nil {
-			u.d.log.Error("recording an event", "job", j.ID, "err", err)
-		}
+	_, err := tx.AppendEvent(store.Event{Time: tx.Now(), Actor: u.caller.UID, ActorName: u.caller.User,
+		JobID: j.ID, Action: "update", Detail: detail})
+	if err != nil {
+		u.d.log.Error("recording an event", "job", j.ID, "err", err)
 	}
 	return outcome{}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -220,6 +221,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.decisions, d.prio = decisions, prio
 	d.publishLocked()
 	d.mu.Unlock()
+	d.dependMails(decisions, snap.byID)
 
 	planned = time.Since(began)
 	var yielders map[uint32][]uint32
@@ -373,11 +375,20 @@ func (d *Daemon) saveDrains(gs gpu.Snapshot) {
 			if err := tx.PutDrain(dr); err != nil {
 				return err
 			}
+			e := d.schedEvent(0, "drain", dr.Reason)
+			e.GPU = dr.UUID
+			if _, err := tx.AppendEvent(e); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		d.log.Error("saving GPU drains", "err", err)
+		return
+	}
+	for _, dr := range add {
+		d.tellGPU(notify.Drain, dr.Index, dr.UUID, schedulerName, dr.Reason)
 	}
 }
 
@@ -507,6 +518,7 @@ func (d *Daemon) startAll(ctx context.Context, starts []pendingStart) {
 			return err
 		}
 	}
+	firsts := d.arrayFirsts(ctx, starts)
 	errs := d.st.UpdateEach(ctx, fns)
 	for i, ps := range starts {
 		j, err := jobs[i], errs[i]
@@ -524,6 +536,13 @@ func (d *Daemon) startAll(ctx context.Context, starts []pendingStart) {
 		}
 		if err := d.run(ctx, j, ps.s, now); err != nil {
 			d.log.Error("starting job", "job", j.ID, "err", err)
+			continue
+		}
+		d.tell(notify.Begin, j, "", "")
+		if firsts[i] {
+			meta := j // the array's record, as slurmctld mails it
+			meta.ID = j.ArrayJobID
+			d.notifier.Load().Send(notify.Event{Kind: notify.Begin, Time: now, Job: &meta, Array: &notify.Array{}})
 		}
 	}
 }
@@ -557,6 +576,10 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 	d.watched[j.ID] = true
 	d.mu.Unlock()
 	if err := tx.PutJob(j); err != nil {
+		return j, err
+	}
+	detail := fmt.Sprintf("started on GPUs %v after %s pending", gpuIndices(j.Alloc), now.Sub(j.Submit).Round(time.Second))
+	if _, err := tx.AppendEvent(d.schedEvent(j.ID, "start", detail)); err != nil {
 		return j, err
 	}
 	for _, id := range ps.yielders {

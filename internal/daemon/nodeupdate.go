@@ -13,6 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -175,12 +176,18 @@ func (d *Daemon) updateWholeNode(ctx context.Context, caller localapi.Identity, 
 		if u.State == "" && a.drain != nil {
 			dr.Since, dr.By = now, caller.UID // a new reason, by whom and when, as Slurm
 		}
-		if err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.PutDrain(dr) }); err != nil {
+		err := d.st.Update(ctx, func(tx *store.Tx) error {
+			if err := tx.PutDrain(dr); err != nil {
+				return err
+			}
+			return nodeEvent(tx, d.callerEvent(caller, 0, "drain", dr.Reason), "")
+		})
+		if err != nil {
 			return err
 		}
 		a.drain, a.reason = &dr, nil
 		d.log.Info("node drained", "by", caller.User, "reason", dr.Reason)
-		d.auditNode(ctx, caller, "", "drain", dr.Reason)
+		d.tellNode(caller, "", "drain", dr.Reason)
 	case u.State == "":
 		a.reason = &dr
 	default: // resume
@@ -194,12 +201,18 @@ func (d *Daemon) updateWholeNode(ctx context.Context, caller localapi.Identity, 
 			}
 			return refusal(slurm.ErrInvalidNodeState, slurm.ErrInvalidNodeState.Error())
 		}
-		if err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.DeleteDrain(api.NodeDrainUUID) }); err != nil {
+		err := d.st.Update(ctx, func(tx *store.Tx) error {
+			if err := tx.DeleteDrain(api.NodeDrainUUID); err != nil {
+				return err
+			}
+			return nodeEvent(tx, d.callerEvent(caller, 0, "resume", ""), "")
+		})
+		if err != nil {
 			return err
 		}
 		a.drain, a.reason = nil, nil
 		d.log.Info("node resumed", "by", caller.User)
-		d.auditNode(ctx, caller, "", "resume", "")
+		d.tellNode(caller, "", "resume", "")
 	}
 	return nil
 }
@@ -237,41 +250,67 @@ func (d *Daemon) updateGPUs(ctx context.Context, caller localapi.Identity, u api
 			d.mu.Lock()
 			d.drained[t.uuid] = true
 			d.mu.Unlock()
-			if err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.PutDrain(dr) }); err != nil {
+			err := d.st.Update(ctx, func(tx *store.Tx) error {
+				if err := tx.PutDrain(dr); err != nil {
+					return err
+				}
+				return nodeEvent(tx, d.callerEvent(caller, 0, "drain", u.Reason), t.uuid)
+			})
+			if err != nil {
 				return err
 			}
 			if err := d.inv.Drain(t.uuid, u.Reason); err != nil {
 				return localapi.Errorf(http.StatusBadRequest, "%v", err)
 			}
 			d.log.Info("GPU drained", "gpu", t.index, "uuid", t.uuid, "by", caller.User, "reason", u.Reason)
-			d.auditNode(ctx, caller, t.uuid, "drain", u.Reason)
+			d.tellNode(caller, t.uuid, "drain", u.Reason)
 		default: // resume
 			if err := d.inv.Resume(t.uuid); err != nil {
 				return localapi.Errorf(http.StatusConflict, "%v", err)
 			}
-			if err := d.st.Update(ctx, func(tx *store.Tx) error { return tx.DeleteDrain(t.uuid) }); err != nil {
+			err := d.st.Update(ctx, func(tx *store.Tx) error {
+				if err := tx.DeleteDrain(t.uuid); err != nil {
+					return err
+				}
+				return nodeEvent(tx, d.callerEvent(caller, 0, "resume", ""), t.uuid)
+			})
+			if err != nil {
 				return err
 			}
 			d.mu.Lock()
 			delete(d.drained, t.uuid)
 			d.mu.Unlock()
 			d.log.Info("GPU resumed", "gpu", t.index, "uuid", t.uuid, "by", caller.User)
-			d.auditNode(ctx, caller, t.uuid, "resume", "")
+			d.tellNode(caller, t.uuid, "resume", "")
 		}
 	}
 	return nil
 }
 
-// auditNode records a drain or resume in the audit trail.
-func (d *Daemon) auditNode(ctx context.Context, caller localapi.Identity, gpuUUID, action, detail string) {
-	err := d.st.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendEvent(store.Event{Time: d.now(), Actor: caller.UID, ActorName: caller.User,
-			GPU: gpuUUID, Action: action, Detail: detail})
-		return err
-	})
-	if err != nil {
-		d.log.Error("recording an event", "action", action, "err", err)
+// nodeEvent appends a drain's or resume's event, of the GPU gpuUUID ("" for
+// the node), in the transaction of the change.
+func nodeEvent(tx *store.Tx, e store.Event, gpuUUID string) error {
+	e.GPU = gpuUUID
+	_, err := tx.AppendEvent(e)
+	return err
+}
+
+// tellNode hands a drain or resume, of the GPU gpuUUID or ("") the node,
+// to the notifier.
+func (d *Daemon) tellNode(caller localapi.Identity, gpuUUID, action, detail string) {
+	kind := notify.Drain
+	if action == "resume" {
+		kind = notify.Resume
 	}
+	if gpuUUID == "" {
+		d.notifier.Load().Send(notify.Event{Kind: kind, Time: d.now(), Node: d.config().Node.NodeName,
+			Actor: caller.User, Reason: detail})
+		return
+	}
+	d.mu.Lock()
+	index := gpuIndex(d.gsnap, gpuUUID)
+	d.mu.Unlock()
+	d.tellGPU(kind, index, gpuUUID, caller.User, detail)
 }
 
 // awaitSample wakes the loop and waits (a few seconds at most) for a GPU

@@ -41,7 +41,7 @@ func TestAStopThatCameTooLateLeavesTheJobsOwnEnd(t *testing.T) {
 			plan := &yieldPlan{done: make(chan stepd.Status, 1)}
 			d.yields[j.ID] = plan
 			st := stepd.Status{JobID: j.ID, State: slurm.Completed, ExitCode: "0:0", Start: start, End: time.Now()}
-			if err := d.settle(ctx, j, st, after); err != nil {
+			if err := d.settle(ctx, j, st, after, ""); err != nil {
 				t.Fatal(err)
 			}
 			got, err := d.st.Job(ctx, j.ID)

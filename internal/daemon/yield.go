@@ -13,6 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -446,6 +447,8 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 	if err := d.requeue(ctx, j, st, slurm.Requeued, note); err != nil {
 		return err
 	}
+	var yielded store.Job
+	var why string
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(j.ID)
 		if err != nil {
@@ -481,8 +484,12 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 		}
 		_, err = tx.AppendEvent(store.Event{Time: d.now(), Actor: plan.by, ActorName: plan.byName,
 			JobID: j.ID, Action: "yield", Detail: detail})
+		yielded, why = cur, detail
 		return err
 	})
+	if err == nil {
+		d.tell(notify.Yield, yielded, plan.byName, why)
+	}
 	plan.done <- st
 	return err
 }

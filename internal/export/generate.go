@@ -294,6 +294,9 @@ func (g gen) slurmConf() string {
 	if len(c.PrivateData) > 0 {
 		kv("PrivateData", strings.Join(c.PrivateData, ","))
 	}
+	if c.MailProg != "" {
+		kv("MailProg", c.MailProg)
+	}
 	if c.MessageTimeout != 10*time.Second { // Slurm's default
 		kv("MessageTimeout", seconds(c.MessageTimeout))
 	}

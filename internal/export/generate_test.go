@@ -289,7 +289,10 @@ func TestShardsAgree(t *testing.T) {
 // slurm.conf's header names every slurm-lite setting Slurm lacks.
 func TestHeaders(t *testing.T) {
 	cfg := loaded(t, "../../examples/slurm-lite.toml")
-	files, _, _ := generated(t, cfg, Input{ConfigPath: "/etc/slurm-lite/x.toml", GPUs: fourA100()})
+	files, conf, _ := generated(t, cfg, Input{ConfigPath: "/etc/slurm-lite/x.toml", GPUs: fourA100()})
+	if got := conf.Globals["MailProg"]; got != "/usr/bin/mail" {
+		t.Errorf("slurm.conf's MailProg is %q, want the configuration's /usr/bin/mail", got)
+	}
 	for name, text := range files {
 		lines := strings.Split(text, "\n")
 		first := lines[0]
@@ -314,7 +317,7 @@ func TestHeaders(t *testing.T) {
 	for _, want := range []string{
 		"VRAM-aware packing", "ShardSize", "Yield", "YieldGroup = \"gpu\"", "IdleGPUTimeout = \"01:00:00\"",
 		"GPUViolationPolicy = \"warn\"", "CheckpointDir", "CheckpointKeepDays = 7", "GPUSampleInterval",
-		"SocketPath", "GraceTime", "HealthCheckProgram", "scontrol requeue",
+		"SocketPath", "GraceTime", "HealthCheckProgram", "scontrol requeue", "[[Notify]] webhooks (1)",
 	} {
 		if !strings.Contains(top, want) {
 			t.Errorf("slurm.conf's header does not mention %q:\n%s", want, top)

@@ -72,6 +72,12 @@ func (g gen) noEquivalent() []string {
 			"- AllowUnlistedUsers = true: Slurm refuses jobs from users without an association:",
 			fmt.Sprintf("  add each with `sacctmgr add user NAME Account=%s`.", c.ImplicitAccount()))
 	}
+	if len(c.Notify) > 0 {
+		lines = append(lines,
+			fmt.Sprintf("- [[Notify]] webhooks (%d): none; Slurm sends only --mail-type's mail, through", len(c.Notify)),
+			"  MailProg (a MailProg wrapper may post the subject line to a URL). slurm-lite's own",
+			"  events (YIELD, DRAIN, GPU_MEM_LOW, ...) do not exist there.")
+	}
 	if c.Node.GPUs == config.GPUsSimulated {
 		lines = append(lines,
 			"- GPUs = \"simulated\": these GPUs are the configuration's, not a machine's; gres.conf",

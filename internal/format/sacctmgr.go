@@ -91,6 +91,8 @@ var mgrFields = []mgrField{
 	{[]mgrName{{"GrpWall", 4}}, "grpw", "GrpWall", 11, kMins},
 	{[]mgrName{{"ID", 2}}, "id", "ID", 6, kUint},
 	{[]mgrName{{"Info", 2}}, "info", "Info", 20, kStr},
+	// slurm-lite's: a job's audit trail (sacctmgr show event Jobs=N).
+	{[]mgrName{{"JobID", 4}}, "jobid", "JobID", 10, kUint},
 	{[]mgrName{{"LFT", 1}}, "lft", "LFT", 6, kUint},
 	{[]mgrName{{"servertype", 10}}, "servertype", "ServerType", 10, kStr},
 	{[]mgrName{{"MaxCPUMinsPerJob", 7}}, "maxcm", "MaxCPUMins", 11, kUint64},

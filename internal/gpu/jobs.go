@@ -76,11 +76,15 @@ func (u Usage) MeanUtilization() (mean float64, ok bool) {
 // less lets more jobs share. "" when there is nothing to say. For a job
 // that asked for whole GPUs, pass the GPU's memory.
 func (u Usage) Note(askedPerGPU uint64) string {
+	// Begins with LowMemoryNote: the daemon tells GPU_MEM_LOW by it.
 	if u.Samples == 0 || askedPerGPU == 0 || u.PeakMemory*4 >= askedPerGPU {
 		return ""
 	}
-	return fmt.Sprintf("peak GPU memory %s of %s asked per GPU", formatSize(u.PeakMemory), formatSize(askedPerGPU))
+	return fmt.Sprintf(LowMemoryNote+"%s of %s asked per GPU", formatSize(u.PeakMemory), formatSize(askedPerGPU))
 }
+
+// LowMemoryNote begins Usage.Note's note.
+const LowMemoryNote = "peak GPU memory "
 
 // Release answers "is it released?" for a job that ended or was yielded.
 type Release struct {

@@ -136,7 +136,7 @@ func (m *sacctmgr) show(argv []string) {
 	case is(e, "Configuration", 2):
 		m.noSuch("a slurmdbd configuration (scontrol show config shows slurm-lite's)")
 	case is(e, "Events", 1):
-		m.noSuch("node events")
+		m.listEvents(rest)
 	case is(e, "Federation", 1):
 		m.noSuch("federations")
 	case is(e, "Problems", 1):
@@ -174,7 +174,7 @@ func (m *sacctmgr) noEntity() {
 func (m *sacctmgr) noSuch(what string) {
 	m.exitCode = 1
 	fmt.Fprintf(m.sio.Stderr, "sacctmgr: error: slurm-lite keeps no %s; it lists accounts, associations, "+
-		"clusters, QOS, TRES and users\n", what)
+		"clusters, events, QOS, TRES and users\n", what)
 }
 
 // columns turns the format (or the default) into columns; an unknown

@@ -346,7 +346,10 @@ func (s *Store) Drains(ctx context.Context) ([]Drain, error) {
 // EventFilter selects audit events; zero fields select everything.
 type EventFilter struct {
 	JobID uint32
+	// NoJob keeps the events of no job (GPUs', the node's).
+	NoJob bool
 	Since time.Time
+	Until time.Time
 	// Limit keeps the newest Limit events.
 	Limit int
 }
@@ -360,9 +363,16 @@ func (s *Store) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 		conds = append(conds, "job_id = ?")
 		args = append(args, f.JobID)
 	}
+	if f.NoJob {
+		conds = append(conds, "job_id = 0")
+	}
 	if !f.Since.IsZero() {
 		conds = append(conds, "time >= ?")
 		args = append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		conds = append(conds, "time <= ?")
+		args = append(args, f.Until.UnixNano())
 	}
 	if len(conds) > 0 {
 		q += " WHERE " + strings.Join(conds, " AND ")
