@@ -222,6 +222,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.mu.Unlock()
 
 	planned = time.Since(began)
+	d.web.publishPass(snap.Snapshot, planned)
 	var yielders map[uint32][]uint32
 	for i := range jobs {
 		if j := &jobs[i]; j.YieldedFor != 0 && j.State == slurm.Pending {
@@ -261,6 +262,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 			d.autoYield(ctx, p.JobID, 0, p.For, "payback")
 			continue
 		}
+		d.web.preemptions.Add(1)
 		d.stop(ctx, p.JobID, stepd.WhyPreemption, "preempted for job "+strconv.Itoa(int(p.For)))
 	}
 	for _, s := range plan.Shrinks {
@@ -296,6 +298,7 @@ func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 
 	d.mu.Lock()
 	d.gsnap = gs
+	d.web.sampled.Store(&gs)
 	for id, js := range gs.Jobs {
 		if n, err := strconv.Atoi(id); err == nil {
 			d.gpuUse[uint32(n)] = d.gpuUse[uint32(n)].Add(js)

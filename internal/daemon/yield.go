@@ -427,6 +427,9 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 			JobID: j.ID, Action: "yield", Detail: detail})
 		return err
 	})
+	if err == nil {
+		d.web.yields.Add(1)
+	}
 	plan.done <- st
 	return err
 }
