@@ -652,6 +652,9 @@ func (p *parser) checkWeb(c *Config) {
 // listenProblem says what is wrong with a HOST:PORT address, "" if
 // nothing.
 func listenProblem(addr string) string {
+	if strings.Contains(addr, "://") {
+		return "is a URL (leave out the scheme)"
+	}
 	i := strings.LastIndexByte(addr, ':')
 	if i < 0 {
 		return "has no port"

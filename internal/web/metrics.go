@@ -133,7 +133,7 @@ func init() {
 }
 
 func queueDesc(metric, _ string) *prometheus.Desc { return queueDescs[metric] }
-func nodesDesc(s string) *prometheus.Desc           { return nodesDescs[s] }
+func nodesDesc(s string) *prometheus.Desc         { return nodesDescs[s] }
 
 // nodesHelp is the exporter's help text for slurm_nodes_<s>.
 func nodesHelp(s string) string {

@@ -102,7 +102,7 @@ function draw(st) {
   sb.replaceChildren(...st.shares.filter((s) => s.account !== "root" || s.user).map((s) =>
     el("tr", { "data-account": s.account, "data-user": s.user || "" },
       el("td", {}, s.user ? "" : s.account), el("td", {}, s.user || ""), el("td", { class: "num" }, s.raw_shares),
-      el("td", { class: "num" }, (s.raw_usage / 3600).toFixed(2)), el("td", { class: "num fs" }, s.fairshare.toFixed(3)),
+      el("td", { class: "num" }, (s.raw_usage / 3600).toFixed(2)), el("td", { class: "num fs" }, s.user ? s.fairshare.toFixed(3) : ""),
       el("td", { class: "num" }, s.user ? "" : ((gh[s.account] || 0) / 3600).toFixed(2)))));
 
   const ev = document.getElementById("events");
