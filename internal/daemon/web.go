@@ -215,9 +215,22 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 				EffUsage: r.EffectvUsage, FairShare: r.FairShare})
 		}
 	}
+	index := map[string]string{}
+	for _, g := range gs.GPUs {
+		if g.Index >= 0 {
+			index[g.UUID] = strconv.Itoa(g.Index)
+		}
+	}
 	for _, e := range events {
-		st.Events = append(st.Events, web.Event{Time: e.Time.Unix(), Who: e.ActorName, Action: e.Action,
-			JobID: e.JobID, GPU: e.GPU, Detail: e.Detail})
+		ev := web.Event{Time: e.Time.Unix(), Who: e.ActorName, Action: e.Action, JobID: e.JobID, GPU: e.GPU, Detail: e.Detail}
+		if i, ok := index[e.GPU]; ok {
+			ev.GPU = i // as sinfo and scontrol name it
+		}
+		if private && e.JobID != 0 {
+			// Who acted on which job is the job's owner's to see.
+			ev.Who = ""
+		}
+		st.Events = append(st.Events, ev)
 	}
 	if st.Jobs == nil {
 		st.Jobs = []web.Job{}

@@ -52,9 +52,9 @@ func newWebMachine() *gputest.Machine {
 }
 
 // startWebDaemon starts a daemon over dir's state (a restart when dir has
-// one) on machine m. stop ends it, leaving its jobs running; the test's
+// one) on machine m, on clock (nil: the real one). stop ends it, leaving its jobs running; the test's
 // cleanup cancels them and stops it.
-func startWebDaemon(t *testing.T, dir string, m *gputest.Machine, extra string) *webDaemon {
+func startWebDaemon(t *testing.T, dir string, m *gputest.Machine, clock Clock) *webDaemon {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a daemon and real jobs")
@@ -65,7 +65,7 @@ StateSaveLocation = %q
 KillWait          = 1
 GPUSampleInterval = 1
 JobMappingDir     = %q
-%s
+
 [Node]
 NodeName   = "gpu01"
 CPUs       = 8
@@ -74,7 +74,7 @@ GPUs       = "nvml"
 
 [Web]
 Listen = "127.0.0.1:0"
-`, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), filepath.Join(dir, "map"), extra)), 0o644)
+`, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), filepath.Join(dir, "map"))), 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ Listen = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs,
+		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, Clock: clock,
 			OpenNVML: func(o gpu.Options) *gpu.Inventory {
 				o.ReleaseTimeout = 5 * time.Second
 				return gpu.FromNVML(nd.m.Lib(), o)
@@ -233,7 +233,7 @@ func float(v uint64) string { return strconv.FormatFloat(float64(v), 'g', -1, 64
 func TestWebMetricsAndJobMapping(t *testing.T) {
 	dir := t.TempDir()
 	m := newWebMachine()
-	wd := startWebDaemon(t, dir, m, "")
+	wd := startWebDaemon(t, dir, m, nil)
 	whole := wd.submit("exec sleep 120", "--gpus=1")
 	shared := wd.submit("exec sleep 120", "--gpu-mem=10G", "-t", "30")
 	big := wd.submit("exec sleep 120", "--gpus=8", "-t", "60")
@@ -318,7 +318,7 @@ func TestWebMetricsAndJobMapping(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "map", strconv.Itoa(stale)), []byte("99\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wd = startWebDaemon(t, dir, m, "")
+	wd = startWebDaemon(t, dir, m, nil)
 	wd.waitMapping(map[string]string{strconv.Itoa(ns): ids(shared) + "\n"}, "after a restart")
 	wd.metricsHave(
 		"slurm_queue_running 1",
@@ -353,7 +353,7 @@ func TestWebRefusalsAndSecrets(t *testing.T) {
 		t.Errorf("the refused daemon left its socket: %v", err)
 	}
 
-	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), "")
+	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil)
 	id := wd.submit("echo hunter2-in-the-script; exec sleep 120", "--gpus=1", "--job-name=train")
 	wd.waitState(id, slurm.Running)
 	// A pending job with a secret in its environment too.

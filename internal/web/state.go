@@ -123,10 +123,13 @@ type Share struct {
 
 // Event is one line of the audit trail.
 type Event struct {
-	Time   int64  `json:"time"`
+	Time int64 `json:"time"`
+	// Who is the user who acted ("" under PrivateData "jobs" for an act
+	// on a job).
 	Who    string `json:"who"`
 	Action string `json:"action"`
 	JobID  uint32 `json:"job,omitempty"`
+	// GPU is the GPU's index, or its UUID when it is no longer present.
 	GPU    string `json:"gpu,omitempty"`
 	Detail string `json:"detail,omitempty"`
 }

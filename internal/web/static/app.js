@@ -35,7 +35,7 @@ function clock(t) {
 
 function gpuCard(g, now) {
   const card = el("article", { class: "card", "data-gpu": g.index });
-  const title = g.model ? g.type + " · " + g.model : g.type;
+  const title = g.model || g.type;
   card.append(el("h3", {}, el("span", {}, "GPU " + g.index), el("span", { class: "state-" + g.state }, g.state === "UP" ? (g.jobs.length ? "in use" : "idle") : g.state.toLowerCase())));
   const bar = el("div", { class: "bar", title: "used / reserved of total memory" });
   const pct = (x) => (g.mem_total > 0 ? Math.min(100, 100 * x / g.mem_total) : 0) + "%";
@@ -47,7 +47,7 @@ function gpuCard(g, now) {
   card.append(bar);
   const kv = el("dl", { class: "kv" });
   const row = (k, v, cls) => kv.append(el("dt", {}, k), el("dd", { class: cls || "" }, v));
-  row("type", title);
+  row("model", title);
   row("memory used", gib(g.mem_used) + " of " + gib(g.mem_total), "mem-used");
   row("reserved", gib(g.mem_reserved), "mem-reserved");
   row("utilization", g.util >= 0 ? g.util + "%" : "n/a", "util");
@@ -108,7 +108,7 @@ function draw(st) {
   const ev = document.getElementById("events");
   const evs = st.events.slice().reverse();
   ev.replaceChildren(...(evs.length ? evs.map((e) => el("li", { "data-action": e.action },
-    el("time", {}, clock(e.time)), e.who + " " + e.action + (e.job ? " job " + e.job : "") + (e.gpu ? " GPU " + e.gpu : "") +
+    el("time", {}, clock(e.time)), (e.who || "someone") + " " + e.action + (e.job ? " job " + e.job : "") + (e.gpu ? " GPU " + e.gpu : "") +
     (e.detail ? ": " + e.detail : ""))) : [el("li", { class: "muted" }, "No yields, preemptions, drains or cancels by others yet.")]));
   document.getElementById("status").textContent = "Updated " + clock(now) + " · " + st.preemptions + " preemptions, " + st.yields + " yields since the daemon started";
   document.getElementById("status").className = "muted";
