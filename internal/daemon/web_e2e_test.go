@@ -54,7 +54,7 @@ func newWebMachine() *gputest.Machine {
 // startWebDaemon starts a daemon over dir's state (a restart when dir has
 // one) on machine m, on clock (nil: the real one). stop ends it, leaving its jobs running; the test's
 // cleanup cancels them and stops it.
-func startWebDaemon(t *testing.T, dir string, m *gputest.Machine, clock Clock) *webDaemon {
+func startWebDaemon(t testing.TB, dir string, m *gputest.Machine, clock Clock) *webDaemon {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a daemon and real jobs")
@@ -383,5 +383,28 @@ func TestWebRefusalsAndSecrets(t *testing.T) {
 	sort.Strings(names)
 	if fmt.Sprint(names) != "[job.sh train]" {
 		t.Errorf("the jobs' names: %v", names)
+	}
+}
+
+// BenchmarkWebScrape is a Prometheus scrape, and a dashboard load, of a
+// real daemon with 1,000 jobs queued behind one running (README's
+// figure). Each reads the store's cache, the published view and the fair
+// share tree; the loop is not involved.
+func BenchmarkWebScrape(b *testing.B) {
+	wd := startWebDaemon(b, b.TempDir(), newWebMachine(), nil)
+	run := wd.submit("exec sleep 300", "--gpus=8", "-t", "60")
+	wd.waitState(run, slurm.Running)
+	for i := range 1000 {
+		wd.submit("exec true", "--gpus=1", "-t", strconv.Itoa(10+i%50))
+	}
+	wd.waitFor(func() bool { return len(wd.dashboard().Jobs) == 1001 }, "1,001 jobs on the dashboard")
+	for _, path := range []string{"/metrics", "/api/dashboard"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			size := 0
+			for b.Loop() {
+				size = len(wd.get(path))
+			}
+			b.ReportMetric(float64(size), "bytes/op")
+		})
 	}
 }

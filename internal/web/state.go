@@ -31,6 +31,9 @@ type State struct {
 	// Jobs are the jobs not finished: running ones in id order, then the
 	// queue in priority order (the order the next pass considers them).
 	Jobs []Job `json:"jobs"`
+	// QueueHidden is how many pending jobs /api/dashboard left out past
+	// the first PageQueue (the metrics count them all).
+	QueueHidden int `json:"queue_hidden"`
 	// States counts the jobs of the last MinJobAge by state, finished
 	// ones included (as squeue lists them): PENDING, RUNNING, ...
 	States map[string]int `json:"states"`

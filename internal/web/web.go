@@ -60,7 +60,7 @@ func Handler(src Source, log *slog.Logger) http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		_ = json.NewEncoder(w).Encode(st)
+		_ = json.NewEncoder(w).Encode(forPage(st))
 	})
 	sub, _ := fs.Sub(static, "static")
 	files := http.FileServer(http.FS(sub))
@@ -72,6 +72,36 @@ func Handler(src Source, log *slog.Logger) http.Handler {
 		files.ServeHTTP(w, r)
 	}))
 	return mux
+}
+
+// PageQueue is how many pending jobs the page lists: a phone polling a
+// thousand rows every two seconds would read 300 kB each time for rows no
+// one scrolls to.
+const PageQueue = 200
+
+// forPage is st with the queue cut after PageQueue pending jobs (Jobs
+// lists the running ones first, then the queue in order). st is not
+// changed.
+func forPage(st *State) *State {
+	pending := 0
+	for i, j := range st.Jobs {
+		if j.State != "PENDING" {
+			continue
+		}
+		if pending++; pending > PageQueue {
+			cut := *st
+			cut.Jobs = st.Jobs[:i:i]
+			for _, rest := range st.Jobs[i:] {
+				if rest.State == "PENDING" {
+					cut.QueueHidden++
+				} else {
+					cut.Jobs = append(cut.Jobs, rest)
+				}
+			}
+			return &cut
+		}
+	}
+	return st
 }
 
 // Server is a running listener.

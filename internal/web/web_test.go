@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -278,5 +279,34 @@ func TestListenRefusals(t *testing.T) {
 	_, err = Listen("192.0.2.1:9341") // TEST-NET-1: no machine's own
 	if err == nil || !strings.HasPrefix(err.Error(), `[Web] Listen = "192.0.2.1:9341": cannot listen there; give an address of this machine, such as "127.0.0.1:9341": `) {
 		t.Errorf("Listen on another machine's address: %v", err)
+	}
+}
+
+func TestDashboardDataCutsALongQueue(t *testing.T) {
+	st := box()
+	for i := range PageQueue + 5 {
+		st.Jobs = append(st.Jobs, Job{ID: strconv.Itoa(100 + i), State: "PENDING", Reason: "Priority"})
+	}
+	st.Jobs = append(st.Jobs, Job{ID: "999", State: "RUNNING"}) // (out of order: kept all the same)
+	_, _, body := get(t, Handler(fixed{st: st}, quiet()), "/api/dashboard")
+	var got State
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	pending := 0
+	for _, j := range got.Jobs {
+		if j.State == "PENDING" {
+			pending++
+		}
+	}
+	// box() has 2 pending; 205 more: 200 listed, 7 counted.
+	if pending != PageQueue || got.QueueHidden != 7 || got.Jobs[len(got.Jobs)-1].ID != "999" || len(st.Jobs) != 3+2+PageQueue+5+1 {
+		t.Errorf("the page's data: %d pending listed, %d hidden, last %q; the state keeps %d jobs", pending, got.QueueHidden,
+			got.Jobs[len(got.Jobs)-1].ID, len(st.Jobs))
+	}
+	// The metrics count every one.
+	_, _, metrics := get(t, Handler(fixed{st: st}, quiet()), "/metrics")
+	if !strings.Contains(metrics, "\nslurm_partition_jobs_pending{partition=\"\"} 205\n") {
+		t.Errorf("metrics: %s", metrics)
 	}
 }

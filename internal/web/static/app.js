@@ -93,9 +93,12 @@ function draw(st) {
   document.getElementById("gpus").replaceChildren(...st.gpus.map((g) => gpuCard(g, now)));
 
   const queue = st.jobs.filter((j) => j.state === "PENDING");
-  document.getElementById("queue-count").textContent = "(" + queue.length + ")";
+  const hidden = st.queue_hidden || 0;
+  document.getElementById("queue-count").textContent = "(" + (queue.length + hidden) + ")";
   const qb = document.querySelector("#queue tbody");
-  qb.replaceChildren(...(queue.length ? queue.map((j) => queueRow(j, now)) : [el("tr", {}, el("td", { colspan: 7, class: "muted" }, "Nothing waiting."))]));
+  const rows = queue.length ? queue.map((j) => queueRow(j, now)) : [el("tr", {}, el("td", { colspan: 7, class: "muted" }, "Nothing waiting."))];
+  if (hidden) rows.push(el("tr", { class: "more" }, el("td", { colspan: 7, class: "muted" }, "… and " + hidden + " more (squeue lists them all)")));
+  qb.replaceChildren(...rows);
 
   const gh = st.gpu_seconds || {};
   const sb = document.querySelector("#shares tbody");
