@@ -397,7 +397,7 @@ func BenchmarkWebScrape(b *testing.B) {
 	for i := range 1000 {
 		wd.submit("exec true", "--gpus=1", "-t", strconv.Itoa(10+i%50))
 	}
-	wd.waitFor(func() bool { return len(wd.dashboard().Jobs) == 1001 }, "1,001 jobs on the dashboard")
+	wd.waitFor(func() bool { st := wd.dashboard(); return len(st.Jobs)+st.QueueHidden == 1001 }, "1,001 jobs on the dashboard")
 	for _, path := range []string{"/metrics", "/api/dashboard"} {
 		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
 			size := 0
