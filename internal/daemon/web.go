@@ -34,7 +34,7 @@ type webState struct {
 	cycles    atomic.Uint64
 	planned   atomic.Int64 // nanoseconds, all passes
 	lastCycle atomic.Int64 // nanoseconds
-	depth     atomic.Int64 // pending jobs the last pass considered
+	depth     atomic.Int64 // pending jobs the passes considered, all passes
 	// Yields and preemptions carried out since the start.
 	yields      atomic.Uint64
 	preemptions atomic.Uint64
@@ -66,7 +66,7 @@ func (w *webState) publishPass(snap sched.Snapshot, took time.Duration) {
 			pending++
 		}
 	}
-	w.depth.Store(int64(pending))
+	w.depth.Add(int64(pending))
 	if w.mapKick != nil {
 		select {
 		case w.mapKick <- struct{}{}:
@@ -244,9 +244,10 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 
 	n := d.web.cycles.Load()
 	st.Sched = web.Sched{Cycles: n, LastCycle: float64(d.web.lastCycle.Load()) / 1e3,
-		Backfill: cfg.SchedulerType == config.SchedBackfill, Depth: int(d.web.depth.Load())}
+		Backfill: cfg.SchedulerType == config.SchedBackfill}
 	if n > 0 {
 		st.Sched.MeanCycle = float64(d.web.planned.Load()) / 1e3 / float64(n)
+		st.Sched.Depth = float64(d.web.depth.Load()) / float64(n)
 	}
 	// Real time since the start: the passes run on the machine's clock.
 	if up := time.Since(d.web.started).Minutes(); up > 0 {

@@ -52,9 +52,10 @@ func newWebMachine() *gputest.Machine {
 }
 
 // startWebDaemon starts a daemon over dir's state (a restart when dir has
-// one) on machine m, on clock (nil: the real one). stop ends it, leaving its jobs running; the test's
+// one) on machine m, on clock (nil: the real one), with extra lines at the
+// end of its configuration. stop ends it, leaving its jobs running; the test's
 // cleanup cancels them and stops it.
-func startWebDaemon(t testing.TB, dir string, m *gputest.Machine, clock Clock) *webDaemon {
+func startWebDaemon(t testing.TB, dir string, m *gputest.Machine, clock Clock, extra ...string) *webDaemon {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a daemon and real jobs")
@@ -74,7 +75,8 @@ GPUs       = "nvml"
 
 [Web]
 Listen = "127.0.0.1:0"
-`, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), filepath.Join(dir, "map"))), 0o644)
+%s
+`, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), filepath.Join(dir, "map"), strings.Join(extra, "\n"))), 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,4 +409,33 @@ func BenchmarkWebScrape(b *testing.B) {
 			b.ReportMetric(float64(size), "bytes/op")
 		})
 	}
+}
+
+// A preemption counts, and shows in the queue's states and the audit of
+// the page's data.
+func TestWebCountsPreemptions(t *testing.T) {
+	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil, `
+[[Partition]]
+PartitionName = "gpu"
+Default       = true
+PriorityTier  = 1
+
+[[Partition]]
+PartitionName = "scavenger"
+PriorityTier  = 0
+PreemptMode   = "REQUEUE"
+GraceTime     = 0
+`)
+	filler := wd.submit("exec sleep 120", "--gpus=8", "-p", "scavenger", "--requeue")
+	wd.waitState(filler, slurm.Running)
+	wd.metricsHave("slurm_lite_preemptions_total 0", "slurm_gpus_alloc 8")
+	urgent := wd.submit("exec sleep 120", "--gpus=1")
+	wd.waitState(urgent, slurm.Running)
+	wd.metricsHave(
+		"slurm_lite_preemptions_total 1",
+		"slurm_queue_running 1",
+		"slurm_queue_pending 1",
+		`slurm_partition_jobs_pending{partition="scavenger"} 1`,
+		"slurm_gpus_alloc 1",
+	)
 }

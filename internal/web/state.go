@@ -149,6 +149,6 @@ type Sched struct {
 	// Backfill is true under sched/backfill, where each pass plans the
 	// backfill too.
 	Backfill bool `json:"backfill"`
-	// Depth is the pending jobs the last pass considered.
-	Depth int `json:"depth"`
+	// Depth is the mean number of pending jobs a pass considered.
+	Depth float64 `json:"depth"`
 }
