@@ -262,7 +262,6 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 			d.autoYield(ctx, p.JobID, 0, p.For, "payback")
 			continue
 		}
-		d.web.preemptions.Add(1)
 		d.stop(ctx, p.JobID, stepd.WhyPreemption, "preempted for job "+strconv.Itoa(int(p.For)))
 	}
 	for _, s := range plan.Shrinks {
