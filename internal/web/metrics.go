@@ -13,68 +13,69 @@ import (
 
 // The metrics: first those of prometheus-slurm-exporter (vpenso's), with
 // its names, labels and units, so that the dashboards built on it work
-// unchanged; then slurm-lite's own, prefixed slurm_lite_.
+// unchanged (the help texts are ours); then slurm-lite's own, prefixed
+// slurm_lite_.
 var (
 	// squeue's states, as the exporter counts squeue --states=all.
 	queueStates = []struct{ metric, state, help string }{
-		{"slurm_queue_pending", "PENDING", "Pending jobs in queue"},
-		{"slurm_queue_running", "RUNNING", "Running jobs in the cluster"},
-		{"slurm_queue_suspended", "SUSPENDED", "Suspended jobs in the cluster"},
-		{"slurm_queue_cancelled", "CANCELLED", "Cancelled jobs in the cluster"},
-		{"slurm_queue_completing", "COMPLETING", "Completing jobs in the cluster"},
-		{"slurm_queue_completed", "COMPLETED", "Completed jobs in the cluster"},
-		{"slurm_queue_configuring", "CONFIGURING", "Configuring jobs in the cluster"},
-		{"slurm_queue_failed", "FAILED", "Number of failed jobs"},
-		{"slurm_queue_timeout", "TIMEOUT", "Jobs stopped by timeout"},
-		{"slurm_queue_preempted", "PREEMPTED", "Number of preempted jobs"},
-		{"slurm_queue_node_fail", "NODE_FAIL", "Number of jobs stopped due to node fail"},
+		{"slurm_queue_pending", "PENDING", "Jobs PENDING (squeue --states=all)."},
+		{"slurm_queue_running", "RUNNING", "Jobs RUNNING."},
+		{"slurm_queue_suspended", "SUSPENDED", "Jobs SUSPENDED."},
+		{"slurm_queue_cancelled", "CANCELLED", "Jobs CANCELLED within MinJobAge."},
+		{"slurm_queue_completing", "COMPLETING", "Jobs COMPLETING."},
+		{"slurm_queue_completed", "COMPLETED", "Jobs COMPLETED within MinJobAge."},
+		{"slurm_queue_configuring", "CONFIGURING", "Jobs CONFIGURING (none here: jobs start at once)."},
+		{"slurm_queue_failed", "FAILED", "Jobs FAILED within MinJobAge."},
+		{"slurm_queue_timeout", "TIMEOUT", "Jobs ended by their time limit (TIMEOUT) within MinJobAge."},
+		{"slurm_queue_preempted", "PREEMPTED", "Jobs PREEMPTED within MinJobAge."},
+		{"slurm_queue_node_fail", "NODE_FAIL", "Jobs ended by a lost GPU (NODE_FAIL) within MinJobAge."},
 	}
-	descQueuePendingDep = prometheus.NewDesc("slurm_queue_pending_dependency", "Pending jobs because of dependency in queue", nil, nil)
+	descQueuePendingDep = prometheus.NewDesc("slurm_queue_pending_dependency", "Jobs PENDING with reason Dependency.", nil, nil)
 
-	descCPUsAlloc = prometheus.NewDesc("slurm_cpus_alloc", "Allocated CPUs", nil, nil)
-	descCPUsIdle  = prometheus.NewDesc("slurm_cpus_idle", "Idle CPUs", nil, nil)
-	descCPUsOther = prometheus.NewDesc("slurm_cpus_other", "Mix CPUs", nil, nil)
-	descCPUsTotal = prometheus.NewDesc("slurm_cpus_total", "Total CPUs", nil, nil)
+	descCPUsAlloc = prometheus.NewDesc("slurm_cpus_alloc", "CPUs held by jobs.", nil, nil)
+	descCPUsIdle  = prometheus.NewDesc("slurm_cpus_idle", "CPUs no job holds.", nil, nil)
+	descCPUsOther = prometheus.NewDesc("slurm_cpus_other", "CPUs neither held nor idle (always 0 here).", nil, nil)
+	descCPUsTotal = prometheus.NewDesc("slurm_cpus_total", "CPUs of the node.", nil, nil)
 
-	descGPUsAlloc = prometheus.NewDesc("slurm_gpus_alloc", "Allocated GPUs", nil, nil)
-	descGPUsIdle  = prometheus.NewDesc("slurm_gpus_idle", "Idle GPUs", nil, nil)
-	descGPUsTotal = prometheus.NewDesc("slurm_gpus_total", "Total GPUs", nil, nil)
-	descGPUsUtil  = prometheus.NewDesc("slurm_gpus_utilization", "Total GPU utilization", nil, nil)
+	descGPUsAlloc = prometheus.NewDesc("slurm_gpus_alloc", "GPUs with at least one job on them.", nil, nil)
+	descGPUsIdle  = prometheus.NewDesc("slurm_gpus_idle", "GPUs with no job (drained ones included).", nil, nil)
+	descGPUsTotal = prometheus.NewDesc("slurm_gpus_total", "GPUs present (lost ones excluded).", nil, nil)
+	descGPUsUtil  = prometheus.NewDesc("slurm_gpus_utilization", "Share of the GPUs with a job on them, 0 to 1.", nil, nil)
 
 	// sinfo's node states, as the exporter groups them.
 	nodeStates = []string{"alloc", "comp", "down", "drain", "err", "fail", "idle", "maint", "mix", "resv"}
 
 	nodeLabels      = []string{"node", "status"}
-	descNodeCPUAll  = prometheus.NewDesc("slurm_node_cpu_alloc", "Allocated CPUs per node", nodeLabels, nil)
-	descNodeCPUIdle = prometheus.NewDesc("slurm_node_cpu_idle", "Idle CPUs per node", nodeLabels, nil)
-	descNodeCPUOth  = prometheus.NewDesc("slurm_node_cpu_other", "Other CPUs per node", nodeLabels, nil)
-	descNodeCPUTot  = prometheus.NewDesc("slurm_node_cpu_total", "Total CPUs per node", nodeLabels, nil)
-	descNodeMemAll  = prometheus.NewDesc("slurm_node_mem_alloc", "Allocated memory per node", nodeLabels, nil)
-	descNodeMemTot  = prometheus.NewDesc("slurm_node_mem_total", "Total memory per node", nodeLabels, nil)
+	descNodeCPUAll  = prometheus.NewDesc("slurm_node_cpu_alloc", "CPUs held by jobs, per node.", nodeLabels, nil)
+	descNodeCPUIdle = prometheus.NewDesc("slurm_node_cpu_idle", "CPUs no job holds, per node.", nodeLabels, nil)
+	descNodeCPUOth  = prometheus.NewDesc("slurm_node_cpu_other", "CPUs neither held nor idle, per node (always 0 here).", nodeLabels, nil)
+	descNodeCPUTot  = prometheus.NewDesc("slurm_node_cpu_total", "CPUs, per node.", nodeLabels, nil)
+	descNodeMemAll  = prometheus.NewDesc("slurm_node_mem_alloc", "Memory held by jobs, per node, in megabytes.", nodeLabels, nil)
+	descNodeMemTot  = prometheus.NewDesc("slurm_node_mem_total", "Memory, per node, in megabytes (RealMemory).", nodeLabels, nil)
 
 	account            = []string{"account"}
-	descAccountPending = prometheus.NewDesc("slurm_account_jobs_pending", "Pending jobs for account", account, nil)
-	descAccountRunning = prometheus.NewDesc("slurm_account_jobs_running", "Running jobs for account", account, nil)
-	descAccountCPUs    = prometheus.NewDesc("slurm_account_cpus_running", "Running cpus for account", account, nil)
-	descAccountSusp    = prometheus.NewDesc("slurm_account_jobs_suspended", "Suspended jobs for account", account, nil)
-	descAccountFS      = prometheus.NewDesc("slurm_account_fairshare", "FairShare for account", account, nil)
+	descAccountPending = prometheus.NewDesc("slurm_account_jobs_pending", "Jobs PENDING, per account.", account, nil)
+	descAccountRunning = prometheus.NewDesc("slurm_account_jobs_running", "Jobs RUNNING, per account.", account, nil)
+	descAccountCPUs    = prometheus.NewDesc("slurm_account_cpus_running", "CPUs held by RUNNING jobs, per account.", account, nil)
+	descAccountSusp    = prometheus.NewDesc("slurm_account_jobs_suspended", "Jobs SUSPENDED, per account.", account, nil)
+	descAccountFS      = prometheus.NewDesc("slurm_account_fairshare", "sshare's FairShare on the account's row (empty, so 0, under Fair Tree).", account, nil)
 
 	user            = []string{"user"}
-	descUserPending = prometheus.NewDesc("slurm_user_jobs_pending", "Pending jobs for user", user, nil)
-	descUserRunning = prometheus.NewDesc("slurm_user_jobs_running", "Running jobs for user", user, nil)
-	descUserCPUs    = prometheus.NewDesc("slurm_user_cpus_running", "Running cpus for user", user, nil)
-	descUserSusp    = prometheus.NewDesc("slurm_user_jobs_suspended", "Suspended jobs for user", user, nil)
+	descUserPending = prometheus.NewDesc("slurm_user_jobs_pending", "Jobs PENDING, per user.", user, nil)
+	descUserRunning = prometheus.NewDesc("slurm_user_jobs_running", "Jobs RUNNING, per user.", user, nil)
+	descUserCPUs    = prometheus.NewDesc("slurm_user_cpus_running", "CPUs held by RUNNING jobs, per user.", user, nil)
+	descUserSusp    = prometheus.NewDesc("slurm_user_jobs_suspended", "Jobs SUSPENDED, per user.", user, nil)
 
-	descPartitionPending = prometheus.NewDesc("slurm_partition_jobs_pending", "Pending jobs for partition", []string{"partition"}, nil)
+	descPartitionPending = prometheus.NewDesc("slurm_partition_jobs_pending", "Jobs PENDING, per partition.", []string{"partition"}, nil)
 
-	descSchedThreads   = prometheus.NewDesc("slurm_scheduler_threads", "Information provided by the Slurm sdiag command, number of scheduler threads ", nil, nil)
-	descSchedQueue     = prometheus.NewDesc("slurm_scheduler_queue_size", "Information provided by the Slurm sdiag command, length of the scheduler queue", nil, nil)
-	descSchedLast      = prometheus.NewDesc("slurm_scheduler_last_cycle", "Information provided by the Slurm sdiag command, scheduler last cycle time in (microseconds)", nil, nil)
-	descSchedMean      = prometheus.NewDesc("slurm_scheduler_mean_cycle", "Information provided by the Slurm sdiag command, scheduler mean cycle time in (microseconds)", nil, nil)
-	descSchedPerMinute = prometheus.NewDesc("slurm_scheduler_cycle_per_minute", "Information provided by the Slurm sdiag command, number scheduler cycles per minute", nil, nil)
-	descBackfillLast   = prometheus.NewDesc("slurm_scheduler_backfill_last_cycle", "Information provided by the Slurm sdiag command, scheduler backfill last cycle time in (microseconds)", nil, nil)
-	descBackfillMean   = prometheus.NewDesc("slurm_scheduler_backfill_mean_cycle", "Information provided by the Slurm sdiag command, scheduler backfill mean cycle time in (microseconds)", nil, nil)
-	descBackfillDepth  = prometheus.NewDesc("slurm_scheduler_backfill_depth_mean", "Information provided by the Slurm sdiag command, scheduler backfill mean depth", nil, nil)
+	descSchedThreads   = prometheus.NewDesc("slurm_scheduler_threads", "Scheduling threads (the one loop).", nil, nil)
+	descSchedQueue     = prometheus.NewDesc("slurm_scheduler_queue_size", "Jobs waiting to be scheduled.", nil, nil)
+	descSchedLast      = prometheus.NewDesc("slurm_scheduler_last_cycle", "Planning time of the last scheduling pass, in microseconds.", nil, nil)
+	descSchedMean      = prometheus.NewDesc("slurm_scheduler_mean_cycle", "Mean planning time of the scheduling passes since the start, in microseconds.", nil, nil)
+	descSchedPerMinute = prometheus.NewDesc("slurm_scheduler_cycle_per_minute", "Scheduling passes per minute since the start.", nil, nil)
+	descBackfillLast   = prometheus.NewDesc("slurm_scheduler_backfill_last_cycle", "Planning time of the last pass, backfill included (one pass plans both), in microseconds.", nil, nil)
+	descBackfillMean   = prometheus.NewDesc("slurm_scheduler_backfill_mean_cycle", "Mean planning time of the passes, backfill included, in microseconds.", nil, nil)
+	descBackfillDepth  = prometheus.NewDesc("slurm_scheduler_backfill_depth_mean", "Mean number of pending jobs a pass considered.", nil, nil)
 
 	// slurm-lite's own. Per GPU, labelled as dcgm-exporter labels its
 	// GPUs (gpu: the NVML index, UUID) plus the jobs on it and their users
@@ -135,11 +136,9 @@ func init() {
 func queueDesc(metric, _ string) *prometheus.Desc { return queueDescs[metric] }
 func nodesDesc(s string) *prometheus.Desc         { return nodesDescs[s] }
 
-// nodesHelp is the exporter's help text for slurm_nodes_<s>.
+// nodesHelp is the help text of slurm_nodes_<s>.
 func nodesHelp(s string) string {
-	words := map[string]string{"alloc": "Allocated", "comp": "Completing", "down": "Down", "drain": "Drain",
-		"err": "Error", "fail": "Fail", "idle": "Idle", "maint": "Maint", "mix": "Mix", "resv": "Reserved"}
-	return words[s] + " nodes"
+	return "Nodes whose sinfo state is " + strings.ToUpper(s) + "* (1 or 0: this is one node)."
 }
 
 // Collect reads the state once and sends every metric from it.

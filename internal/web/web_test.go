@@ -169,11 +169,11 @@ slurm_user_jobs_suspended{user="bob"} 0
 	if got := samples(body); got != want {
 		t.Errorf("GET /metrics samples:\n%s\nwant:\n%s", got, want)
 	}
-	// The exporter's help texts, word for word (dashboards show them).
 	for _, line := range []string{
-		"# HELP slurm_queue_pending Pending jobs in queue",
+		"# HELP slurm_queue_pending Jobs PENDING (squeue --states=all).",
 		"# TYPE slurm_queue_pending gauge",
-		"# HELP slurm_scheduler_last_cycle Information provided by the Slurm sdiag command, scheduler last cycle time in (microseconds)",
+		"# HELP slurm_scheduler_last_cycle Planning time of the last scheduling pass, in microseconds.",
+		"# HELP slurm_nodes_mix Nodes whose sinfo state is MIX* (1 or 0: this is one node).",
 		"# TYPE slurm_lite_yields_total counter",
 	} {
 		if !strings.Contains(body, line+"\n") {
