@@ -52,8 +52,8 @@ func newWebMachine() *gputest.Machine {
 }
 
 // startWebDaemon starts a daemon over dir's state (a restart when dir has
-// one) on machine m, on clock (nil: the real one), with extra lines at the
-// end of its configuration. stop ends it, leaving its jobs running; the test's
+// one) on machine m, on clock (nil: the real one), with extra lines among
+// its top-level keys (tables may follow them there). stop ends it, leaving its jobs running; the test's
 // cleanup cancels them and stops it.
 func startWebDaemon(t testing.TB, dir string, m *gputest.Machine, clock Clock, extra ...string) *webDaemon {
 	t.Helper()
@@ -66,6 +66,7 @@ StateSaveLocation = %q
 KillWait          = 1
 GPUSampleInterval = 1
 JobMappingDir     = %q
+%s
 
 [Node]
 NodeName   = "gpu01"
@@ -75,7 +76,6 @@ GPUs       = "nvml"
 
 [Web]
 Listen = "127.0.0.1:0"
-%s
 `, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), filepath.Join(dir, "map"), strings.Join(extra, "\n"))), 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -438,4 +438,39 @@ GraceTime     = 0
 		`slurm_partition_jobs_pending{partition="scavenger"} 1`,
 		"slurm_gpus_alloc 1",
 	)
+}
+
+// Under PrivateData "jobs" the anonymous page and metrics show no job's
+// name or user, and not who cancelled a job.
+func TestWebUnderPrivateDataJobs(t *testing.T) {
+	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil, `PrivateData = ["jobs"]`)
+	id := wd.submit("exec sleep 120", "--gpus=1", "--job-name=secret-project")
+	wd.waitState(id, slurm.Running)
+	wd.submit("exec sleep 120", "--gpus=8", "--job-name=secret-sweep")
+	wd.metricsHave("slurm_queue_running 1", "slurm_queue_pending 1")
+	// (sshare's rows still name users: PrivateData "usage" hides those.)
+	if body := wd.get("/api/dashboard"); strings.Contains(body, "secret-") {
+		t.Errorf("the page's data under PrivateData=jobs names a job:\n%s", body)
+	}
+	for _, l := range strings.Split(wd.get("/metrics"), "\n") {
+		if strings.HasPrefix(l, "slurm_user_") || strings.HasPrefix(l, "slurm_lite_gpu_") && strings.Contains(l, `user="root"`) {
+			t.Errorf("a metric under PrivateData=jobs names a job's user: %s", l)
+		}
+	}
+	st := wd.dashboard()
+	if !st.Private || len(st.Jobs) != 2 || st.Jobs[0].ID != strconv.Itoa(int(id)) || st.Jobs[0].Account != "lab" {
+		t.Errorf("the page's data under PrivateData=jobs: %+v", st)
+	}
+	for _, j := range st.Jobs {
+		if j.User != "" || j.Name != "" {
+			t.Errorf("job %s under PrivateData=jobs: user %q, name %q", j.ID, j.User, j.Name)
+		}
+	}
+	for _, g := range st.GPUs {
+		for _, j := range g.Jobs {
+			if j.User != "" || j.Name != "" {
+				t.Errorf("GPU %d's job %s under PrivateData=jobs: user %q, name %q", g.Index, j.ID, j.User, j.Name)
+			}
+		}
+	}
 }
