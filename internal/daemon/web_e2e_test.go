@@ -411,9 +411,9 @@ func BenchmarkWebScrape(b *testing.B) {
 	}
 }
 
-// A preemption counts, and shows in the queue's states and the audit of
-// the page's data.
-func TestWebCountsPreemptions(t *testing.T) {
+// A preemption and a yield count; the yield shows in the page's events
+// with who and when.
+func TestWebCountsPreemptionsAndYields(t *testing.T) {
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil, `
 [[Partition]]
 PartitionName = "gpu"
@@ -429,7 +429,7 @@ GraceTime     = 0
 	filler := wd.submit("exec sleep 120", "--gpus=8", "-p", "scavenger", "--requeue")
 	wd.waitState(filler, slurm.Running)
 	wd.metricsHave("slurm_lite_preemptions_total 0", "slurm_gpus_alloc 8")
-	urgent := wd.submit("exec sleep 120", "--gpus=1")
+	urgent := wd.submit("echo started > urgent.out; trap 'exit 0' TERM; sleep 120 & wait", "--gpus=1")
 	wd.waitState(urgent, slurm.Running)
 	wd.metricsHave(
 		"slurm_lite_preemptions_total 1",
@@ -438,6 +438,26 @@ GraceTime     = 0
 		`slurm_partition_jobs_pending{partition="scavenger"} 1`,
 		"slurm_gpus_alloc 1",
 	)
+	// scontrol yield: the job stops cleanly on SIGTERM and is requeued.
+	wd.waitFor(func() bool { _, err := os.Stat(filepath.Join(wd.dir, "urgent.out")); return err == nil }, "the job's trap set")
+	var y api.Yielded
+	if err := wd.c.Do(context.Background(), "POST", api.PathYield, api.Yield{Job: strconv.Itoa(int(urgent))}, &y); err != nil {
+		t.Fatal(err)
+	}
+	wd.metricsHave("slurm_lite_yields_total 1", "slurm_lite_preemptions_total 1")
+	var ev web.Event
+	wd.waitFor(func() bool {
+		for _, e := range wd.dashboard().Events {
+			if e.Action == "yield" {
+				ev = e
+				return true
+			}
+		}
+		return false
+	}, "the yield among the page's events")
+	if ev.Who != "root" || ev.JobID != urgent || ev.Time == 0 {
+		t.Errorf("the yield's event: %+v", ev)
+	}
 }
 
 // Under PrivateData "jobs" the anonymous page and metrics show no job's
