@@ -207,4 +207,19 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Errorf("on a phone the page is %s (scroll width, window width) pixels wide; want 390 390", got)
 	}
 	shot("dashboard-phone.png")
+
+	// The daemon stops: the page says it is no longer updating, and
+	// keeps what it last showed.
+	for _, id := range []uint32{a, c} {
+		if err := wd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(id))}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		wd.waitState(id, slurm.Cancelled)
+	}
+	wd.stop()
+	waitText("#status", "Not updating: Failed to fetch")
+	if got := js(`document.getElementById("status").className`); got != "stale" {
+		t.Errorf("the stale status's class is %q, want stale", got)
+	}
+	waitText("#title", "lab · gpu01")
 }
