@@ -157,21 +157,19 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		}
 		st.Jobs = append(st.Jobs, wj)
 	}
-	// Running first, by id; then the queue as the next pass takes it:
-	// by priority, then by id.
+	// The order: 1. jobs that run (running, completing, suspended) before
+	// the queue; 2. the queue by priority, highest first, as the next pass
+	// takes it; 3. then by submit time; 4. then as the store lists them
+	// (by id): a stable sort.
 	slices.SortStableFunc(st.Jobs, func(a, b web.Job) int {
-		if ap, bp := a.State == string(slurm.Pending), b.State == string(slurm.Pending); ap != bp {
-			if ap {
-				return 1
-			}
-			return -1
+		ap, bp := a.State == string(slurm.Pending), b.State == string(slurm.Pending)
+		if ap != bp {
+			return cmp.Compare(boolRank(ap), boolRank(bp))
 		}
-		if a.State == string(slurm.Pending) {
-			if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
-				return c
-			}
+		if !ap {
+			return 0
 		}
-		return 0
+		return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Submit, b.Submit))
 	})
 
 	used := 0
@@ -283,6 +281,13 @@ func jobID(j *store.Job, tasks string) string {
 		return strconv.FormatUint(uint64(j.ArrayJobID), 10) + "_" + strconv.Itoa(j.ArrayTaskID)
 	}
 	return strconv.FormatUint(uint64(j.ID), 10)
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func unixTime(t time.Time) int64 {

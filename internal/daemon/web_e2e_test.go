@@ -386,6 +386,38 @@ func TestWebRefusalsAndSecrets(t *testing.T) {
 	if fmt.Sprint(names) != "[job.sh train]" {
 		t.Errorf("the jobs' names: %v", names)
 	}
+
+	// The queue in priority order, not submission order: a later job
+	// with a lower nice value comes first, one with a higher one last.
+	if os.Geteuid() != 0 {
+		t.Log("not root: no negative --nice, the queue's order is not checked")
+		return
+	}
+	low := wd.submit("exec true", "--gpus=8", "--nice=100")
+	high := wd.submit("exec true", "--gpus=8", "--nice=-100")
+	var order []string
+	wd.waitFor(func() bool {
+		order = nil
+		for _, j := range wd.dashboard().Jobs {
+			if j.State == "PENDING" {
+				order = append(order, j.ID)
+			}
+		}
+		var jobs []api.Job
+		if err := wd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs); err != nil {
+			t.Fatal(err)
+		}
+		prio := map[string]uint32{}
+		for _, j := range jobs {
+			prio[strconv.Itoa(int(j.ID))] = j.Priority
+		}
+		// (once a pass has ranked the two new ones)
+		return len(order) == 3 && prio[strconv.Itoa(int(high))] > prio[order[1]] && prio[order[1]] > prio[strconv.Itoa(int(low))]
+	}, "three jobs queued and ranked")
+	wantOrder := []string{strconv.Itoa(int(high)), strconv.Itoa(int(id + 1)), strconv.Itoa(int(low))}
+	if fmt.Sprint(order) != fmt.Sprint(wantOrder) {
+		t.Errorf("the queue's order: %v, want %v (by priority)", order, wantOrder)
+	}
 }
 
 // BenchmarkWebScrape is a Prometheus scrape, and a dashboard load, of a

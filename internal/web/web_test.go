@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 type fixed struct {
@@ -166,8 +168,8 @@ slurm_user_jobs_running{user="bob"} 1
 slurm_user_jobs_suspended{user="alice"} 0
 slurm_user_jobs_suspended{user="bob"} 0
 `
-	if got := samples(body); got != want {
-		t.Errorf("GET /metrics samples:\n%s\nwant:\n%s", got, want)
+	if diff := cmp.Diff(want, samples(body)); diff != "" {
+		t.Errorf("GET /metrics samples (-want +got):\n%s", diff)
 	}
 	for _, line := range []string{
 		"# HELP slurm_queue_pending Jobs PENDING (squeue --states=all).",
