@@ -27,6 +27,7 @@ func (p *parser) check(c *Config) {
 	p.checkUsers(c)
 	p.checkYield(c)
 	p.checkNotify(c)
+	p.checkWeb(c)
 }
 
 // checkYield checks the scheduler's own yields and the routes.
@@ -632,4 +633,45 @@ func accountNames(c *Config) []string {
 		n = append(n, a.Name)
 	}
 	return n
+}
+
+// checkWeb checks the web listener's address and the job mapping
+// directory. The address is only parsed here (the commands link this
+// package and not net): the daemon's listen says whether it is free.
+func (p *parser) checkWeb(c *Config) {
+	if c.JobMappingDir != "" && !filepath.IsAbs(c.JobMappingDir) {
+		p.errorf(key("JobMappingDir"), "JobMappingDir %q is not an absolute path; write a path that starts with /, such as \"/run/dcgm-job-map\"", c.JobMappingDir)
+	}
+	if c.Web.Listen == "" {
+		return
+	}
+	if problem := listenProblem(c.Web.Listen); problem != "" {
+		p.errorf(key("Web", "Listen"), "Web.Listen %q %s; write HOST:PORT, such as \"127.0.0.1:9341\"", c.Web.Listen, problem)
+	}
+}
+
+// listenProblem says what is wrong with a HOST:PORT address, "" if
+// nothing.
+func listenProblem(addr string) string {
+	if strings.Contains(addr, "://") {
+		return "is a URL (leave out the scheme)"
+	}
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return "has no port"
+	}
+	host, port := addr[:i], addr[i+1:]
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 || port[0] == '+' {
+		return "has no port number from 0 to 65535"
+	}
+	if strings.HasPrefix(host, "[") {
+		if !strings.HasSuffix(host, "]") || len(host) < 3 {
+			return "has an IPv6 host without its closing ]"
+		}
+		return ""
+	}
+	if strings.ContainsAny(host, ":[]/ ") {
+		return "has a host that is neither a name nor an address (an IPv6 address goes in brackets: \"[::1]:9341\")"
+	}
+	return ""
 }

@@ -90,6 +90,20 @@ type Config struct {
 	Notify []NotifyHook `toml:"Notify"`
 	// LogFormat is the daemon's log: LogText (default) or LogJSON.
 	LogFormat string `toml:"LogFormat"`
+	// JobMappingDir, when set, is kept as dcgm-exporter's
+	// --hpc-job-mapping-dir: one file per GPU, named by its NVML index,
+	// listing the ids of the jobs on it, one a line (internal/jobmap).
+	JobMappingDir string `toml:"JobMappingDir"`
+	// Web is the metrics and dashboard listener (internal/web); off
+	// unless Listen is set.
+	Web Web `toml:"Web"`
+}
+
+// Web is the [Web] table: an HTTP listener serving /metrics in
+// Prometheus' text format and a read-only dashboard at /.
+type Web struct {
+	// Listen is "HOST:PORT" ("127.0.0.1:9341"); "" turns the listener off.
+	Listen string `toml:"Listen"`
 }
 
 // YieldPolicy is what the scheduler may do to running yieldable jobs by

@@ -223,6 +223,9 @@ type Daemon struct {
 	// notifier sends mail and webhooks (events.go); replaced by a reload.
 	// A nil notifier sends nothing.
 	notifier atomic.Pointer[notify.Notifier]
+	// web is what the loop publishes for the web listener and the job
+	// mapping (web.go): atomics, and a lock of its own for a cache.
+	web webState
 
 	// 5. Published.
 
@@ -341,6 +344,8 @@ func Run(ctx context.Context, opts Options) error {
 	// The inventory learns its GPUs from a first sample; only then can
 	// the stored drains be applied to them (by UUID).
 	d.gsnap = d.inv.Sample(d.now(), nil)
+	first := d.gsnap // a copy: the loop replaces d.gsnap under mu
+	d.web.sampled.Store(&first)
 	if drains, err := d.st.Drains(ctx); err == nil {
 		for _, dr := range drains {
 			d.drained[dr.UUID] = true
@@ -357,6 +362,21 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	d.startNotifier(cfg)
 	defer func() { d.notifier.Load().Close(5 * time.Second) }()
+
+	// The web listener first: a taken address stops the start before
+	// the socket says a daemon is here.
+	d.web.started = time.Now()
+	webSrv, err := d.startWeb(cfg)
+	if err != nil {
+		return err
+	}
+	if webSrv != nil {
+		defer func() {
+			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = webSrv.Shutdown(shut)
+		}()
+	}
 
 	if d.ln, err = localapi.Listen(cfg.SocketPath, localapi.AccessFor(os.Geteuid())); err != nil {
 		return err
@@ -377,6 +397,10 @@ func Run(ctx context.Context, opts Options) error {
 	defer signal.Stop(sigs)
 
 	loopCtx, stop := context.WithCancel(ctx)
+	if cfg.JobMappingDir != "" {
+		d.web.mapKick = make(chan struct{}, 1)
+		go d.keepJobMap(loopCtx, cfg.JobMappingDir)
+	}
 	loopDone := make(chan struct{})
 	go func() { d.loop(loopCtx); close(loopDone) }()
 
@@ -441,6 +465,10 @@ func (d *Daemon) reload() {
 	if cfg.SocketPath != old.SocketPath || cfg.StateSaveLocation != old.StateSaveLocation {
 		d.log.Warn("SocketPath and StateSaveLocation change only with a restart")
 		cfg.SocketPath, cfg.StateSaveLocation = old.SocketPath, old.StateSaveLocation
+	}
+	if cfg.Web != old.Web || cfg.JobMappingDir != old.JobMappingDir {
+		d.log.Warn("[Web] and JobMappingDir change only with a restart")
+		cfg.Web, cfg.JobMappingDir = old.Web, old.JobMappingDir
 	}
 	d.cfg = cfg
 	d.publishLocked()

@@ -130,6 +130,9 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 		d.lost(ctx, j, "its GPU was lost")
 		return nil
 	case afterPreempt:
+		// Counted here, once per preempted run: a pass may plan the same
+		// preemption again while the job is still stopping.
+		d.web.preemptions.Add(1)
 		if j.Requeue {
 			return d.requeue(ctx, j, status, slurm.Preempted, notes...)
 		}

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 // processes) whose GPUs are a go-nvml mock DGX A100 that the test drives:
 // what NVML reports is what the test says, and the daemon acts on it.
 type nvmlDaemon struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	m    *gputest.Machine
 	c    *sockclient.Client

@@ -224,6 +224,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.dependMails(decisions, snap.byID)
 
 	planned = time.Since(began)
+	d.web.publishPass(snap.Snapshot, planned)
 	var yielders map[uint32][]uint32
 	for i := range jobs {
 		if j := &jobs[i]; j.YieldedFor != 0 && j.State == slurm.Pending {
@@ -298,6 +299,7 @@ func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 
 	d.mu.Lock()
 	d.gsnap = gs
+	d.web.sampled.Store(&gs)
 	for id, js := range gs.Jobs {
 		if n, err := strconv.Atoi(id); err == nil {
 			d.gpuUse[uint32(n)] = d.gpuUse[uint32(n)].Add(js)

@@ -489,6 +489,7 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 	})
 	if err == nil {
 		d.tell(notify.Yield, yielded, plan.byName, why)
+		d.web.yields.Add(1)
 	}
 	plan.done <- st
 	return err

@@ -32,6 +32,8 @@ var heavy = map[string]string{
 	"os/user":                            "cgo's NSS (internal/userdb reads the files)",
 	"runtime/cgo":                        "cgo: a dynamically linked binary that starts slower",
 	"github.com/alecthomas/kong":         "slurmd-lite's own command line (the Slurm commands parse as getopt_long does)",
+	module + "/internal/web":             "the daemon's metrics and dashboard listener",
+	"github.com/prometheus/client_golang/prometheus": "Prometheus' client (and protobuf under it)",
 }
 
 // goList runs go list in the module and returns its lines.
@@ -138,6 +140,8 @@ func TestPackageRules(t *testing.T) {
 		"github.com/NVIDIA/go-nvml/": module + "/internal/gpu",
 		"modernc.org/sqlite":         module + "/internal/store",
 		"github.com/alecthomas/kong": module + "/internal/slurmdcmd",
+		// Prometheus' client brings protobuf: one package knows it.
+		"github.com/prometheus/": module + "/internal/web",
 	}
 	for pkg, imps := range all {
 		for _, imp := range imps {

@@ -1,0 +1,134 @@
+// The dashboard: polls /api/dashboard and draws it. Plain DOM, text only
+// (textContent, never innerHTML): what jobs are named cannot become markup.
+"use strict";
+
+const POLL_MS = 2000;
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v; else e.setAttribute(k, v);
+  }
+  for (const k of kids) {
+    if (k === null || k === undefined) continue;
+    e.append(typeof k === "string" || typeof k === "number" ? String(k) : k);
+  }
+  return e;
+}
+
+// dur is a duration in seconds as people read it: 45s, 3m 20s, 1h 05m, 2d 4h.
+function dur(s) {
+  s = Math.max(0, Math.round(s));
+  const d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60), sec = s % 60;
+  if (d > 0) return d + "d " + h + "h";
+  if (h > 0) return h + "h " + String(m).padStart(2, "0") + "m";
+  if (m > 0) return m + "m " + String(sec).padStart(2, "0") + "s";
+  return sec + "s";
+}
+
+function gib(b) { return (b / 1073741824).toFixed(1) + " GiB"; }
+
+function clock(t) {
+  const d = new Date(t * 1000), p = (n) => String(n).padStart(2, "0");
+  return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + " " + p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds());
+}
+
+function gpuCard(g, now) {
+  const card = el("article", { class: "card", "data-gpu": g.index });
+  const title = g.model || g.type;
+  card.append(el("h3", {}, el("span", {}, "GPU " + g.index), el("span", { class: "state-" + g.state }, g.state === "UP" ? (g.jobs.length ? "in use" : "idle") : g.state.toLowerCase())));
+  const bar = el("div", { class: "bar", title: "used / reserved of total memory" });
+  const pct = (x) => (g.mem_total > 0 ? Math.min(100, 100 * x / g.mem_total) : 0) + "%";
+  // Widths through the CSSOM: the page's CSP allows no inline styles.
+  const resv = el("span", { class: "resv" }), usedBar = el("span", { class: "used" });
+  resv.style.width = pct(g.mem_reserved);
+  usedBar.style.width = pct(g.mem_used);
+  bar.append(resv, usedBar);
+  card.append(bar);
+  const kv = el("dl", { class: "kv" });
+  const row = (k, v, cls) => kv.append(el("dt", {}, k), el("dd", { class: cls || "" }, v));
+  row("model", title);
+  row("memory used", gib(g.mem_used) + " of " + gib(g.mem_total), "mem-used");
+  row("reserved", gib(g.mem_reserved), "mem-reserved");
+  row("utilization", g.util >= 0 ? g.util + "%" : "n/a", "util");
+  if (g.reason) row("why", g.reason);
+  card.append(kv);
+  for (const j of g.jobs) {
+    const jk = el("dl", { class: "kv job", "data-job": j.id });
+    const r = (k, v, cls) => jk.append(el("dt", {}, k), el("dd", { class: cls || "" }, v));
+    r("job", j.id + (j.name ? " (" + j.name + ")" : ""), "job-id");
+    r("user", (j.user || "hidden") + " · " + j.account, "job-user");
+    r("running", dur(now - j.start), "job-running");
+    r("time left", j.end ? dur(j.end - now) : "no limit", "job-left");
+    if (j.mem) r("reserved", gib(j.mem));
+    card.append(jk);
+  }
+  return card;
+}
+
+function asks(j) {
+  const parts = [];
+  if (j.gpus) parts.push(j.gpus + " GPU" + (j.gpus > 1 ? "s" : "") + (j.gpu_mem ? " × " + gib(j.gpu_mem) : ""));
+  parts.push(j.cpus + " CPU" + (j.cpus > 1 ? "s" : ""));
+  if (j.limit) parts.push(dur(j.limit));
+  return parts.join(", ");
+}
+
+function queueRow(j, now) {
+  let start = "unknown";
+  if (j.expected_start) start = j.expected_start <= now ? "now" : "in " + dur(j.expected_start - now);
+  return el("tr", { "data-job": j.id },
+    el("td", {}, j.id + (j.name ? " " + j.name : "")), el("td", {}, j.user || "hidden"), el("td", {}, j.account),
+    el("td", {}, asks(j)), el("td", { class: "num" }, j.priority), el("td", { class: "why" }, j.why),
+    el("td", { class: "start" }, start));
+}
+
+function draw(st) {
+  const now = st.time;
+  document.getElementById("title").textContent = st.cluster + " · " + st.node;
+  const running = st.states.RUNNING || 0, pending = st.states.PENDING || 0;
+  const used = st.gpus.filter((g) => g.jobs.length).length;
+  document.getElementById("summary").textContent = st.node_state + " · " + used + " of " + st.gpus.length +
+    " GPUs in use · " + st.cpus_alloc + " of " + st.cpus + " CPUs · " + running + " running, " + pending + " pending";
+  document.getElementById("gpus").replaceChildren(...st.gpus.map((g) => gpuCard(g, now)));
+
+  const queue = st.jobs.filter((j) => j.state === "PENDING");
+  const hidden = st.queue_hidden || 0;
+  document.getElementById("queue-count").textContent = "(" + (queue.length + hidden) + ")";
+  const qb = document.querySelector("#queue tbody");
+  const rows = queue.length ? queue.map((j) => queueRow(j, now)) : [el("tr", {}, el("td", { colspan: 7, class: "muted" }, "Nothing waiting."))];
+  if (hidden) rows.push(el("tr", { class: "more" }, el("td", { colspan: 7, class: "muted" }, "… and " + hidden + " more (squeue lists them all)")));
+  qb.replaceChildren(...rows);
+
+  const gh = st.gpu_seconds || {};
+  const sb = document.querySelector("#shares tbody");
+  sb.replaceChildren(...st.shares.filter((s) => s.account !== "root" || s.user).map((s) =>
+    el("tr", { "data-account": s.account, "data-user": s.user || "" },
+      el("td", {}, s.user ? "" : s.account), el("td", {}, s.user || ""), el("td", { class: "num" }, s.raw_shares),
+      el("td", { class: "num" }, (s.raw_usage / 3600).toFixed(2)), el("td", { class: "num fs" }, s.user ? s.fairshare.toFixed(3) : ""),
+      el("td", { class: "num" }, s.user ? "" : ((gh[s.account] || 0) / 3600).toFixed(2)))));
+
+  const ev = document.getElementById("events");
+  const evs = st.events.slice().reverse();
+  ev.replaceChildren(...(evs.length ? evs.map((e) => el("li", { "data-action": e.action },
+    el("time", {}, clock(e.time)), (e.who || "someone") + " " + e.action + (e.job ? " job " + e.job : "") + (e.gpu ? " GPU " + e.gpu : "") +
+    (e.detail ? ": " + e.detail : ""))) : [el("li", { class: "muted" }, "No yields, preemptions, drains or cancels by others yet.")]));
+  document.getElementById("status").textContent = "Updated " + clock(now) + " · " + st.preemptions + " preemptions, " + st.yields + " yields since the daemon started";
+  document.getElementById("status").className = "muted";
+}
+
+async function poll() {
+  try {
+    const r = await fetch("api/dashboard", { cache: "no-store" });
+    if (!r.ok) throw new Error(await r.text());
+    draw(await r.json());
+    document.body.dataset.loaded = "1";
+  } catch (e) {
+    const s = document.getElementById("status");
+    s.textContent = "Not updating: " + e.message;
+    s.className = "stale";
+  }
+  setTimeout(poll, POLL_MS);
+}
+
+poll();
