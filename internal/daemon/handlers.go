@@ -158,7 +158,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		if errors.As(err, &se) {
 			d.log.Info("submission refused", "user", caller.User, "why", se.Detail)
 			return api.Submitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: se.Code,
-				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n")}
+				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n"), Hint: se.Detail}
 		}
 		return api.Submitted{}, err
 	}
@@ -169,6 +169,12 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		}
 		sj.ID = next
 		est := sched.WillRun(snap, sj)
+		if est.Start.IsZero() {
+			if e := neverStarts(est); e != nil {
+				d.log.Info("test-only: the job could never start", "user", caller.User, "reason", est.Reason, "why", est.Detail)
+				return api.Submitted{}, e
+			}
+		}
 		return api.Submitted{JobID: next, Start: est.Start, Node: est.Node, CPUs: est.CPUs, Partition: est.Partition}, nil
 	}
 	script := r.Script
@@ -186,6 +192,34 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	d.noteUser(j.User)
 	d.wake()
 	return api.Submitted{JobID: ids[0]}, nil
+}
+
+// neverStarts is sbatch --test-only's answer for a job that would pend
+// for a reason that no time cures (its time limit over the partition's
+// MaxTime with EnforcePartLimits=NO, a dependency that can never be met,
+// a partition that does not exist): refused as slurmctld's will-run test
+// refuses, with the error number that goes with the reason, and a hint
+// naming the reason as squeue would show it. nil for any other reason,
+// for which the start stays "Unknown".
+func neverStarts(est sched.Estimate) *localapi.Error {
+	var code slurm.Errno
+	switch est.Reason {
+	case slurm.ReasonPartitionTimeLimit:
+		code = slurm.ErrInvalidTimeLimit
+	case slurm.ReasonDependencyNeverSatisfied:
+		code = slurm.ErrDependency
+	case slurm.ReasonBadConstraints:
+		code = slurm.ErrRequestedNodeConfigUnavailable
+	default:
+		return nil
+	}
+	hint := fmt.Sprintf("the job could never start: it would pend with reason %s", est.Reason)
+	if est.Detail != "" {
+		hint += " (" + est.Detail + ")"
+	}
+	e := refusal(code, code.Error())
+	e.Hint = hint
+	return e
 }
 
 // jobs is squeue and scontrol show job. Query: id (repeated: N, A, A_T),

@@ -424,7 +424,9 @@ func (u *jobUpdate) refused(r api.UpdateResult, code slurm.Errno) api.UpdateResu
 func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 	cur, code := change(j, u.ch, u.who, u.cfg, u.prio[j.ID])
 	if code != 0 {
-		return refused(code)
+		o := refused(code)
+		o.hint = updateHint(j, u.ch, u.who, u.cfg, u.prio[j.ID], code)
+		return o
 	}
 	if u.fields != nil {
 		// Refused after the job's own checks (finished, whose), as
@@ -476,7 +478,7 @@ func (u *jobUpdate) check(j store.Job) outcome {
 	var se *sched.SubmitError
 	if errors.As(err, &se) && !se.Retry {
 		u.d.log.Info("update refused", "job", j.ID, "why", se.Detail)
-		return outcome{code: cmp.Or(se.Code, slurm.ErrInvalidGRES), words: se.Msg}
+		return outcome{code: cmp.Or(se.Code, slurm.ErrInvalidGRES), words: se.Msg, hint: se.Detail}
 	}
 	return outcome{}
 }

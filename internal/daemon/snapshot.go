@@ -40,6 +40,7 @@ func schedConfig(c *config.Config) sched.Config {
 	sc.MaxJobCount = c.MaxJobCount
 	sc.MaxArraySize = c.MaxArraySize
 	sc.AllowUnlistedUsers = c.AllowUnlistedUsers
+	sc.EnforcePartLimits = c.PartLimitsEnforced()
 	sc.DefaultAccount = implicitAccount(c)
 	y := c.Yield
 	sc.Shrink, sc.ShrinkTries, sc.ShrinkPayback, sc.ShrinkRegrow = y.Shrink, y.ShrinkTries, y.ShrinkPayback, y.ShrinkRegrow
