@@ -784,9 +784,13 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 	// counted as used all the same.
 	v := d.viewer(req.Caller)
 	holders := map[string][]uint32{}
+	shown := map[string][]string{} // holders as squeue names them
 	held := map[string]bool{}
 	hidden := map[string]bool{}
+	names := map[string]string{} // raw id -> "4_2" for an array task
 	for _, j := range running {
+		raw := strconv.FormatUint(uint64(j.ID), 10)
+		names[raw] = shownJobID(j.ID, j.ArrayJobID, j.ArrayTaskID)
 		n.AllocCPU += len(j.Alloc.CPUs)
 		n.AllocMem += j.Alloc.Mem / int64(slurmtime.MiB)
 		hide := !v.seesJob(j.UID)
@@ -797,6 +801,7 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 			held[g.UUID] = true
 			if !hide {
 				holders[g.UUID] = append(holders[g.UUID], j.ID)
+				shown[g.UUID] = append(shown[g.UUID], names[raw])
 			}
 		}
 	}
@@ -809,12 +814,16 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 		present = append(present, g)
 		ag := api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, Model: g.Model, MemoryTotal: g.MemoryTotal,
 			MemoryUsed: g.MemoryUsed, Foreign: g.Foreign, Utilization: g.Utilization, State: string(g.State),
-			Reason: g.Reason, Jobs: holders[g.UUID]}
+			Reason: g.Reason, Jobs: holders[g.UUID], JobNames: shown[g.UUID]}
 		for _, p := range g.Processes {
 			if p.JobID != "" && hidden[p.JobID] {
 				continue
 			}
-			ag.Processes = append(ag.Processes, api.Process{PID: p.PID, User: p.User, Memory: p.Memory, JobID: p.JobID})
+			job := p.JobID
+			if name, ok := names[job]; ok {
+				job = name
+			}
+			ag.Processes = append(ag.Processes, api.Process{PID: p.PID, User: p.User, Memory: p.Memory, JobID: job})
 		}
 		if held[g.UUID] {
 			used++
@@ -835,6 +844,15 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 		n.State = "MIXED"
 	}
 	return n, nil
+}
+
+// shownJobID is a job's id as squeue shows it: "4_2" for task 2 of array
+// 4 (whatever id the task runs under), else the id.
+func shownJobID(id, arrayID uint32, task int) string {
+	if arrayID != 0 && task >= 0 {
+		return fmt.Sprintf("%d_%d", arrayID, task)
+	}
+	return strconv.FormatUint(uint64(id), 10)
 }
 
 // configInForce is the configuration the daemon runs with.
