@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -805,6 +806,9 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 			}
 		}
 	}
+	for _, names := range shown {
+		slices.SortFunc(names, cmpShownIDs)
+	}
 	var present []gpu.GPU
 	used := 0
 	for _, g := range gs.GPUs {
@@ -853,6 +857,23 @@ func shownJobID(id, arrayID uint32, task int) string {
 		return fmt.Sprintf("%d_%d", arrayID, task)
 	}
 	return strconv.FormatUint(uint64(id), 10)
+}
+
+// cmpShownIDs orders "4", "4_2", "4_10" as squeue -S i does: by job or
+// array id, then task.
+func cmpShownIDs(a, b string) int {
+	split := func(s string) (uint64, int) {
+		id, task, ok := strings.Cut(s, "_")
+		n, _ := strconv.ParseUint(id, 10, 32)
+		t, _ := strconv.Atoi(task)
+		if !ok {
+			t = -1
+		}
+		return n, t
+	}
+	an, at := split(a)
+	bn, bt := split(b)
+	return cmp.Or(cmp.Compare(an, bn), cmp.Compare(at, bt))
 }
 
 // configInForce is the configuration the daemon runs with.
