@@ -434,7 +434,7 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 		return *u.fields
 	}
 	if u.snap != nil && (cur.Partition != j.Partition || u.ch.Gres != nil || u.ch.GPUs != nil) {
-		if o := u.check(cur); o.code != 0 {
+		if o := u.check(cur, cur.Partition != j.Partition); o.code != 0 {
 			return o
 		}
 	}
@@ -459,10 +459,19 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 
 // check refuses a changed job that a submission of it would be refused
 // for (unknown or closed partition, an account it does not allow, GPUs
-// this machine does not have), with the controller's code. The job itself
+// this machine does not have), with the controller's code; newPartition
+// says whether the update moves it to another partition. The job itself
 // is left out of the snapshot, so that it does not count twice.
-func (u *jobUpdate) check(j store.Job) outcome {
+func (u *jobUpdate) check(j store.Job, newPartition bool) outcome {
 	snap := *u.snap
+	if !newPartition {
+		// A job already queued in a DRAIN partition stays there: only a
+		// move into one is a new job for it.
+		snap.Partitions = slices.Clone(snap.Partitions)
+		for i := range snap.Partitions {
+			snap.Partitions[i].Closed = false
+		}
+	}
 	snap.Jobs = slices.DeleteFunc(slices.Clone(snap.Jobs), func(sj sched.Job) bool {
 		return sj.ID == j.ID || (j.ArrayRecord() && sj.ArrayJobID == j.ID && sj.State == slurm.Pending)
 	})

@@ -82,7 +82,10 @@ func schedPartitions(c *config.Config) []sched.Partition {
 			MaxTime:           p.MaxTime,
 			DefaultTime:       p.DefaultTime,
 			PreemptMode:       sched.PreemptMode(p.PreemptMode),
-			Down:              p.State != "" && p.State != "UP",
+			// DRAIN refuses new jobs but runs those queued (slurm.conf's
+			// State); INACTIVE does neither.
+			Down:   p.State == config.StateDown || p.State == config.StateInactive,
+			Closed: p.State == config.StateDrain || p.State == config.StateInactive,
 		}
 		if w := p.TRESBillingWeights; len(w) > 0 {
 			sp.Billing = &sched.TRESWeights{CPU: w["cpu"], MemGiB: w["mem"] * 1024, GPU: w["gres/gpu"]}

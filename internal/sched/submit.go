@@ -70,6 +70,23 @@ func CheckSubmit(job Job, snap Snapshot) error {
 		return refuseNoted(slurm.ErrInvalidPartitionName, fmt.Sprintf("invalid partition specified: %s", job.Partition),
 			fmt.Sprintf("asked for partition %q; the partitions here are %s", job.Partition, p.partitionNames()))
 	}
+	if pt := &snap.Partitions[pj.part]; pt.Closed {
+		var open []string
+		for _, o := range snap.Partitions {
+			if !o.Closed {
+				open = append(open, o.Name)
+			}
+		}
+		state := "DRAIN"
+		if pt.Down {
+			state = "INACTIVE"
+		}
+		detail := fmt.Sprintf("partition %s is %s: it takes no new jobs", pt.Name, state)
+		if len(open) > 0 {
+			detail += "; the partitions that do are " + strings.Join(open, ", ")
+		}
+		return refuse(slurm.ErrPartitionNotAvail, detail)
+	}
 	if pj.assoc < 0 && !p.admitsNewUser(&job) {
 		return refuse(slurm.ErrInvalidAccount, p.accountDetail(&job))
 	}
@@ -122,7 +139,7 @@ func (p *pass) checkPartLimits(pj *pjob) error {
 		fmtDuration(j.TimeLimit), pt.Name, fmtDuration(pt.MaxTime), fmtDuration(pt.MaxTime))
 	var longer []string
 	for _, o := range p.snap.Partitions {
-		if o.Name != pt.Name && !o.Down && (o.MaxTime <= 0 || o.MaxTime >= j.TimeLimit) {
+		if o.Name != pt.Name && !o.Down && !o.Closed && (o.MaxTime <= 0 || o.MaxTime >= j.TimeLimit) {
 			longer = append(longer, fmt.Sprintf("%s (MaxTime %s)", o.Name, fmtDuration(cmp.Or(o.MaxTime, Unlimited))))
 		}
 	}

@@ -146,6 +146,14 @@ func TestCheckSubmit(t *testing.T) {
 			snap: maxTime2d(false), job: st.Job(1).User("alice").Time(72 * time.Hour),
 		},
 		{
+			name: "a DRAIN partition takes no new jobs, naming those that do",
+			snap: st.Snap().Node(st.Node("gpu01").GPUs(4, "a100", 80*st.GiB)).
+				Part(st.Part("gpu").Default().Drain(), st.Part("scavenger").Tier(0).Requeue()),
+			job: st.Job(1).User("alice"),
+			want: &sched.SubmitError{Code: slurm.ErrPartitionNotAvail, Msg: "Required partition not available (inactive or drain)",
+				Detail: "partition gpu is DRAIN: it takes no new jobs; the partitions that do are scavenger"},
+		},
+		{
 			name: "drained GPUs still count: they may come back",
 			snap: st.Snap().Node(st.Node("gpu01").GPUs(2, "a100", 80*st.GiB).Drain(0).Drain(1)), job: st.Job(1).GPUs(2),
 		},

@@ -101,7 +101,11 @@ type Partition struct {
 	// DefaultTime is the limit of a job that asked for none: 0 for none.
 	DefaultTime time.Duration
 	PreemptMode PreemptMode
-	Down        bool
+	// Down: its jobs do not start (State DOWN or INACTIVE).
+	Down bool
+	// Closed: it takes no new jobs (State DRAIN or INACTIVE); CheckSubmit
+	// refuses them, as slurmctld does.
+	Closed bool
 	// Billing holds the TRESBillingWeights; nil means a GPU counts 1.
 	Billing *TRESWeights
 }

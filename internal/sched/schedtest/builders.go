@@ -230,6 +230,9 @@ func (b *PartBuilder) Tier(t int) *PartBuilder      { b.p.PriorityTier = t; retu
 func (b *PartBuilder) JobFactor(f int) *PartBuilder { b.p.PriorityJobFactor = f; return b }
 func (b *PartBuilder) Requeue() *PartBuilder        { b.p.PreemptMode = sched.PreemptRequeue; return b }
 func (b *PartBuilder) Down() *PartBuilder           { b.p.Down = true; return b }
+
+// Drain closes the partition to new jobs (State DRAIN).
+func (b *PartBuilder) Drain() *PartBuilder { b.p.Closed = true; return b }
 func (b *PartBuilder) Nodes(n ...string) *PartBuilder {
 	b.p.Nodes = n
 	return b
