@@ -101,7 +101,9 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		return out, nil
 	}
 	if j.State != slurm.Running {
-		return api.Yielded{}, refusal(slurm.ErrAlreadyDone, slurm.ErrAlreadyDone.Error())
+		e := refusal(slurm.ErrAlreadyDone, slurm.ErrAlreadyDone.Error())
+		e.Hint = fmt.Sprintf("job %d is %s: only a pending or running job can be yielded", j.ID, j.State)
+		return api.Yielded{}, e
 	}
 
 	grace := d.graceOf(j)
