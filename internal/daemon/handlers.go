@@ -135,6 +135,10 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	if j.Partition == "" {
 		j.Partition = routedPartition(cfg, j.TimeLimit)
 	}
+	if e := allowGroupsRefusal(caller, j.Partition, cfg); e != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
+		return api.Submitted{}, e
+	}
 	if j.Account == "" {
 		if accts, ok := cfg.UserAccounts(j.User); ok && len(accts) > 0 {
 			j.Account = accts[0]

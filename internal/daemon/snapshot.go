@@ -84,8 +84,9 @@ func schedPartitions(c *config.Config) []sched.Partition {
 			PreemptMode:       sched.PreemptMode(p.PreemptMode),
 			// DRAIN refuses new jobs but runs those queued (slurm.conf's
 			// State); INACTIVE does neither.
-			Down:   p.State == config.StateDown || p.State == config.StateInactive,
-			Closed: p.State == config.StateDrain || p.State == config.StateInactive,
+			Down:          p.State == config.StateDown || p.State == config.StateInactive,
+			Closed:        p.State == config.StateDrain || p.State == config.StateInactive,
+			AllowAccounts: p.AllowAccounts,
 		}
 		if w := p.TRESBillingWeights; len(w) > 0 {
 			sp.Billing = &sched.TRESWeights{CPU: w["cpu"], MemGiB: w["mem"] * 1024, GPU: w["gres/gpu"]}

@@ -64,7 +64,7 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	pj := p.resolve(&job)
 	if pj.part < 0 {
 		if job.Partition == "" {
-			return refuse(slurm.ErrInvalidPartitionName,
+			return refuse(slurm.ErrDefaultPartitionNotSet,
 				fmt.Sprintf("no partition was asked for and none is the default; the partitions here are %s: name one with --partition", p.partitionNames()))
 		}
 		return refuseNoted(slurm.ErrInvalidPartitionName, fmt.Sprintf("invalid partition specified: %s", job.Partition),
@@ -89,6 +89,9 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	}
 	if pj.assoc < 0 && !p.admitsNewUser(&job) {
 		return refuse(slurm.ErrInvalidAccount, p.accountDetail(&job))
+	}
+	if err := p.checkAllowAccounts(&pj); err != nil {
+		return err
 	}
 	if pj.qos == -2 {
 		return refuse(slurm.ErrInvalidQOS, fmt.Sprintf("asked for QOS %q; the QOS here are %s", job.QOS, p.qosNames()))
@@ -147,6 +150,26 @@ func (p *pass) checkPartLimits(pj *pjob) error {
 		detail += ", or use partition " + strings.Join(longer, " or ")
 	}
 	return refuse(slurm.ErrInvalidTimeLimit, detail)
+}
+
+// checkAllowAccounts refuses a job whose account the partition's
+// AllowAccounts leaves out, as slurmctld does (ESLURM_INVALID_ACCOUNT).
+func (p *pass) checkAllowAccounts(pj *pjob) error {
+	pt := &p.snap.Partitions[pj.part]
+	if len(pt.AllowAccounts) == 0 || slices.Contains(pt.AllowAccounts, "ALL") {
+		return nil
+	}
+	acct := pj.job.Account
+	if pj.assoc >= 0 {
+		acct = p.tree.nodes[pj.assoc].account
+	} else if acct == "" {
+		acct = p.tree.defAccount
+	}
+	if slices.Contains(pt.AllowAccounts, acct) {
+		return nil
+	}
+	return refuse(slurm.ErrInvalidAccount, fmt.Sprintf("the job's account is %s; partition %s takes jobs of account %s only (AllowAccounts): use another partition, or an account it allows with --account",
+		acct, pt.Name, strings.Join(pt.AllowAccounts, ", ")))
 }
 
 // partitionNames lists the partitions, the default marked as sinfo marks it.

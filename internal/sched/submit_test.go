@@ -146,6 +146,25 @@ func TestCheckSubmit(t *testing.T) {
 			snap: maxTime2d(false), job: st.Job(1).User("alice").Time(72 * time.Hour),
 		},
 		{
+			name: "no partition asked for and none is the default (ESLURM_DEFAULT_PARTITION_NOT_SET)",
+			snap: st.Snap().Node(st.Node("gpu01").GPUs(4, "a100", 80*st.GiB)).Part(st.Part("gpu"), st.Part("long")),
+			job:  st.Job(1).User("alice"),
+			want: &sched.SubmitError{Code: slurm.ErrDefaultPartitionNotSet, Msg: "No partition specified or system default partition",
+				Detail: "no partition was asked for and none is the default; the partitions here are gpu, long: name one with --partition"},
+		},
+		{
+			name: "AllowAccounts leaves the job's account out",
+			snap: st.Anchor().Account("physics", "root", 1, st.U("alice", 1)).Part(st.Part("phys").Accounts("physics")),
+			job:  st.Job(1).User("bob").Partition("phys"),
+			want: &sched.SubmitError{Code: slurm.ErrInvalidAccount, Msg: "Invalid account or account/partition combination specified",
+				Detail: "the job's account is lab; partition phys takes jobs of account physics only (AllowAccounts): use another partition, or an account it allows with --account"},
+		},
+		{
+			name: "AllowAccounts admits the accounts it lists",
+			snap: st.Anchor().Account("physics", "root", 1, st.U("alice", 1)).Part(st.Part("phys").Accounts("physics")),
+			job:  st.Job(1).User("alice").Account("physics").Partition("phys"),
+		},
+		{
 			name: "a DRAIN partition takes no new jobs, naming those that do",
 			snap: st.Snap().Node(st.Node("gpu01").GPUs(4, "a100", 80*st.GiB)).
 				Part(st.Part("gpu").Default().Drain(), st.Part("scavenger").Tier(0).Requeue()),

@@ -106,6 +106,9 @@ type Partition struct {
 	// Closed: it takes no new jobs (State DRAIN or INACTIVE); CheckSubmit
 	// refuses them, as slurmctld does.
 	Closed bool
+	// AllowAccounts are the accounts whose jobs CheckSubmit admits; empty
+	// for all.
+	AllowAccounts []string
 	// Billing holds the TRESBillingWeights; nil means a GPU counts 1.
 	Billing *TRESWeights
 }
