@@ -433,6 +433,11 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 		// _update_job tests the fields after them.
 		return *u.fields
 	}
+	if cur.Partition != j.Partition {
+		if e := allowGroupsRefusal(u.caller, cur.Partition, u.cfg); e != nil {
+			return outcome{code: e.Code, words: e.Message, hint: e.Hint}
+		}
+	}
 	if u.snap != nil && (cur.Partition != j.Partition || u.ch.Gres != nil || u.ch.GPUs != nil) {
 		if o := u.check(cur, cur.Partition != j.Partition); o.code != 0 {
 			return o
