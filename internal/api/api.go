@@ -158,31 +158,30 @@ type Node struct {
 
 // GPU is one GPU of the node as the inventory last saw it.
 type GPU struct {
-	Index       int      `json:"index"`
-	UUID        string   `json:"uuid"`
-	Type        string   `json:"type"`
-	Model       string   `json:"model"`
-	MemoryTotal uint64   `json:"memory_total"`
-	MemoryUsed  uint64   `json:"memory_used"`
-	Foreign     uint64   `json:"foreign"`
-	Utilization int      `json:"utilization"`
-	State       string   `json:"state"`
-	Reason      string   `json:"reason,omitempty"`
-	Jobs        []uint32 `json:"jobs,omitempty"`
+	Index       int       `json:"index"`
+	UUID        string    `json:"uuid"`
+	Type        string    `json:"type"`
+	Model       string    `json:"model"`
+	MemoryTotal uint64    `json:"memory_total"`
+	MemoryUsed  uint64    `json:"memory_used"`
+	Foreign     uint64    `json:"foreign"`
+	Utilization int       `json:"utilization"`
+	State       string    `json:"state"`
+	Reason      string    `json:"reason,omitempty"`
+	Jobs        []uint32  `json:"jobs,omitempty"`
+	Processes   []Process `json:"processes,omitempty"`
 	// JobNames are Jobs as squeue names them ("4_2" for an array task),
 	// in the same order; sinfo -G prints these.
-	JobNames  []string  `json:"job_names,omitempty"`
-	Processes []Process `json:"processes,omitempty"`
+	JobNames []string `json:"job_names,omitempty"`
 }
 
-// Process is a process on a GPU.
+// Process is a process on a GPU. JobID is the job it belongs to as squeue
+// names it ("4_2" for an array task), "" for none.
 type Process struct {
 	PID    int    `json:"pid"`
 	User   string `json:"user,omitempty"`
 	Memory uint64 `json:"memory"`
-	// JobID is the job the process belongs to, as squeue names it ("4_2"
-	// for an array task); "" for none.
-	JobID string `json:"job_id,omitempty"`
+	JobID  string `json:"job_id,omitempty"`
 }
 
 // Config is the configuration in force, with what only the running daemon
