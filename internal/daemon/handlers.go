@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -197,34 +196,6 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	d.noteUser(j.User)
 	d.wake()
 	return api.Submitted{JobID: ids[0]}, nil
-}
-
-// neverStarts is sbatch --test-only's answer for a job that would pend
-// for a reason that no time cures (its time limit over the partition's
-// MaxTime with EnforcePartLimits=NO, a dependency that can never be met,
-// a partition that does not exist): refused as slurmctld's will-run test
-// refuses, with the error number that goes with the reason, and a hint
-// naming the reason as squeue would show it. nil for any other reason,
-// for which the start stays "Unknown".
-func neverStarts(est sched.Estimate) *localapi.Error {
-	var code slurm.Errno
-	switch est.Reason {
-	case slurm.ReasonPartitionTimeLimit:
-		code = slurm.ErrInvalidTimeLimit
-	case slurm.ReasonDependencyNeverSatisfied:
-		code = slurm.ErrDependency
-	case slurm.ReasonBadConstraints:
-		code = slurm.ErrRequestedNodeConfigUnavailable
-	default:
-		return nil
-	}
-	hint := fmt.Sprintf("the job could never start: it would pend with reason %s", est.Reason)
-	if est.Detail != "" {
-		hint += " (" + est.Detail + ")"
-	}
-	e := refusal(code, code.Error())
-	e.Hint = hint
-	return e
 }
 
 // jobs is squeue and scontrol show job. Query: id (repeated: N, A, A_T),
@@ -852,32 +823,6 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 		n.State = "MIXED"
 	}
 	return n, nil
-}
-
-// shownJobID is a job's id as squeue shows it: "4_2" for task 2 of array
-// 4 (whatever id the task runs under), else the id.
-func shownJobID(id, arrayID uint32, task int) string {
-	if arrayID != 0 && task >= 0 {
-		return fmt.Sprintf("%d_%d", arrayID, task)
-	}
-	return strconv.FormatUint(uint64(id), 10)
-}
-
-// cmpShownIDs orders "4", "4_2", "4_10" as squeue -S i does: by job or
-// array id, then task.
-func cmpShownIDs(a, b string) int {
-	split := func(s string) (uint64, int) {
-		id, task, ok := strings.Cut(s, "_")
-		n, _ := strconv.ParseUint(id, 10, 32)
-		t, _ := strconv.Atoi(task)
-		if !ok {
-			t = -1
-		}
-		return n, t
-	}
-	an, at := split(a)
-	bn, bt := split(b)
-	return cmp.Or(cmp.Compare(an, bn), cmp.Compare(at, bt))
 }
 
 // configInForce is the configuration the daemon runs with.
