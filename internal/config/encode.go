@@ -67,13 +67,13 @@ func encodeValue(v reflect.Value, conf string) string {
 	case durationType:
 		return encodeDuration(time.Duration(v.Int()), conf)
 	case bytesType:
-		return strconv.Quote(exactSize(slurmtime.Bytes(v.Int())))
+		return tomlQuote(exactSize(slurmtime.Bytes(v.Int())))
 	case tresType, tresWeightsType:
-		return strconv.Quote(v.Interface().(fmt.Stringer).String())
+		return tomlQuote(v.Interface().(fmt.Stringer).String())
 	}
 	switch v.Kind() {
 	case reflect.String:
-		return strconv.Quote(v.String())
+		return tomlQuote(v.String())
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())
 	case reflect.Int:
@@ -98,7 +98,7 @@ func encodeValue(v reflect.Value, conf string) string {
 		slices.Sort(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = strconv.Quote(k) + " = " + encodeValue(v.MapIndex(reflect.ValueOf(k)), "")
+			parts[i] = tomlQuote(k) + " = " + encodeValue(v.MapIndex(reflect.ValueOf(k)), "")
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
@@ -118,10 +118,10 @@ func encodeDuration(d time.Duration, conf string) string {
 		return `"0"`
 	}
 	if s := slurmtime.FormatDuration(d); s != "INVALID" { // squeue's: over a year is INVALID
-		return strconv.Quote(s) // "2-00:00:00", "1:00:00", "UNLIMITED"
+		return tomlQuote(s) // "2-00:00:00", "1:00:00", "UNLIMITED"
 	}
 	s := int64(d / time.Second)
-	return strconv.Quote(fmt.Sprintf("%d-%02d:%02d:%02d", s/86400, s/3600%24, s/60%60, s%60))
+	return tomlQuote(fmt.Sprintf("%d-%02d:%02d:%02d", s/86400, s/3600%24, s/60%60, s%60))
 }
 
 // exactSize writes a size in the largest unit that holds it whole.
@@ -137,4 +137,28 @@ func exactSize(b slurmtime.Bytes) string {
 		return strconv.FormatInt(int64(b/slurmtime.MiB), 10) + "M"
 	}
 	return strconv.FormatInt(int64(b/slurmtime.KiB), 10) + "K"
+}
+
+// tomlQuote writes s as a TOML basic string: Go's strconv.Quote writes
+// \x escapes, which TOML has not.
+func tomlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -25,21 +25,28 @@ func TestWriteTOMLRoundTrip(t *testing.T) {
 	defaults := Default()
 	for name, c := range map[string]*Config{"defaults": defaults, "example": fromExample} {
 		t.Run(name, func(t *testing.T) {
-			// As the daemon and `slurmd-lite config` hold it: with this
-			// machine's facts where the file gave none.
-			c.ApplyHost(Host{Name: "gpu01", CPUs: 16, Memory: 64000 * slurmtime.MiB})
-			var b strings.Builder
-			if err := c.WriteTOML(&b); err != nil {
-				t.Fatal(err)
-			}
-			back, err := Parse("written.toml", []byte(b.String()))
-			if err != nil {
-				t.Fatalf("the written configuration does not read back: %v\n%s", err, b.String())
-			}
-			if diff := cmp.Diff(c, back, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("read back (-written +read):\n%s\nfrom:\n%s", diff, b.String())
-			}
+			roundTrip(t, c)
 		})
+	}
+}
+
+// roundTrip checks that c, written out, reads back as c. The machine's
+// facts are applied first, as the daemon holds a configuration: written
+// empty, they would be refused.
+func roundTrip(t *testing.T, c *Config) {
+	t.Helper()
+	c.ApplyHost(Host{Name: "gpu01", CPUs: 16, Memory: 64000 * slurmtime.MiB})
+	var b strings.Builder
+	if err := c.WriteTOML(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("written.toml", []byte(b.String()))
+	if err != nil {
+		t.Fatalf("the written configuration does not read back: %v\n%s", err, b.String())
+	}
+	back.ApplyHost(Host{Name: "gpu01", CPUs: 16, Memory: 64000 * slurmtime.MiB})
+	if diff := cmp.Diff(c, back, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("read back (-written +read):\n%s\nfrom:\n%s", diff, b.String())
 	}
 }
 
