@@ -170,9 +170,13 @@ type GPU struct {
 	Reason      string    `json:"reason,omitempty"`
 	Jobs        []uint32  `json:"jobs,omitempty"`
 	Processes   []Process `json:"processes,omitempty"`
+	// JobNames are Jobs as squeue names them ("4_2" for an array task),
+	// in the same order; sinfo -G prints these.
+	JobNames []string `json:"job_names,omitempty"`
 }
 
-// Process is a process on a GPU.
+// Process is a process on a GPU. JobID is the job it belongs to as squeue
+// names it ("4_2" for an array task), "" for none.
 type Process struct {
 	PID    int    `json:"pid"`
 	User   string `json:"user,omitempty"`

@@ -128,12 +128,23 @@ func DaemonError(prog string, err error, sio IO) int {
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, na.Error())
 	case errors.As(err, &le) && le.Code != 0:
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, Strerror(le.Code, le.Message))
+		PrintHint(prog, le, sio)
 	case errors.As(err, &le):
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, le.Message)
+		PrintHint(prog, le, sio)
 	default:
 		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
 	}
 	return 1
+}
+
+// PrintHint prints slurm-lite's line after a refusal in Slurm's words:
+// what was asked, what exists, the fix. It comes after Slurm's own lines,
+// which tools parse, never instead of them.
+func PrintHint(prog string, le *sockclient.Error, sio IO) {
+	if le.Hint != "" {
+		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, le.Hint)
+	}
 }
 
 // NewEnv is the output environment of a command: its clock, the

@@ -188,6 +188,7 @@ func (p *parser) checkTop(c *Config) {
 	}
 	p.notNegative(key("CheckpointKeepDays"), "CheckpointKeepDays", c.CheckpointKeepDays)
 	p.enum(key("GPUViolationPolicy"), "GPUViolationPolicy", &c.GPUViolationPolicy, ViolationWarn, ViolationYield, ViolationKill)
+	p.enum(key("EnforcePartLimits"), "EnforcePartLimits", &c.EnforcePartLimits, EnforceNo, EnforceAny, EnforceAll, EnforceYes)
 	if c.GPUSampleInterval < time.Second {
 		p.errorf(key("GPUSampleInterval"), "GPUSampleInterval %d is below 1 second; use 1 or more", c.GPUSampleInterval/time.Second)
 	}

@@ -53,6 +53,12 @@ type Config struct {
 	// AllowUnlistedUsers lets users named in no account run jobs (in the
 	// implicit account) when accounts are configured.
 	AllowUnlistedUsers bool `toml:"AllowUnlistedUsers"`
+	// EnforcePartLimits is slurm.conf's: "ALL" (or "ANY", "YES": the same
+	// with one node) refuses at submission a job whose time limit exceeds
+	// its partition's MaxTime; "NO" takes it, to pend with reason
+	// PartitionTimeLimit. Default "ALL" (Slurm's is NO): a job that can
+	// never start is better refused than left pending.
+	EnforcePartLimits string `toml:"EnforcePartLimits"`
 	// GPUSampleInterval is the time between NVML samples.
 	GPUSampleInterval time.Duration `toml:"GPUSampleInterval" conf:"seconds"`
 	// GPUViolationPolicy is what happens to a job that breaks its word on a
@@ -417,6 +423,7 @@ func Default() *Config {
 		CheckpointKeepDays: 7,
 		GPUSampleInterval:  5 * time.Second,
 		GPUViolationPolicy: ViolationWarn,
+		EnforcePartLimits:  EnforceAll,
 		SchedulerType:      SchedBackfill,
 		// Slurm defaults to priority/basic (FIFO) and preempt/none; fair
 		// share and filler partitions are what this project is for, and
@@ -503,6 +510,18 @@ func (c *Config) QOSByName(name string) *QOS {
 	}
 	return nil
 }
+
+// Values of EnforcePartLimits (Slurm's; YES is ANY).
+const (
+	EnforceNo  = "NO"
+	EnforceAny = "ANY"
+	EnforceAll = "ALL"
+	EnforceYes = "YES"
+)
+
+// PartLimitsEnforced reports whether a job over its partition's limits is
+// refused at submission (EnforcePartLimits other than NO).
+func (c *Config) PartLimitsEnforced() bool { return c.EnforcePartLimits != EnforceNo }
 
 // Values of GPUViolationPolicy.
 const (

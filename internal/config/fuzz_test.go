@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzParse: any input gives a config or an Errors whose every entry has
-// the file name and a line within the input, and never a panic.
+// the file name and a line within the input, and never a panic; a config
+// it gives, written out by WriteTOML, reads back the same.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(goldenCluster))
 	if data, err := os.ReadFile(examplePath); err == nil {
@@ -21,6 +22,7 @@ func FuzzParse(f *testing.F) {
 			if c == nil || c.DefaultPartition() == nil {
 				t.Fatalf("no error, but config %v has no default partition", c)
 			}
+			roundTrip(t, c)
 			return
 		}
 		var es Errors

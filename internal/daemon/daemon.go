@@ -36,6 +36,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -303,6 +304,7 @@ func Run(ctx context.Context, opts Options) error {
 	log.Info("starting", "config", from, "node", cfg.Node.NodeName, "cpus", cfg.Node.CPUs,
 		"memory_mb", int64(cfg.Node.RealMemory/slurmtime.MiB), "users", localapi.UserDatabase)
 
+	warnGroups(cfg, log)
 	if n := runtime.NumCPU(); cfg.Node.CPUs > n {
 		log.Warn("the configuration gives this node more CPUs than the machine has: jobs are not pinned to CPUs",
 			"configured", cfg.Node.CPUs, "machine", n)
@@ -478,7 +480,19 @@ func (d *Daemon) reload() {
 	}
 	d.startNotifier(cfg)
 	d.log.Info("configuration reloaded", "config", d.cfgPath)
+	warnGroups(cfg, d.log)
 	d.wake()
+}
+
+// warnGroups logs each group the configuration names that this machine
+// does not have (config.GroupWarnings), as the system's NSS sees groups.
+func warnGroups(cfg *config.Config, log *slog.Logger) {
+	for _, w := range cfg.GroupWarnings(func(g string) bool {
+		_, err := user.LookupGroup(g)
+		return err == nil
+	}) {
+		log.Warn(w)
+	}
 }
 
 // supervisorCommand is how jobs' supervisors are started. slurmstepd-lite

@@ -217,6 +217,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		}
 		applyStatus(&j, st)
 		j.PeakGPUMem = int64(use.PeakTotal)
+		j.MeanGPUUtil = -1 // unknown (simulated GPUs, or NVML could not say)
 		if mean, ok := use.MeanUtilization(); ok {
 			j.MeanGPUUtil = mean
 		}

@@ -137,6 +137,10 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	if j.Partition == "" {
 		j.Partition = routedPartition(cfg, j.TimeLimit)
 	}
+	if e := allowGroupsRefusal(caller, j.Partition, cfg); e != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
+		return api.Submitted{}, e
+	}
 	if j.Account == "" {
 		if accts, ok := cfg.UserAccounts(j.User); ok && len(accts) > 0 {
 			j.Account = accts[0]
@@ -161,7 +165,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		if errors.As(err, &se) {
 			d.log.Info("submission refused", "user", caller.User, "why", se.Detail)
 			return api.Submitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: se.Code,
-				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n")}
+				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n"), Hint: se.Detail}
 		}
 		return api.Submitted{}, err
 	}
@@ -172,6 +176,12 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		}
 		sj.ID = next
 		est := sched.WillRun(snap, sj)
+		if est.Start.IsZero() {
+			if e := neverStarts(est); e != nil {
+				d.log.Info("test-only: the job could never start", "user", caller.User, "reason", est.Reason, "why", est.Detail)
+				return api.Submitted{}, e
+			}
+		}
 		return api.Submitted{JobID: next, Start: est.Start, Node: est.Node, CPUs: est.CPUs, Partition: est.Partition}, nil
 	}
 	script := r.Script
@@ -794,9 +804,13 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 	// counted as used all the same.
 	v := d.viewer(req.Caller)
 	holders := map[string][]uint32{}
+	shown := map[string][]string{} // holders as squeue names them
 	held := map[string]bool{}
 	hidden := map[string]bool{}
+	names := map[string]string{} // raw id -> "4_2" for an array task
 	for _, j := range running {
+		raw := strconv.FormatUint(uint64(j.ID), 10)
+		names[raw] = shownJobID(j.ID, j.ArrayJobID, j.ArrayTaskID)
 		n.AllocCPU += len(j.Alloc.CPUs)
 		n.AllocMem += j.Alloc.Mem / int64(slurmtime.MiB)
 		hide := !v.seesJob(j.UID)
@@ -807,8 +821,12 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 			held[g.UUID] = true
 			if !hide {
 				holders[g.UUID] = append(holders[g.UUID], j.ID)
+				shown[g.UUID] = append(shown[g.UUID], names[raw])
 			}
 		}
+	}
+	for _, names := range shown {
+		slices.SortFunc(names, cmpShownIDs)
 	}
 	var present []gpu.GPU
 	used := 0
@@ -819,12 +837,16 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 		present = append(present, g)
 		ag := api.GPU{Index: g.Index, UUID: g.UUID, Type: g.Type, Model: g.Model, MemoryTotal: g.MemoryTotal,
 			MemoryUsed: g.MemoryUsed, Foreign: g.Foreign, Utilization: g.Utilization, State: string(g.State),
-			Reason: g.Reason, Jobs: holders[g.UUID]}
+			Reason: g.Reason, Jobs: holders[g.UUID], JobNames: shown[g.UUID]}
 		for _, p := range g.Processes {
 			if p.JobID != "" && hidden[p.JobID] {
 				continue
 			}
-			ag.Processes = append(ag.Processes, api.Process{PID: p.PID, User: p.User, Memory: p.Memory, JobID: p.JobID})
+			job := p.JobID
+			if name, ok := names[job]; ok {
+				job = name
+			}
+			ag.Processes = append(ag.Processes, api.Process{PID: p.PID, User: p.User, Memory: p.Memory, JobID: job})
 		}
 		if held[g.UUID] {
 			used++

@@ -424,15 +424,22 @@ func (u *jobUpdate) refused(r api.UpdateResult, code slurm.Errno) api.UpdateResu
 func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 	cur, code := change(j, u.ch, u.who, u.cfg, u.prio[j.ID])
 	if code != 0 {
-		return refused(code)
+		o := refused(code)
+		o.hint = updateHint(j, u.ch, u.who, u.cfg, u.prio[j.ID], code)
+		return o
 	}
 	if u.fields != nil {
 		// Refused after the job's own checks (finished, whose), as
 		// _update_job tests the fields after them.
 		return *u.fields
 	}
+	if cur.Partition != j.Partition {
+		if e := allowGroupsRefusal(u.caller, cur.Partition, u.cfg); e != nil {
+			return outcome{code: e.Code, words: e.Message, hint: e.Hint}
+		}
+	}
 	if u.snap != nil && (cur.Partition != j.Partition || u.ch.Gres != nil || u.ch.GPUs != nil) {
-		if o := u.check(cur); o.code != 0 {
+		if o := u.check(cur, cur.Partition != j.Partition); o.code != 0 {
 			return o
 		}
 	}
@@ -455,10 +462,19 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 
 // check refuses a changed job that a submission of it would be refused
 // for (unknown or closed partition, an account it does not allow, GPUs
-// this machine does not have), with the controller's code. The job itself
+// this machine does not have), with the controller's code; newPartition
+// says whether the update moves it to another partition. The job itself
 // is left out of the snapshot, so that it does not count twice.
-func (u *jobUpdate) check(j store.Job) outcome {
+func (u *jobUpdate) check(j store.Job, newPartition bool) outcome {
 	snap := *u.snap
+	if !newPartition {
+		// A job already queued in a DRAIN partition stays there: only a
+		// move into one is a new job for it.
+		snap.Partitions = slices.Clone(snap.Partitions)
+		for i := range snap.Partitions {
+			snap.Partitions[i].Closed = false
+		}
+	}
 	snap.Jobs = slices.DeleteFunc(slices.Clone(snap.Jobs), func(sj sched.Job) bool {
 		return sj.ID == j.ID || (j.ArrayRecord() && sj.ArrayJobID == j.ID && sj.State == slurm.Pending)
 	})
@@ -474,7 +490,7 @@ func (u *jobUpdate) check(j store.Job) outcome {
 	var se *sched.SubmitError
 	if errors.As(err, &se) && !se.Retry {
 		u.d.log.Info("update refused", "job", j.ID, "why", se.Detail)
-		return outcome{code: cmp.Or(se.Code, slurm.ErrInvalidGRES), words: se.Msg}
+		return outcome{code: cmp.Or(se.Code, slurm.ErrInvalidGRES), words: se.Msg, hint: se.Detail}
 	}
 	return outcome{}
 }

@@ -40,6 +40,7 @@ func schedConfig(c *config.Config) sched.Config {
 	sc.MaxJobCount = c.MaxJobCount
 	sc.MaxArraySize = c.MaxArraySize
 	sc.AllowUnlistedUsers = c.AllowUnlistedUsers
+	sc.EnforcePartLimits = c.PartLimitsEnforced()
 	sc.DefaultAccount = implicitAccount(c)
 	y := c.Yield
 	sc.Shrink, sc.ShrinkTries, sc.ShrinkPayback, sc.ShrinkRegrow = y.Shrink, y.ShrinkTries, y.ShrinkPayback, y.ShrinkRegrow
@@ -81,7 +82,11 @@ func schedPartitions(c *config.Config) []sched.Partition {
 			MaxTime:           p.MaxTime,
 			DefaultTime:       p.DefaultTime,
 			PreemptMode:       sched.PreemptMode(p.PreemptMode),
-			Down:              p.State != "" && p.State != "UP",
+			// DRAIN refuses new jobs but runs those queued (slurm.conf's
+			// State); INACTIVE does neither.
+			Down:          p.State == config.StateDown || p.State == config.StateInactive,
+			Closed:        p.State == config.StateDrain || p.State == config.StateInactive,
+			AllowAccounts: p.AllowAccounts,
 		}
 		if w := p.TRESBillingWeights; len(w) > 0 {
 			sp.Billing = &sched.TRESWeights{CPU: w["cpu"], MemGiB: w["mem"] * 1024, GPU: w["gres/gpu"]}

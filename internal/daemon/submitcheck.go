@@ -2,10 +2,13 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -77,4 +80,32 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 	}
 	snap.Usage = usage
 	return snap.Snapshot, nil
+}
+
+// neverStarts is sbatch --test-only's answer for a job that would pend
+// for a reason that no time cures (its time limit over the partition's
+// MaxTime with EnforcePartLimits=NO, a dependency that can never be met,
+// a partition that does not exist): refused as slurmctld's will-run test
+// refuses, with the error number that goes with the reason, and a hint
+// naming the reason as squeue would show it. nil for any other reason,
+// for which the start stays "Unknown".
+func neverStarts(est sched.Estimate) *localapi.Error {
+	var code slurm.Errno
+	switch est.Reason {
+	case slurm.ReasonPartitionTimeLimit:
+		code = slurm.ErrInvalidTimeLimit
+	case slurm.ReasonDependencyNeverSatisfied:
+		code = slurm.ErrDependency
+	case slurm.ReasonBadConstraints:
+		code = slurm.ErrRequestedNodeConfigUnavailable
+	default:
+		return nil
+	}
+	hint := fmt.Sprintf("the job could never start: it would pend with reason %s", est.Reason)
+	if est.Detail != "" {
+		hint += " (" + est.Detail + ")"
+	}
+	e := refusal(code, code.Error())
+	e.Hint = hint
+	return e
 }

@@ -102,8 +102,10 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	if err != nil {
 		return api.Yielded{}, err
 	}
-	if !d.mayYield(caller, j) {
-		return api.Yielded{}, refusal(slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error())
+	if why := d.yieldDenied(caller, j); why != "" {
+		e := refusal(slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error())
+		e.Hint = why
+		return api.Yielded{}, e
 	}
 	var gpuMem int64
 	if y.GPUMem != "" {
@@ -138,7 +140,9 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 		return out, nil
 	}
 	if j.State != slurm.Running {
-		return api.Yielded{}, refusal(slurm.ErrAlreadyDone, slurm.ErrAlreadyDone.Error())
+		e := refusal(slurm.ErrAlreadyDone, slurm.ErrAlreadyDone.Error())
+		e.Hint = fmt.Sprintf("job %d is %s: only a pending or running job can be yielded", j.ID, j.State)
+		return api.Yielded{}, e
 	}
 
 	grace := d.graceOf(j)
@@ -297,22 +301,30 @@ func (d *Daemon) yieldTarget(ctx context.Context, y api.Yield) (store.Job, error
 	return store.Job{}, localapi.Errorf(http.StatusNotFound, "no running job holds GPU %s", y.GPU)
 }
 
-// mayYield: the owner, root and operators may yield any of their jobs;
-// members of YieldGroup may yield a yieldable job of anyone's.
-func (d *Daemon) mayYield(caller localapi.Identity, j store.Job) bool {
+// yieldDenied is "" when caller may yield j, else why not, for the
+// refusal's hint: the owner, root and operators may yield any of their
+// jobs; members of YieldGroup may yield a yieldable job of anyone's.
+func (d *Daemon) yieldDenied(caller localapi.Identity, j store.Job) string {
 	if d.mayAct(caller, j) {
-		return true
+		return ""
 	}
 	cfg := d.config()
-	if cfg.YieldGroup == "" || !d.yieldable(j) {
-		return false
+	owner := fmt.Sprintf("job %d is %s's", j.ID, j.User)
+	switch {
+	case !d.yieldable(j):
+		return fmt.Sprintf("%s and not yieldable: only its owner, root and operators may yield it (a job is yieldable when submitted with --yieldable, or in a partition with PreemptMode REQUEUE)", owner)
+	case cfg.YieldGroup == "":
+		return fmt.Sprintf("%s; YieldGroup is not set, so only its owner, root and operators may yield it", owner)
 	}
 	g, err := user.LookupGroup(cfg.YieldGroup)
 	if err != nil {
-		return false
+		return fmt.Sprintf("%s; YieldGroup %q does not exist on this machine, so only its owner, root and operators may yield it: create the group (groupadd %s) and add its members", owner, cfg.YieldGroup, cfg.YieldGroup)
 	}
 	gid, err := strconv.ParseUint(g.Gid, 10, 32)
-	return err == nil && slices.Contains(caller.Groups, uint32(gid))
+	if err == nil && slices.Contains(caller.Groups, uint32(gid)) {
+		return ""
+	}
+	return fmt.Sprintf("%s; %s is not in YieldGroup %s, whose members may yield other users' yieldable jobs: ask an administrator to add you (usermod -aG %s %s), then log in again", owner, caller.User, cfg.YieldGroup, cfg.YieldGroup, caller.User)
 }
 
 // yieldable: marked --yieldable, or in a preemptible partition.

@@ -348,9 +348,11 @@ func lineDiff(want, got string) string {
 }
 
 // testConfig is the recorded cluster (golden/slurm.conf.txt) in
-// slurm-lite's terms, with billing by CPU as the recording had it.
+// slurm-lite's terms, with billing by CPU and EnforcePartLimits=NO (Slurm's
+// default) as the recording had them.
 const testConfig = `ClusterName = "anchor"
 TRESBillingWeights = ""
+EnforcePartLimits = "NO"
 
 [Node]
 NodeName   = "gpu01"

@@ -302,6 +302,9 @@ func (g gen) slurmConf() string {
 	}
 	kv("MaxArraySize", strconv.Itoa(c.MaxArraySize))
 	kv("MaxJobCount", strconv.Itoa(c.MaxJobCount))
+	if c.PartLimitsEnforced() { // Slurm's default is NO
+		kv("EnforcePartLimits", c.EnforcePartLimits)
+	}
 	kv("JobRequeue", "1")
 
 	section("Scheduling.")

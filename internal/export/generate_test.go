@@ -168,7 +168,7 @@ func TestSlurmConf(t *testing.T) {
 			partitions: []map[string]string{{
 				"PartitionName": "gpu", "Nodes": "gpu01", "Default": "YES", "MaxTime": "2-00:00:00",
 				"DefaultTime": "01:00:00", "PriorityTier": "1", "PriorityJobFactor": "1", "PreemptMode": "OFF",
-				"State": "UP", "AllowAccounts": "lab", "AllowGroups": "gpu", "QOS": "normal",
+				"State": "UP", "AllowAccounts": "lab", "QOS": "normal",
 				"TRESBillingWeights": "CPU=0,Mem=0,GRES/gpu=1",
 			}, {
 				"PartitionName": "scavenger", "Nodes": "gpu01", "MaxTime": "UNLIMITED", "PriorityTier": "0",
@@ -315,7 +315,7 @@ func TestHeaders(t *testing.T) {
 	}
 	top := strings.Join(header, "\n")
 	for _, want := range []string{
-		"VRAM-aware packing", "ShardSize", "Yield", "YieldGroup = \"gpu\"", "IdleGPUTimeout = \"01:00:00\"",
+		"VRAM-aware packing", "ShardSize", "Yield", "YieldGroup = \"\"", "IdleGPUTimeout = \"01:00:00\"",
 		"GPUViolationPolicy = \"warn\"", "CheckpointDir", "CheckpointKeepDays = 7", "GPUSampleInterval",
 		"SocketPath", "GraceTime", "HealthCheckProgram", "scontrol requeue", "[[Notify]] webhooks (1)",
 	} {

@@ -70,6 +70,15 @@ func GPUState(g *api.GPU) string {
 	return "idle"
 }
 
+// gpuJobs are the jobs holding g as squeue names them ("4_2" for an array
+// task), from a daemon that sends the names; else their ids.
+func gpuJobs(g *api.GPU) string {
+	if len(g.JobNames) > 0 {
+		return strings.Join(g.JobNames, ",")
+	}
+	return joinIDs(g.Jobs)
+}
+
 func joinIDs(ids []uint32) string {
 	if len(ids) == 0 {
 		return "N/A"
@@ -158,7 +167,7 @@ var gpuFields = []*sinfoField{
 	{names: []string{"gpustate"}, header: "STATE", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return GPUState(g) })},
 	{names: []string{"gpujobs"}, header: "JOBS", x: sinfoAttr{gpu: true},
-		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return joinIDs(g.Jobs) })},
+		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string { return gpuJobs(g) })},
 	{names: []string{"gpuforeign"}, header: "FOREIGN", x: sinfoAttr{gpu: true},
 		value: gpuValue(func(g *api.GPU, _ *SinfoEntry) string {
 			if s := foreignProcs(g); s != "" {

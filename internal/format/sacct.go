@@ -321,13 +321,18 @@ var acctFields = []*acctField{
 		return r.jobOnly(strings.Join(idx, ","))
 	}},
 	{"GPUMemPeak", 10, kindStr, func(r *AcctRow) acctVal {
-		if r.Step != nil || len(r.Rec.Job.Alloc.GPUs) == 0 {
+		// Both GPU figures are taken when the run ends: empty before (no End), as
+		// sacct leaves a job's usage fields until they are gathered.
+		if r.Step != nil || len(r.Rec.Job.Alloc.GPUs) == 0 || r.Rec.Job.End.IsZero() {
 			return unset
 		}
 		return val(strconv.FormatInt(r.Rec.Job.PeakGPUMem>>20, 10) + "M")
 	}},
 	{"GPUUtilAve", 10, kindStr, func(r *AcctRow) acctVal {
-		if r.Step != nil || len(r.Rec.Job.Alloc.GPUs) == 0 {
+		// Unknown utilization (simulated GPUs, where sinfo -G says N/A)
+		// is left empty, as sacct leaves every value it did not gather,
+		// rather than a 0.0% that reads as an idle GPU.
+		if r.Step != nil || len(r.Rec.Job.Alloc.GPUs) == 0 || r.Rec.Job.End.IsZero() || r.Rec.Job.MeanGPUUtil < 0 {
 			return unset
 		}
 		return val(strconv.FormatFloat(r.Rec.Job.MeanGPUUtil, 'f', 1, 64) + "%")

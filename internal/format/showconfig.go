@@ -89,6 +89,18 @@ func orDefault(s, def string) string {
 	return s
 }
 
+// enforcePartLimits is EnforcePartLimits as slurmctld prints it: YES is
+// ANY; unset (a configuration built by hand) is slurm-lite's default.
+func enforcePartLimits(v string) string {
+	switch v {
+	case config.EnforceYes:
+		return config.EnforceAny
+	case "":
+		return config.EnforceAll
+	}
+	return v
+}
+
 // defMem is the default memory line: slurm-lite gives jobs that ask for
 // none no memory limit, which Slurm prints as DefMemPerNode = UNLIMITED.
 func (c *ConfigView) defMem() (string, string) { return "DefMemPerNode", "UNLIMITED" }
@@ -233,7 +245,7 @@ var configLines = []configLine{
 	{"DependencyParameters", fixed("(null)")},
 	{"DisableRootJobs", fixed("No")},
 	{"EioTimeout", fixed("60")},
-	{"EnforcePartLimits", fixed("NO")},
+	{"EnforcePartLimits", func(c *ConfigView) string { return enforcePartLimits(c.Config.EnforcePartLimits) }},
 	{"Epilog", fixed("(null)")},
 	{"EpilogMsgTime", fixed("2000 usec")},
 	{"EpilogSlurmctld", fixed("(null)")},

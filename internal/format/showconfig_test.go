@@ -40,7 +40,9 @@ func TestShowConfigValues(t *testing.T) {
 			"PriorityType": "priority/multifactor", "PriorityWeightFairShare": "10000",
 			"PriorityDecayHalfLife": "7-00:00:00", "PriorityFlags": "", "PreemptMode": "OFF",
 			"SchedulerParameters": "(null)", "AccountingStorageEnforce": "associations,limits,qos",
-			"DefMemPerNode": "UNLIMITED", "DefMemPerCPU": ""}},
+			"DefMemPerNode": "UNLIMITED", "DefMemPerCPU": "", "EnforcePartLimits": "ALL"}},
+		{"EnforcePartLimits as slurmctld prints it", `EnforcePartLimits = "YES"`, map[string]string{"EnforcePartLimits": "ANY"}},
+		{"EnforcePartLimits off", `EnforcePartLimits = "NO"`, map[string]string{"EnforcePartLimits": "NO"}},
 		{"settings of the file", `
 ClusterName = "vision"
 MinJobAge = 60

@@ -94,7 +94,9 @@ type Job struct {
 
 	// PeakGPUMem is the most GPU memory the job's processes held at once,
 	// summed over its GPUs, in bytes; MeanGPUUtil its mean utilization over
-	// its GPUs and run time, in percent. Both as last sampled.
+	// its GPUs and run time, in percent, or -1 when no sample knew it
+	// (simulated GPUs, or NVML could not say: what sinfo -G shows as N/A).
+	// Both as last sampled.
 	PeakGPUMem  int64
 	MeanGPUUtil float64
 

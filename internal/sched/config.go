@@ -119,6 +119,11 @@ type Config struct {
 	MaxJobCount int
 	// MaxArraySize bounds array task ids; 0 means 1001.
 	MaxArraySize int
+	// EnforcePartLimits refuses at submission a time limit over the
+	// partition's MaxTime (slurm.conf's EnforcePartLimits=ALL; with one
+	// node, ANY is the same); without it the job is taken and pends with
+	// reason PartitionTimeLimit until its limit or the partition changes.
+	EnforcePartLimits bool
 	// AllowUnlistedUsers lets users in no account submit; they share
 	// DefaultAccount.
 	AllowUnlistedUsers bool
@@ -184,8 +189,9 @@ func DefaultConfig() Config {
 			MaxJobTest: 500,
 			Resolution: 60 * time.Second,
 		},
-		MaxJobCount:  10000,
-		MaxArraySize: 1001,
+		MaxJobCount:       10000,
+		MaxArraySize:      1001,
+		EnforcePartLimits: true,
 	}
 }
 

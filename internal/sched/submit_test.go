@@ -12,6 +12,14 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
+// maxTime2d is the anchor with gpu's MaxTime at two days, EnforcePartLimits
+// on or off.
+func maxTime2d(enforce bool) *st.SnapBuilder {
+	return st.Snap().Configure(func(c *sched.Config) { c.EnforcePartLimits = enforce }).
+		Node(st.Node("gpu01").GPUs(4, "a100", 80*st.GiB)).
+		Part(st.Part("gpu").Default().Tier(1).MaxTime(48*time.Hour), st.Part("scavenger").Tier(0).Requeue())
+}
+
 func TestCheckSubmit(t *testing.T) {
 	full := func(n int) *st.SnapBuilder {
 		b := st.Anchor().Configure(func(c *sched.Config) { c.MaxJobCount = n })
@@ -42,19 +50,19 @@ func TestCheckSubmit(t *testing.T) {
 			name: "an unknown partition is refused (sbatch_bad_partition.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("alice").Partition("nope"),
 			want: &sched.SubmitError{Code: slurm.ErrInvalidPartitionName, Msg: "Invalid partition name specified",
-				Notes: []string{"invalid partition specified: nope"}, Detail: "invalid partition specified: nope"},
+				Notes: []string{"invalid partition specified: nope"}, Detail: `asked for partition "nope"; the partitions here are gpu*, scavenger`},
 		},
 		{
 			name: "a user no account lists is refused (sbatch_no_association.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("nobody"),
 			want: &sched.SubmitError{Code: slurm.ErrInvalidAccount, Msg: "Invalid account or account/partition combination specified",
-				Detail: `user nobody has no association with account ""`},
+				Detail: `user nobody is in no account; an operator adds them with a [[User]] entry (Name = "nobody", Account = ...) in the configuration, or sets AllowUnlistedUsers = true`},
 		},
 		{
 			name: "an account the user is not in is refused",
 			snap: st.Anchor().Account("other", "", 1, st.U("carol", 1)), job: st.Job(1).User("alice").Account("other"),
 			want: &sched.SubmitError{Code: slurm.ErrInvalidAccount, Msg: "Invalid account or account/partition combination specified",
-				Detail: `user alice has no association with account "other"`},
+				Detail: `asked for account "other"; alice's accounts are lab: name one of them with --account, or leave --account out`},
 		},
 		{
 			name: "AllowUnlistedUsers admits an unlisted user",
@@ -67,7 +75,7 @@ func TestCheckSubmit(t *testing.T) {
 		{
 			name: "an unknown QOS is refused",
 			snap: st.Anchor(), job: st.Job(1).User("alice").QOS("gold"),
-			want: &sched.SubmitError{Code: slurm.ErrInvalidQOS, Msg: "Invalid qos specification", Detail: `QOS "gold" does not exist`},
+			want: &sched.SubmitError{Code: slurm.ErrInvalidQOS, Msg: "Invalid qos specification", Detail: `asked for QOS "gold"; the QOS here are normal`},
 		},
 		{
 			name: "MaxSubmitJobsPerUser counts live jobs",
@@ -78,37 +86,91 @@ func TestCheckSubmit(t *testing.T) {
 			snap: limitedQOS, job: st.Job(3).User("alice").QOS("short").ArrayTasks(0, 1),
 			want: &sched.SubmitError{Code: slurm.ErrAccountingPolicy,
 				Msg:    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
-				Detail: "alice has 1 jobs in QOS short, MaxSubmitJobsPerUser is 2"},
+				Detail: "asked for 2 more jobs in QOS short, where alice has 1 pending or running; its MaxSubmitJobsPerUser is 2: wait for some to end"},
 		},
 		{
 			name: "array task ids must stay below MaxArraySize",
 			snap: st.Anchor().Configure(func(c *sched.Config) { c.MaxArraySize = 100 }), job: st.Job(1).User("alice").ArrayTasks(0, 50, 100),
 			want: &sched.SubmitError{Code: slurm.ErrInvalidArray, Msg: "Invalid job array specification",
-				Detail: "task ids must be below MaxArraySize=100"},
+				Detail: "asked for array task ids up to 100; MaxArraySize is 100, so task ids go from 0 to 99"},
 		},
 		{
 			name: "more GPUs than the node has (sbatch_gpus_16.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("alice").GPUs(16),
 			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
-				Detail: "needs 16 GPUs, the largest node has 4"},
+				Detail: "asked for 16 GPUs; the largest node here has 4"},
 		},
 		{
 			name: "more memory than the node has (sbatch_mem_too_much.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("alice").Mem(200 * st.GiB),
 			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
-				Notes: []string{"Memory specification can not be satisfied"}, Detail: "Memory specification can not be satisfied"},
+				Notes:  []string{"Memory specification can not be satisfied"},
+				Detail: "asked for 200G of memory; the largest node here has 64000M (its RealMemory): ask for 64000M or less"},
 		},
 		{
 			name: "more GPU memory than the largest GPU",
 			snap: st.Anchor(), job: st.Job(1).User("alice").GPUMem(100 * st.GiB),
 			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
-				Detail: "needs 100.0 GiB of GPU memory, the largest GPU has 80.0 GiB"},
+				Detail: "asked for 100G of GPU memory per GPU; the largest GPU here has 80G"},
 		},
 		{
 			name: "a GPU type no node has, as real Slurm refuses --gpus=abc (sbatch_gpus_bad.txt)",
 			snap: st.Anchor(), job: st.Job(1).User("alice").GPUs(1).GPUType("h100"),
 			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
-				Detail: `no GPU of type "h100" on this machine`},
+				Detail: `asked for GPU type "h100"; the GPUs here are 4 x a100`},
+		},
+		{
+			name: "five GPUs with 40G each on four",
+			snap: st.Anchor(), job: st.Job(1).User("alice").GPUs(5).GPUMem(40 * st.GiB),
+			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
+				Detail: "asked for 5 GPUs with 40G of memory each; the largest node here has 4 with that much"},
+		},
+		{
+			name: "more CPUs than the node has",
+			snap: st.Anchor(), job: st.Job(1).User("alice").CPUs(64),
+			want: &sched.SubmitError{Code: slurm.ErrRequestedNodeConfigUnavailable, Msg: "Requested node configuration is not available",
+				Detail: "asked for 64 CPUs; the largest node here has 16"},
+		},
+		{
+			name: "EnforcePartLimits refuses a time limit over MaxTime, naming a partition that takes it",
+			snap: maxTime2d(true), job: st.Job(1).User("alice").Time(72 * time.Hour),
+			want: &sched.SubmitError{Code: slurm.ErrInvalidTimeLimit, Msg: "Requested time limit is invalid (missing or exceeds some limit)",
+				Detail: "asked for a time limit of 3-00:00:00; partition gpu's MaxTime is 2-00:00:00: ask for 2-00:00:00 or less, or use partition scavenger (MaxTime UNLIMITED)"},
+		},
+		{
+			name: "EnforcePartLimits takes a limit equal to MaxTime",
+			snap: maxTime2d(true), job: st.Job(1).User("alice").Time(48 * time.Hour),
+		},
+		{
+			name: "without EnforcePartLimits a limit over MaxTime is taken (it pends: PartitionTimeLimit)",
+			snap: maxTime2d(false), job: st.Job(1).User("alice").Time(72 * time.Hour),
+		},
+		{
+			name: "no partition asked for and none is the default (ESLURM_DEFAULT_PARTITION_NOT_SET)",
+			snap: st.Snap().Node(st.Node("gpu01").GPUs(4, "a100", 80*st.GiB)).Part(st.Part("gpu"), st.Part("long")),
+			job:  st.Job(1).User("alice"),
+			want: &sched.SubmitError{Code: slurm.ErrDefaultPartitionNotSet, Msg: "No partition specified or system default partition",
+				Detail: "no partition was asked for and none is the default; the partitions here are gpu, long: name one with --partition"},
+		},
+		{
+			name: "AllowAccounts leaves the job's account out",
+			snap: st.Anchor().Account("physics", "root", 1, st.U("alice", 1)).Part(st.Part("phys").Accounts("physics")),
+			job:  st.Job(1).User("bob").Partition("phys"),
+			want: &sched.SubmitError{Code: slurm.ErrInvalidAccount, Msg: "Invalid account or account/partition combination specified",
+				Detail: "the job's account is lab; partition phys takes jobs of account physics only (AllowAccounts): use another partition, or an account it allows with --account"},
+		},
+		{
+			name: "AllowAccounts admits the accounts it lists",
+			snap: st.Anchor().Account("physics", "root", 1, st.U("alice", 1)).Part(st.Part("phys").Accounts("physics")),
+			job:  st.Job(1).User("alice").Account("physics").Partition("phys"),
+		},
+		{
+			name: "a DRAIN partition takes no new jobs, naming those that do",
+			snap: st.Snap().Node(st.Node("gpu01").GPUs(4, "a100", 80*st.GiB)).
+				Part(st.Part("gpu").Default().Drain(), st.Part("scavenger").Tier(0).Requeue()),
+			job: st.Job(1).User("alice"),
+			want: &sched.SubmitError{Code: slurm.ErrPartitionNotAvail, Msg: "Required partition not available (inactive or drain)",
+				Detail: "partition gpu is DRAIN: it takes no new jobs; the partitions that do are scavenger"},
 		},
 		{
 			name: "drained GPUs still count: they may come back",

@@ -101,7 +101,14 @@ type Partition struct {
 	// DefaultTime is the limit of a job that asked for none: 0 for none.
 	DefaultTime time.Duration
 	PreemptMode PreemptMode
-	Down        bool
+	// Down: its jobs do not start (State DOWN or INACTIVE).
+	Down bool
+	// Closed: it takes no new jobs (State DRAIN or INACTIVE); CheckSubmit
+	// refuses them, as slurmctld does.
+	Closed bool
+	// AllowAccounts are the accounts whose jobs CheckSubmit admits; empty
+	// for all.
+	AllowAccounts []string
 	// Billing holds the TRESBillingWeights; nil means a GPU counts 1.
 	Billing *TRESWeights
 }

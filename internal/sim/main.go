@@ -168,6 +168,7 @@ func Command(f Flags, stdout, stderr io.Writer, live LiveRunner) int {
 		ms = append(ms, m)
 	}
 	if f.JSON {
+		WriteSkips(stderr, tr) // stdout is the JSON alone
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ms); err != nil {

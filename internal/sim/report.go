@@ -16,6 +16,7 @@ func WriteTable(w io.Writer, tr *Trace, opt Options, pols []Policy, ms []Metrics
 		fmt.Fprintf(w, ", %d rows skipped", tr.Skipped)
 	}
 	fmt.Fprintf(w, "); lab: %d node(s) × %d GPUs\n", opt.Lab.Nodes, opt.Lab.GPUsPerNode)
+	WriteSkips(w, tr)
 	for _, line := range AssumptionLines(opt) {
 		fmt.Fprintln(w, line)
 	}
@@ -119,4 +120,35 @@ func dur(s float64) string {
 		return fmt.Sprintf("%.2fh", s/3600)
 	}
 	return fmt.Sprintf("%.2fd", s/86400)
+}
+
+// shownSkips is how many skipped rows WriteSkips names one by one.
+const shownSkips = 5
+
+// WriteSkips says which rows of the trace were left out and why: a count
+// per reason, then the first few rows ("line 3: job 101.batch: a step
+// ..."), so that a trace that lost most of its rows says what to fix.
+func WriteSkips(w io.Writer, tr *Trace) {
+	if len(tr.Skips) == 0 {
+		return
+	}
+	var order []string
+	count := map[string]int{}
+	for _, s := range tr.Skips {
+		if count[s.Why] == 0 {
+			order = append(order, s.Why)
+		}
+		count[s.Why]++
+	}
+	parts := make([]string, len(order))
+	for i, why := range order {
+		parts[i] = fmt.Sprintf("%d %s", count[why], why)
+	}
+	fmt.Fprintf(w, "skipped: %s\n", strings.Join(parts, "; "))
+	for _, s := range tr.Skips[:min(shownSkips, len(tr.Skips))] {
+		fmt.Fprintf(w, "  line %d: job %s: %s\n", s.Line, s.JobID, s.Why)
+	}
+	if len(tr.Skips) > shownSkips {
+		fmt.Fprintf(w, "  (and %d more)\n", len(tr.Skips)-shownSkips)
+	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"fmt"
 	"github.com/alecthomas/kong"
 	"path/filepath"
 	"strings"
@@ -250,6 +251,44 @@ func TestReadSacct(t *testing.T) {
 	// The step, the job without GPUs and the job that never started.
 	if tr.Format != "sacct" || tr.Skipped != 3 {
 		t.Errorf("format %q, %d skipped; want sacct, 3", tr.Format, tr.Skipped)
+	}
+	wantSkips := []Skip{{3, "101.batch", SkipStep}, {5, "103", SkipNoGPUs}, {6, "104", SkipNotStarted}}
+	if diff := cmp.Diff(wantSkips, tr.Skips); diff != "" {
+		t.Errorf("skips (-want +got):\n%s", diff)
+	}
+	var b strings.Builder
+	WriteSkips(&b, tr)
+	wantText := "skipped: 1 a step (its job's own row counts); 1 held no GPU; 1 never started (no Start time)\n" +
+		"  line 3: job 101.batch: a step (its job's own row counts)\n" +
+		"  line 5: job 103: held no GPU\n" +
+		"  line 6: job 104: never started (no Start time)\n"
+	if b.String() != wantText {
+		t.Errorf("WriteSkips:\n%s\nwant:\n%s", b.String(), wantText)
+	}
+}
+
+// Past the first few skipped rows, WriteSkips counts the rest.
+func TestWriteSkipsMany(t *testing.T) {
+	text := "JobID|Submit|Start|End|Elapsed|User|AllocTRES\n"
+	for i := range 8 {
+		text += fmt.Sprintf("%d|2026-11-02T09:00:00|2026-11-02T09:00:00|2026-11-02T09:01:00|00:01:00|alice|gres/gpu=%d\n", i+1, i%2)
+		text += fmt.Sprintf("%d.0|2026-11-02T09:00:00|2026-11-02T09:00:00|2026-11-02T09:01:00|00:01:00||gres/gpu=1\n", i+1)
+	}
+	tr, err := ReadTrace("t.txt", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	WriteSkips(&b, tr)
+	want := "skipped: 4 held no GPU; 8 a step (its job's own row counts)\n" +
+		"  line 2: job 1: held no GPU\n" +
+		"  line 3: job 1.0: a step (its job's own row counts)\n" +
+		"  line 5: job 2.0: a step (its job's own row counts)\n" +
+		"  line 6: job 3: held no GPU\n" +
+		"  line 7: job 3.0: a step (its job's own row counts)\n" +
+		"  (and 7 more)\n"
+	if b.String() != want {
+		t.Errorf("WriteSkips:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
 

@@ -36,8 +36,32 @@ type Trace struct {
 	Format string // "philly" or "sacct"
 	Jobs   []TraceJob
 	// Skipped counts rows that describe no GPU work (sacct: steps, jobs
-	// that never started or held no GPU).
+	// that never started, ran no time or held no GPU); Skips says which
+	// and why, in file order.
 	Skipped int
+	Skips   []Skip
+}
+
+// Skip is a row of the trace left out, and why.
+type Skip struct {
+	Line  int
+	JobID string
+	// Why is one of the skip reasons below.
+	Why string
+}
+
+// Why a sacct row is not replayed.
+const (
+	SkipStep       = "a step (its job's own row counts)"
+	SkipNotStarted = "never started (no Start time)"
+	SkipNoRuntime  = "ran no time (Elapsed 0)"
+	SkipNoGPUs     = "held no GPU"
+)
+
+// skip leaves a row out, saying why.
+func (t *Trace) skip(line int, id, why string) {
+	t.Skipped++
+	t.Skips = append(t.Skips, Skip{Line: line, JobID: id, Why: why})
 }
 
 // ReadTraceFile reads a trace, detecting its format from the header line.
@@ -215,7 +239,7 @@ func readSacct(name, header string, sc *bufio.Scanner) (*Trace, error) {
 		}
 		id := get("JobID")
 		if strings.Contains(id, ".") {
-			t.Skipped++ // a step: its job's row counts
+			t.skip(line, id, SkipStep)
 			continue
 		}
 		submit, err := parseSacctTime(get("Submit"))
@@ -233,11 +257,11 @@ func readSacct(name, header string, sc *bufio.Scanner) (*Trace, error) {
 			}
 		}
 		if _, e := parseSacctTime(get("Start")); hasStart && e != nil {
-			t.Skipped++ // never started (Unknown, None)
+			t.skip(line, id, SkipNotStarted) // Start is Unknown or None
 			continue
 		}
 		if dur <= 0 {
-			t.Skipped++
+			t.skip(line, id, SkipNoRuntime)
 			continue
 		}
 		gpus, err := sacctGPUs(get)
@@ -245,7 +269,7 @@ func readSacct(name, header string, sc *bufio.Scanner) (*Trace, error) {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 		}
 		if gpus == 0 {
-			t.Skipped++
+			t.skip(line, id, SkipNoGPUs)
 			continue
 		}
 		var limit int64

@@ -24,7 +24,9 @@ const (
 	EINVAL Errno = 22
 
 	ErrInvalidPartitionName           Errno = 2000
+	ErrDefaultPartitionNotSet         Errno = 2001
 	ErrAccessDenied                   Errno = 2002
+	ErrPartitionGroupDenied           Errno = 2003 // ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP
 	ErrTooManyRequestedCPUs           Errno = 2005
 	ErrInvalidNodeCount               Errno = 2006
 	ErrUserIDMissing                  Errno = 2010
@@ -71,8 +73,12 @@ func (e Errno) Words() (string, bool) {
 		return "Resource temporarily unavailable", true
 	case ErrInvalidPartitionName:
 		return "Invalid partition name specified", true
+	case ErrDefaultPartitionNotSet:
+		return "No partition specified or system default partition", true
 	case ErrAccessDenied:
 		return "Access/permission denied", true
+	case ErrPartitionGroupDenied:
+		return "User's group not permitted to use this partition", true
 	case ErrTooManyRequestedCPUs:
 		return "More processors requested than permitted", true
 	case ErrInvalidNodeCount:

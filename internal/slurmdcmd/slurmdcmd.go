@@ -157,7 +157,7 @@ func checkConfig(path string, sio cmdio.IO) int {
 	if len(users) > 0 {
 		fmt.Fprintf(w, "Users          %s\n", strings.Join(users, " "))
 	}
-	return 0
+	return printInForce(cfg, sio)
 }
 
 // parseJob prints the request sbatch would make, for a user asking "what

@@ -185,6 +185,7 @@ func allocError(prog string, err error, sio cli.IO) int {
 		what = "Job submit/allocate failed"
 	}
 	fmt.Fprintf(sio.Stderr, "%s: error: %s: %s\n", prog, what, cli.Strerror(le.Code, lines[len(lines)-1]))
+	cli.PrintHint(prog, le, sio)
 	return 1
 }
 

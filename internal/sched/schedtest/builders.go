@@ -230,6 +230,12 @@ func (b *PartBuilder) Tier(t int) *PartBuilder      { b.p.PriorityTier = t; retu
 func (b *PartBuilder) JobFactor(f int) *PartBuilder { b.p.PriorityJobFactor = f; return b }
 func (b *PartBuilder) Requeue() *PartBuilder        { b.p.PreemptMode = sched.PreemptRequeue; return b }
 func (b *PartBuilder) Down() *PartBuilder           { b.p.Down = true; return b }
+
+// Accounts sets AllowAccounts.
+func (b *PartBuilder) Accounts(a ...string) *PartBuilder { b.p.AllowAccounts = a; return b }
+
+// Drain closes the partition to new jobs (State DRAIN).
+func (b *PartBuilder) Drain() *PartBuilder { b.p.Closed = true; return b }
 func (b *PartBuilder) Nodes(n ...string) *PartBuilder {
 	b.p.Nodes = n
 	return b
@@ -245,6 +251,7 @@ func (b *PartBuilder) Billing(w sched.TRESWeights) *PartBuilder {
 func (b *PartBuilder) Build() sched.Partition {
 	p := b.p
 	p.Nodes = append([]string(nil), b.p.Nodes...)
+	p.AllowAccounts = append([]string(nil), b.p.AllowAccounts...)
 	if b.p.Billing != nil {
 		w := *b.p.Billing
 		p.Billing = &w

@@ -1,0 +1,58 @@
+package daemon
+
+import (
+	"fmt"
+	"os/user"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// allowGroupsRefusal refuses a submission by caller to partition when the
+// partition's AllowGroups leave the caller out, as slurmctld's
+// validate_group does (ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP); root
+// may always use the partition. The groups are the caller's as the kernel
+// and NSS give them, so it lives here rather than in the pure core. nil
+// when the caller may submit there (or the partition does not exist,
+// which CheckSubmit refuses).
+func allowGroupsRefusal(caller localapi.Identity, partition string, cfg *config.Config) *localapi.Error {
+	p := cfg.Partition(partition)
+	if p == nil || len(p.AllowGroups) == 0 || slices.Contains(p.AllowGroups, "ALL") || caller.UID == 0 {
+		return nil
+	}
+	for _, name := range p.AllowGroups {
+		g, err := user.LookupGroup(name)
+		if err != nil {
+			continue
+		}
+		gid, err := strconv.ParseUint(g.Gid, 10, 32)
+		if err == nil && slices.Contains(caller.Groups, uint32(gid)) {
+			return nil
+		}
+	}
+	e := refusal(slurm.ErrPartitionGroupDenied, slurm.ErrPartitionGroupDenied.Error())
+	fix := fmt.Sprintf("ask an administrator to add you (usermod -aG %s %s), then log in again", p.AllowGroups[0], caller.User)
+	if open := openPartitions(cfg, p.PartitionName); open != "" {
+		fix = "use a partition open to everyone (" + open + "), or " + fix
+	}
+	e.Hint = fmt.Sprintf("partition %s takes jobs of members of %s only (AllowGroups), and %s is in none: %s",
+		p.PartitionName, strings.Join(p.AllowGroups, ", "), caller.User, fix)
+	return e
+}
+
+// openPartitions names the partitions other than skip that any user may
+// submit to; "" for none.
+func openPartitions(cfg *config.Config, skip string) string {
+	var names []string
+	for _, p := range cfg.Partitions {
+		if p.PartitionName != skip && (len(p.AllowGroups) == 0 || slices.Contains(p.AllowGroups, "ALL")) &&
+			p.State != config.StateDrain && p.State != config.StateInactive {
+			names = append(names, p.PartitionName)
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,35 @@
+package slurmdcmd
+
+import (
+	"fmt"
+
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
+)
+
+// printInForce ends `slurmd-lite config`: after the summary, every setting
+// in force (defaults included: QOS limits, YieldGroup, AllowGroups,
+// GraceTime, IdleGPUTimeout, ...) as a configuration file that reads back
+// as the same configuration, then a warning on stderr for each group the
+// file names that this machine lacks, as the daemon logs at start.
+func printInForce(cfg *config.Config, sio cmdio.IO) int {
+	w := sio.Stdout
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "# Every setting in force, defaults included (this reads back as a configuration file):")
+	if err := cfg.WriteTOML(w); err != nil {
+		fmt.Fprintf(sio.Stderr, "slurmd-lite: error: %v\n", err)
+		return 1
+	}
+	for _, warning := range cfg.GroupWarnings(groupExists) {
+		fmt.Fprintf(sio.Stderr, "slurmd-lite: warning: %s\n", warning)
+	}
+	return 0
+}
+
+// groupExists asks the group database as the commands do (/etc/group, then
+// getent for LDAP or SSSD groups).
+func groupExists(name string) bool {
+	_, err := userdb.GroupByName(name)
+	return err == nil
+}
