@@ -72,7 +72,7 @@ func (d *Daemon) yieldSteps(ctx context.Context, req *localapi.Request[struct{}]
 	if err != nil {
 		return nil, err
 	}
-	if !d.mayYield(req.Caller, j) {
+	if d.yieldDenied(req.Caller, j) != "" {
 		return nil, refusal(slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error())
 	}
 	d.mu.Lock()
