@@ -140,10 +140,12 @@ func DaemonError(prog string, err error, sio IO) int {
 
 // PrintHint prints slurm-lite's line after a refusal in Slurm's words:
 // what was asked, what exists, the fix. It comes after Slurm's own lines,
-// which tools parse, never instead of them.
+// which tools parse, never instead of them, and says it is slurm-lite's
+// ("slurm-lite: ..."), so that a tool taking the last "prog: error:" line
+// still finds Slurm's.
 func PrintHint(prog string, le *sockclient.Error, sio IO) {
 	if le.Hint != "" {
-		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, le.Hint)
+		fmt.Fprintf(sio.Stderr, "slurm-lite: %s\n", le.Hint)
 	}
 }
 

@@ -168,7 +168,7 @@ func printSubmitError(err error, testOnly bool, w io.Writer) int {
 		fmt.Fprintf(w, "sbatch: error: Batch job submission failed: %s\n", last)
 	}
 	if le.Hint != "" {
-		fmt.Fprintf(w, "sbatch: error: %s\n", le.Hint)
+		fmt.Fprintf(w, "slurm-lite: %s\n", le.Hint)
 	}
 	return 1
 }
@@ -376,7 +376,7 @@ func readLimited(r io.Reader, limit int) ([]byte, error) {
 // sbatch prints slurmctld's (_test_job_desc_fields), then the hint.
 func scriptTooBig(prog string, w io.Writer, hint string) int {
 	fmt.Fprintf(w, "%s: error: Batch job submission failed: %s\n", prog, slurm.ErrPathnameTooLong)
-	fmt.Fprintf(w, "%s: error: %s\n", prog, hint)
+	fmt.Fprintf(w, "slurm-lite: %s\n", hint)
 	return 1
 }
 
@@ -392,10 +392,10 @@ func PrintJobError(prog string, err error, w io.Writer) int {
 	}
 	fmt.Fprint(w, e.Stderr(prog))
 	if loc := e.Location(); loc != "" && e.Line > 0 {
-		fmt.Fprintf(w, "%s: error: the option is at %s\n", prog, loc)
+		fmt.Fprintf(w, "slurm-lite: the option is at %s\n", loc)
 	}
 	if e.Hint != "" {
-		fmt.Fprintf(w, "%s: error: %s\n", prog, e.Hint)
+		fmt.Fprintf(w, "slurm-lite: %s\n", e.Hint)
 	}
 	return e.Exit
 }

@@ -141,7 +141,7 @@ func (s *scontrolArgs) updateJob(argv []string) {
 				if s.quiet != 1 {
 					fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", updateStrerror(r.Code, r.Error), r.Job)
 					if r.Hint != "" {
-						fmt.Fprintf(s.sio.Stderr, "scontrol: error: %s\n", r.Hint)
+						fmt.Fprintf(s.sio.Stderr, "slurm-lite: %s\n", r.Hint)
 					}
 				}
 			}
