@@ -19,7 +19,7 @@ _slurm_lite() {
 		;;
 	scontrol)
 		opts='--all --cluster --details --federation --future --help --hide --local --oneliner --quiet --sibling --uid --verbose --version'
-		words='help hold holdu release requeue show uhold update version yield'
+		words='help hold holdu ping release requeue show uhold update version yield'
 		case $prev in
 		show) after='config hostlist hostlistsorted hostnames job node partition' ;;
 		esac

@@ -187,7 +187,7 @@ func commandHelps(t *testing.T) []Command {
 			}
 		}
 		if m.name == "scontrol" {
-			c.Words = []string{"help", "hold", "holdu", "release", "requeue", "show", "uhold", "update", "version", "yield"}
+			c.Words = []string{"help", "hold", "holdu", "ping", "release", "requeue", "show", "uhold", "update", "version", "yield"}
 			c.After = map[string][]string{"show": {"config", "hostlist", "hostlistsorted", "hostnames", "job", "node", "partition"}}
 		}
 		cmds = append(cmds, c)

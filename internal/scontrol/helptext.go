@@ -32,6 +32,7 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
 			      is either a space separate list of job IDs or
 			      job names 
      holdu <job_list>         place user hold on specified job (see hold)  
+     ping                     print status of slurmctld daemons.           
      release <job_list>       permit specified job to start (see hold)     
      requeue <job_id>         re-queue a batch job                         
      show <ENTITY> [<ID>]     display state of identified entity, default  

@@ -11,6 +11,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
@@ -139,6 +140,13 @@ func (s *scontrolArgs) run(argv []string) {
 			fmt.Fprintf(s.sio.Stderr, "too many arguments for keyword:%s\n", tag)
 		}
 		io.WriteString(s.sio.Stdout, scontrolHelp)
+	case keyword(tag, "ping", 3):
+		if len(argv) > 1 {
+			s.exit = 1
+			fmt.Fprintf(s.sio.Stderr, "too many arguments for keyword:%s\n", tag)
+			return
+		}
+		s.ping()
 	case keyword(tag, "version", 4):
 		fmt.Fprintln(s.sio.Stdout, cli.SlurmVersion)
 	default:
@@ -484,4 +492,25 @@ func splitJobList(s string) ([]string, bool) {
 		out = append(out, s[start:])
 	}
 	return out, len(out) > 0
+}
+
+// ping is _ping_slurmctld for the one controller: "UP" and 0 when the
+// daemon answers within MessageTimeout, else "DOWN" and 1 (with Slurm's
+// banner for root). Scripts wait for a daemon they just started with
+// `until scontrol ping >/dev/null; do sleep 0.2; done`.
+func (s *scontrolArgs) ping() {
+	cfg, _, err := config.Find("")
+	if err != nil {
+		s.exit = 1
+		fmt.Fprintf(s.sio.Stderr, "scontrol: error: %v\n", err)
+		return
+	}
+	state := "UP"
+	if sockclient.Ping(cfg.SocketPath, cfg.MessageTimeout) != nil {
+		state, s.exit = "DOWN", 1
+	}
+	fmt.Fprintf(s.sio.Stdout, "Slurmctld(primary) at %s is %s\n", cli.ShortHost(), state)
+	if state == "DOWN" && os.Getuid() == 0 {
+		fmt.Fprint(s.sio.Stdout, "*****************************************\n** RESTORE SLURMCTLD DAEMON TO SERVICE **\n*****************************************\n")
+	}
 }

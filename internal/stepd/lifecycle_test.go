@@ -345,3 +345,29 @@ func TestLimitRequest(t *testing.T) {
 		j.wait()
 	})
 }
+
+// A supervisor whose run directory is removed under it (a test's temporary
+// directory cleaned up, a lab starting over) exits when its job ends: it
+// keeps a status it cannot write only while someone can still read it.
+func TestRunDirectoryRemovedEndsTheSupervisor(t *testing.T) {
+	t.Parallel()
+	j := newJob(t, "#!/bin/bash\necho start\nwhile [ ! -e go ]; do sleep 0.05; done\n")
+	j.start()
+	j.waitOutput(fmt.Sprintf("slurm-%d.out", j.spec.JobID), "start\n")
+	if err := os.RemoveAll(j.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(j.work, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_, _ = j.proc.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the supervisor still runs a minute after its job ended with its run directory gone")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"net"
 	"os"
@@ -717,6 +718,14 @@ func (sv *supervisor) finish(launchErr error) error {
 		err := writeStatus(sv.dir, st)
 		if err == nil {
 			break
+		}
+		// A run directory that is gone (its state directory removed: a
+		// test's, or a lab starting over) has no reader any more: keeping
+		// the status would keep this process for ever.
+		if _, serr := os.Stat(sv.dir); errors.Is(serr, fs.ErrNotExist) {
+			sv.log.Printf("job %d: its run directory %s is gone, so no daemon can read its final status (%s %s): giving up", sv.spec.JobID, sv.dir, st.State, st.ExitCode)
+			sv.answerFinish(st)
+			return nil
 		}
 		if attempt == 0 {
 			sv.log.Printf("job %d: cannot write its final status (%v): keeping it, and trying again every %v", sv.spec.JobID, err, statusRetry)
