@@ -33,8 +33,10 @@ vet:
 	@# Every file as gofmt writes it.
 	@test -z "$$(gofmt -l cmd internal scripts)" || { echo "not gofmt-clean:"; gofmt -l cmd internal scripts; exit 1; }
 
+# unit: on a terminal, a line as each package starts and ends; piped, go
+# test's own output (scripts/unit).
 unit:
-	$(GO) test -count=1 ./...
+	@GO=$(GO) scripts/unit
 
 ## test-stress: the unit stage three times with every core kept busy
 ## (scripts/cpuhog): what passes only on an idle machine fails here
