@@ -461,17 +461,20 @@ func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 // stops (a preemption, idle GPUs, a GPU violation) are in the audit trail
 // with detail as their why, and a preemption is told as PREEMPT.
 func (d *Daemon) stop(ctx context.Context, id uint32, why, detail string) {
-	d.stopSparing(ctx, id, why, detail, 0, true)
+	_ = d.stopSparing(ctx, id, why, detail, 0, true) // logged there; the loop tries again
 }
 
 // stopSparing is stop, whose first signal skips process spare (the
 // caller's, when a job requeues itself: see stepd.Request.Spare); audit
 // says whether to record the stop as the scheduler's (a caller's requeue
 // is recorded as the caller's by its handler).
-func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string, spare int, audit bool) {
+func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string, spare int, audit bool) error {
 	j, err := d.st.Job(ctx, id)
-	if err != nil || j.State != slurm.Running {
-		return
+	if err != nil {
+		return fmt.Errorf("reading job %d: %w", id, err)
+	}
+	if j.State != slurm.Running {
+		return nil
 	}
 	cfg := d.config()
 	var grace time.Duration
@@ -487,7 +490,8 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 	d.mu.Lock()
 	if _, already := d.after[id]; already {
 		d.mu.Unlock()
-		return
+		d.log.Info("job already being stopped", "job", id, "why", detail)
+		return nil
 	}
 	d.after[id] = after
 	if d.stopNotes == nil {
@@ -519,9 +523,10 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 	}
 	if _, err := d.callSupervisor(j, req); err != nil {
 		d.log.Error("stopping job", "job", id, "err", err)
-		return
+		return fmt.Errorf("asking job %d's supervisor to stop it: %w", id, err)
 	}
 	d.log.Info("stopping job", "job", id, "why", detail)
+	return nil
 }
 
 // stopNote is what a requeued run keeps of why it was stopped: "preempted

@@ -708,7 +708,11 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 		// for the job's failure.) Recorded first: the requeue the stop
 		// leads to comes after it in the trail.
 		d.audit(ctx, caller, j.ID, "requeue", "requeue asked while RUNNING")
-		d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID, false)
+		// A stop that could not be handed over is not a requeue: the
+		// caller hears so, and may try again.
+		if err := d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID, false); err != nil {
+			r.Code, r.Error = slurm.ErrDisabled, err.Error()
+		}
 	case j.State.Finished():
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
 			if _, err := tx.Requeue(j.ID, d.now()); err != nil {
