@@ -716,6 +716,7 @@ func parseExit(s string) store.ExitCode {
 // starting; one that is gone answers at once.
 func (d *Daemon) callSupervisor(j store.Job, req stepd.Request) (stepd.Reply, error) {
 	dir := d.runDir(j.ID, j.Restarts)
+	req.Run = &stepd.RunOwner{JobID: j.ID, Run: j.Restarts, UID: j.UID}
 	deadline := time.Now().Add(10 * time.Second) // real: a real process's socket
 	for {
 		rep, err := stepd.Call(dir, req)

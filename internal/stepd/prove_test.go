@@ -103,3 +103,33 @@ func withIdentity(t *testing.T, dir string, rec Identity, fn func()) {
 	}()
 	fn()
 }
+
+// TestARequestForAnotherRunIsRefused: a supervisor takes a request that
+// names a run (Request.Run) only when it is its own: a cancel meant for
+// another job, another run or another user's job kills nothing.
+func TestARequestForAnotherRunIsRefused(t *testing.T) {
+	t.Parallel()
+	j := newJob(t, "#!/bin/sh\necho started\nexec sleep 300\n").start()
+	j.waitOutput("slurm-"+strconv.Itoa(int(j.spec.JobID))+".out", "started\n")
+	me := RunOwner{JobID: j.spec.JobID, Run: 0, UID: j.spec.User.UID}
+	for _, other := range []RunOwner{
+		{JobID: me.JobID + 1, Run: 0, UID: me.UID},
+		{JobID: me.JobID, Run: 1, UID: me.UID},
+		{JobID: me.JobID, Run: 0, UID: me.UID + 1},
+	} {
+		rep, err := Call(j.dir, Request{Op: OpCancel, Kill: true, Run: &other})
+		if err == nil || !strings.Contains(rep.Error, "refused") {
+			t.Errorf("a cancel for %+v: reply %+v, %v; want it refused", other, rep, err)
+		}
+	}
+	rep, err := Call(j.dir, Request{Op: OpStatus, Run: &me})
+	if err != nil || rep.Status == nil || rep.Status.State != "RUNNING" {
+		t.Fatalf("after the refused cancels: %+v, %v; want the job RUNNING", rep, err)
+	}
+	if _, err := Call(j.dir, Request{Op: OpCancel, Kill: true, Run: &me}); err != nil {
+		t.Fatal(err)
+	}
+	if st := j.wait(); st.State != "CANCELLED" {
+		t.Fatalf("the job's own cancel left it %s", st.State)
+	}
+}
