@@ -288,7 +288,8 @@ func (d *Daemon) runRecord(spec *stepd.Spec) (store.Job, error) {
 // the database did not know and no job directory put back.
 func (d *Daemon) reportLost(ctx context.Context, rows map[uint32]store.RowState, adopted, arrays map[uint32]bool) error {
 	behind := d.st.IDsBehind()
-	if behind.Empty() {
+	if behind.Empty() || d.opts.Fresh {
+		// --fresh forgets the jobs on purpose: nothing to report.
 		return nil
 	}
 	if !behind.Exact {

@@ -137,6 +137,12 @@ func checkState(stateDir, jobsDir string, fresh, rebuild bool, log *slog.Logger)
 	// a directory on disk, not a time the schedule uses.
 	aside := jobsDir + ".before-fresh-" + time.Now().Format("20060102T150405")
 	if len(t.jobDirs) > 0 {
+		// The ids of the directories moved aside stay taken, even where
+		// the mark went with the database: their checkpoints are named
+		// by them.
+		if err := store.RaiseHWM(stateDir, t.jobDirs[len(t.jobDirs)-1]+1); err != nil {
+			return fmt.Errorf("--fresh: %w", err)
+		}
 		if err := os.Rename(jobsDir, aside); err != nil {
 			return fmt.Errorf("--fresh: moving the old job directories aside: %w", err)
 		}

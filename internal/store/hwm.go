@@ -67,6 +67,25 @@ func readHWM(dir string) (mark uint32, exact bool, err error) {
 	return uint32(n), len(s) == hwmWidth, nil
 }
 
+// RaiseHWM makes the state directory's mark at least n (the store is not
+// open): ids below n count as given out. slurmd-lite --fresh raises it past
+// the job directories it moves aside.
+func RaiseHWM(dir string, n uint32) error {
+	mark, _, err := readHWM(dir)
+	if err != nil {
+		return err
+	}
+	if mark >= n {
+		return nil // a legacy block mark stays one: it is read as one
+	}
+	h, err := openHWM(dir, max(mark, n))
+	if err != nil {
+		return err
+	}
+	h.close()
+	return nil
+}
+
 // hwm is the writer's view of the mark, and the file it rewrites in place.
 type hwm struct {
 	dir  string
