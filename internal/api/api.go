@@ -199,6 +199,21 @@ type Config struct {
 	// configured, or AllowUnlistedUsers): root with no accounts, the users
 	// the daemon has seen, and the caller. sacctmgr lists them.
 	ImplicitUsers []string `json:"implicit_users,omitempty"`
+	// Cgroups is where the daemon puts job cgroups and whether they can
+	// enforce --mem; nil from a daemon that does not say.
+	Cgroups *Cgroups `json:"cgroups,omitempty"`
+}
+
+// Cgroups is what the daemon found of cgroups at its start: the cgroup
+// job cgroups go under ("" for none), the controllers they get, and
+// whether memory is one (--mem, --mem-per-cpu and --mem-per-gpu
+// enforced); when not, Problem says why and Fix what to do.
+type Cgroups struct {
+	Base        string   `json:"base,omitempty"`
+	Controllers []string `json:"controllers,omitempty"`
+	Memory      bool     `json:"memory"`
+	Problem     string   `json:"problem,omitempty"`
+	Fix         string   `json:"fix,omitempty"`
 }
 
 // ShareRow is one line of sshare -l: an account, or a user's association

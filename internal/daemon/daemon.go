@@ -135,6 +135,9 @@ type Daemon struct {
 	jobsDir string
 	cfgPath string
 	boot    time.Time
+	// cg is where job cgroups go and what they get (cgroups.go); set
+	// after reattach, before the API serves and the loop starts jobs.
+	cg stepd.Delegation
 	// kick wakes the loop (wake); ended carries the jobs whose supervisors
 	// ended to the loop (finishAll). The channels are fixed; anyone sends.
 	kick  chan struct{}
@@ -312,13 +315,6 @@ func Run(ctx context.Context, opts Options) error {
 		log.Warn("the configuration gives this node more CPUs than the machine has: jobs are not pinned to CPUs",
 			"configured", cfg.Node.CPUs, "machine", n)
 	}
-	// Said once here, not per job: whether jobs get a cgroup (cgroup.kill,
-	// cpuset, --mem enforced, OOM kills recorded) or a subreaper.
-	if dir, err := stepd.ProbeCgroup(""); err != nil {
-		log.Warn("jobs are tracked without cgroups: --mem is not enforced and an OOM kill is not told apart", "why", err)
-	} else {
-		log.Info("jobs get a cgroup each", "under", dir, "memory_controller", hasMemoryController(dir))
-	}
 	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, opts.Rebuild, log); err != nil {
 		return err
 	}
@@ -394,6 +390,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err := d.reattach(ctx); err != nil {
 		return err
 	}
+	// Said once here, not per job: whether jobs get a cgroup (cgroup.kill,
+	// cpuset, --mem enforced, OOM kills recorded) or a subreaper.
+	d.setUpCgroups(ctx)
 
 	d.srv = &localapi.Server{Routes: d.routes(), Logf: func(f string, a ...any) { log.Warn(fmt.Sprintf(f, a...)) }}
 	serveErr := make(chan error, 1)
@@ -430,20 +429,12 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	stop()
 	<-loopDone
+	d.releaseCgroups()
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = d.srv.Shutdown(shut)
 	log.Info("stopped")
 	return nil
-}
-
-// hasMemoryController says whether cgroups under dir can limit memory.
-func hasMemoryController(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
-	if err != nil {
-		b, err = os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
-	}
-	return err == nil && strings.Contains(string(b), "memory")
 }
 
 // loadConfig reads the configuration and fills in the host's facts.

@@ -224,6 +224,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		if _, err := tx.AppendEvent(d.schedEvent(id, "end", endDetail(j))); err != nil {
 			return err
 		}
+		addNote(&j, d.memNote(j, st))
 		if interactive(j) {
 			// srun's or salloc's: no batch step, and its command's
 			// output is the caller's terminal, not a file to look in.
@@ -390,6 +391,7 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 		applyStatus(&cur, st)
 		cur.State = as
 		cur.Notes = append(cur.Notes, notes...)
+		addNote(&cur, d.memNote(cur, st))
 		if err := tx.PutJob(cur); err != nil {
 			return err
 		}

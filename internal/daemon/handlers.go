@@ -876,7 +876,7 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 // configInForce is the configuration the daemon runs with.
 func (d *Daemon) configInForce(ctx context.Context, req *localapi.Request[struct{}]) (api.Config, error) {
 	d.mu.Lock()
-	out := api.Config{Config: d.cfg, Path: d.cfgPath, Boot: d.boot, GPUs: d.gsnap.Comment}
+	out := api.Config{Config: d.cfg, Path: d.cfgPath, Boot: d.boot, GPUs: d.gsnap.Comment, Cgroups: d.cgroupsView()}
 	d.mu.Unlock()
 	out.ImplicitUsers = d.implicitUsers(ctx, out.Config, append(namedUsers(req.Query), req.Caller.User)...)
 	return out, nil

@@ -738,6 +738,7 @@ func (d *Daemon) spec(j store.Job, script store.Script, limit time.Duration) (*s
 		Error:        r.Error,
 		Input:        r.Input,
 		MemLimit:     j.Alloc.Mem,
+		Cgroup:       stepd.Cgroup{Parent: d.cg.Base},
 		ConfPath:     d.cfgPath,
 		BatchSize:    j.BatchSize,
 	}

@@ -60,6 +60,9 @@ type Status struct {
 	// Warnings are what the supervisor could not do as asked (a memory
 	// limit without a memory controller, CPUs it could not pin).
 	Warnings []string `json:"warnings,omitempty"`
+	// MemLimitUnenforced: the job had a memory limit (MemLimit) and its
+	// cgroup no memory controller to enforce it, or it had no cgroup.
+	MemLimitUnenforced bool `json:"mem_limit_unenforced,omitempty"`
 }
 
 // StepStatus is the batch step's line in sacct.

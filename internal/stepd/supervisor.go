@@ -665,7 +665,8 @@ func (sv *supervisor) status(launchErr error) Status {
 		// Copies: the reply is encoded on the connection's goroutine.
 		Warnings: slices.Clone(sv.tr.warnings),
 
-		TrackingDetail: sv.tr.describe(),
+		TrackingDetail:     sv.tr.describe(),
+		MemLimitUnenforced: sv.spec.MemLimit > 0 && !sv.tr.memory,
 	}
 	if sv.ending != nil {
 		e := *sv.ending

@@ -79,7 +79,11 @@ func newTracker(s *Spec) (*tracker, error) {
 		t.why = err.Error()
 	}
 	if s.MemLimit > 0 && !t.memory {
-		t.warnings = append(t.warnings, fmt.Sprintf("memory limit of %d bytes not enforced: no cgroup memory controller", s.MemLimit))
+		why := "no cgroup: " + t.why
+		if t.cgroup != "" {
+			why = "no memory controller in cgroup " + t.cgroup
+		}
+		t.warnings = append(t.warnings, fmt.Sprintf("memory limit of %d bytes not enforced: %s", s.MemLimit, why))
 	}
 	return t, nil
 }
@@ -240,21 +244,25 @@ func (t *tracker) oomKills() int {
 	return keyedInt(b, "oom_kill")
 }
 
-// peakRSS is the cgroup's memory.peak, else the largest peak RSS of the
-// supervisor's reaped descendants (getrusage counts them all).
+// peakRSS is the cgroup's memory.peak, or the largest peak RSS of the
+// supervisor's reaped descendants (getrusage counts them all) where that
+// is more: the cgroup's peak counts from when its memory controller came
+// on, which for a job may be after its start (a daemon that turned it on
+// while the job ran, or turned it on again after a restart).
 func (t *tracker) peakRSS() int64 {
-	if t.memory {
+	var peak int64
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
+		peak = ru.Maxrss * 1024 // KiB on Linux
+	}
+	if t.cgroup != "" {
 		if b, err := os.ReadFile(filepath.Join(t.cgroup, "memory.peak")); err == nil {
 			if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
-				return n
+				peak = max(peak, n)
 			}
 		}
 	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
-		return 0
-	}
-	return ru.Maxrss * 1024 // KiB on Linux
+	return peak
 }
 
 // remove deletes the job's cgroup, which must be empty by then.
