@@ -84,7 +84,15 @@ var acctFields = []*acctField{
 	{"AveDiskRead", 14, kindStr, blank},
 	{"AveDiskWrite", 14, kindStr, blank},
 	{"AvePages", 10, kindStr, blank},
-	{"AveRSS", 10, kindStr, blank},
+	// AveRSS is the average over the step's tasks of each one's peak
+	// (slurmstepd moves each task's max into the total it averages):
+	// the batch step's one task's peak, its MaxRSS.
+	{"AveRSS", 10, kindStr, func(r *AcctRow) acctVal {
+		if !r.hasRSS() || r.Step.NTasks > 1 {
+			return val("")
+		}
+		return r.rss()
+	}},
 	{"AveVMSize", 10, kindStr, blank},
 	{"BlockID", 16, kindStr, blank},
 	{"Cluster", 10, kindStr, func(r *AcctRow) acctVal {
@@ -152,14 +160,28 @@ var acctFields = []*acctField{
 	{"MaxPages", 8, kindStr, blank},
 	{"MaxPagesNode", 12, kindStr, blank},
 	{"MaxPagesTask", 14, kindNum, blank},
+	// MaxRSS and its node and task are a step's (the batch step's peak,
+	// as its supervisor recorded it); the job's line has them empty, as
+	// Slurm's has for a job whose steps are tracked. A step with no
+	// recorded peak (one that ended before Slurm's first sample) has none.
 	{"MaxRSS", 10, kindStr, func(r *AcctRow) acctVal {
-		if r.Step == nil || r.Step.MaxRSS <= 0 {
+		if !r.hasRSS() {
 			return val("")
 		}
-		return val(r.convert(float64(r.Step.MaxRSS)/1024, unitKilo))
+		return r.rss()
 	}},
-	{"MaxRSSNode", 10, kindStr, blank},
-	{"MaxRSSTask", 10, kindNum, blank},
+	{"MaxRSSNode", 10, kindStr, func(r *AcctRow) acctVal {
+		if !r.hasRSS() {
+			return val("")
+		}
+		return val(r.Rec.Job.Alloc.Node)
+	}},
+	{"MaxRSSTask", 10, kindNum, func(r *AcctRow) acctVal {
+		if !r.hasRSS() || r.Step.NTasks > 1 {
+			return val("")
+		}
+		return val("0")
+	}},
 	{"MaxVMSize", 10, kindStr, blank},
 	{"MaxVMSizeNode", 14, kindStr, blank},
 	{"MaxVMSizeTask", 14, kindNum, blank},
@@ -573,6 +595,14 @@ func (r *AcctRow) jobID(raw bool) string {
 
 // convert prints an amount in unit orig as sacct does, honouring --units
 // and --noconvert.
+// hasRSS: the row is a step with a recorded peak memory.
+func (r *AcctRow) hasRSS() bool { return r.Step != nil && r.Step.MaxRSS > 0 }
+
+// rss is the step's peak memory as sacct prints a TRES usage of memory:
+// bytes, converted from no unit (convert_num_unit(UNIT_NONE)), so that
+// --noconvert prints bytes.
+func (r *AcctRow) rss() acctVal { return val(r.convert(float64(r.Step.MaxRSS), unitNone)) }
+
 func (r *AcctRow) convert(num float64, orig int) string {
 	mode := convertExact
 	if r.NoConvert {

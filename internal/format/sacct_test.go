@@ -141,3 +141,40 @@ func TestTRESLeavesOutZero(t *testing.T) {
 		t.Errorf("scontrol's TRES %q shows a billing of 0", got)
 	}
 }
+
+// The batch step's peak memory is a step's usage, as sacct prints it
+// (convert_num_unit of bytes, from no unit): MaxRSS, its node, its task
+// (the batch step's one task, 0) and the average over its tasks (the one
+// task's peak). The job's line has them empty, as has a step with no
+// recorded peak (one that ended before Slurm's first sample).
+func TestMaxRSSIsTheBatchStepsPeak(t *testing.T) {
+	start := testNow.Add(-time.Minute)
+	rec := &jobrec.Record{Latest: true, Job: jobrec.Job{ID: 7, ArrayTaskID: jobrec.NoTask, State: slurm.Completed,
+		Start: start, End: testNow, Alloc: jobrec.Alloc{Node: "gpu01"}}}
+	batch := &jobrec.Step{ID: "batch", Name: "batch", State: slurm.Completed, Start: start, End: testNow, NTasks: 1,
+		MaxRSS: 80912384} // 79016 KiB
+	unsampled := &jobrec.Step{ID: "0", Name: "true", State: slurm.Completed, Start: start, End: testNow, NTasks: 1}
+	cols, _ := ParseAcctFields("jobid,maxrss,maxrssnode,maxrsstask,averss")
+	tests := []struct {
+		name      string
+		units     int
+		noConvert bool
+		want      string
+	}{
+		{"as Slurm converts: KiB while whole", NoUnits, false, "7|||||\n7.batch|79016K|gpu01|0|79016K|\n7.0|||||\n"},
+		{"--noconvert: bytes", NoUnits, true, "7|||||\n7.batch|80912384|gpu01|0|80912384|\n7.0|||||\n"},
+		{"--units=M", unitMega, false, "7|||||\n7.batch|77.16M|gpu01|0|77.16M|\n7.0|||||\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := AcctPrinter{Columns: cols, Parsable: true}
+			var got string
+			for _, s := range []*jobrec.Step{nil, batch, unsampled} {
+				got += p.Line(&AcctRow{Rec: rec, Step: s, Units: tt.units, NoConvert: tt.noConvert, Env: &Env{Now: testNow}})
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
@@ -26,6 +27,8 @@ type ConfigView struct {
 	// NextJobID is the id the next submission gets, as far as the
 	// command can tell.
 	NextJobID uint32
+	// Cgroups is what the daemon said of job cgroups (nil: nothing).
+	Cgroups *api.Cgroups
 }
 
 // configSkip marks a line Slurm leaves out (the priority block under
@@ -69,8 +72,29 @@ func ShowConfig(c *ConfigView) string {
 		}
 		fmt.Fprintf(&b, "%-23s = %s\n", key, val)
 	}
+	writeCgroupWarning(&b, c.Cgroups)
 	fmt.Fprintf(&b, "\nSlurmctld(primary) at %s is UP\n", c.Host)
 	return b.String()
+}
+
+// CgroupBlock heads the lines scontrol show config adds where the daemon
+// cannot enforce --mem. Slurm has no such keys: the block says they are
+// slurm-lite's, in the form of Slurm's own blocks (cgroup.conf's "Cgroup
+// Support Configuration:"), after Slurm's lines, so that a script that
+// reads Slurm's keys finds them as they were.
+const CgroupBlock = "Cgroup Support Configuration (slurm-lite's own keys, not Slurm's):"
+
+// writeCgroupWarning adds the block when job cgroups cannot enforce
+// --mem; nothing when they can, or when the daemon did not say: the output
+// is then Slurm's alone.
+func writeCgroupWarning(b *strings.Builder, cg *api.Cgroups) {
+	if cg == nil || cg.Memory {
+		return
+	}
+	fmt.Fprintf(b, "\n%s\n", CgroupBlock)
+	fmt.Fprintf(b, "%-23s = %s\n", "JobCgroupParent", orDefault(cg.Base, "(none: jobs get no cgroup)"))
+	fmt.Fprintf(b, "%-23s = no: --mem, --mem-per-cpu and --mem-per-gpu are not enforced: %s\n", "MemoryEnforced", cg.Problem)
+	fmt.Fprintf(b, "%-23s = %s\n", "MemoryEnforcedFix", cg.Fix)
 }
 
 func secsOf(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) + " sec" }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 )
 
@@ -150,5 +151,52 @@ Name = "fast"
 `
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ShowPartition (-want +got):\n%s", diff)
+	}
+}
+
+// Where the daemon cannot enforce --mem, scontrol show config says so in
+// a block of slurm-lite's own keys after Slurm's lines; where it can, or
+// where the daemon does not say, the output is Slurm's alone.
+func TestShowConfigSaysWhenMemIsNotEnforced(t *testing.T) {
+	cfg, err := config.Parse("test.toml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slurms := "X11Parameters           = (null)\n\nSlurmctld(primary) at vm is UP\n"
+	tests := []struct {
+		name    string
+		cgroups *api.Cgroups
+		wantEnd string
+	}{
+		{"a daemon that does not say", nil, slurms},
+		{"memory enforced", &api.Cgroups{Base: "/sys/fs/cgroup/system.slice/slurmd-lite.service", Memory: true,
+			Controllers: []string{"memory", "pids"}}, slurms},
+		{"memory not enforced", &api.Cgroups{Base: "/sys/fs/cgroup/unified", Problem: "the memory controller is cgroup v1's",
+			Fix: "boot with cgroup v2 alone"}, `X11Parameters           = (null)
+
+Cgroup Support Configuration (slurm-lite's own keys, not Slurm's):
+JobCgroupParent         = /sys/fs/cgroup/unified
+MemoryEnforced          = no: --mem, --mem-per-cpu and --mem-per-gpu are not enforced: the memory controller is cgroup v1's
+MemoryEnforcedFix       = boot with cgroup v2 alone
+
+Slurmctld(primary) at vm is UP
+`},
+		{"no cgroups at all", &api.Cgroups{Problem: "no cgroup v2 hierarchy is mounted", Fix: "boot with cgroup v2"}, `X11Parameters           = (null)
+
+Cgroup Support Configuration (slurm-lite's own keys, not Slurm's):
+JobCgroupParent         = (none: jobs get no cgroup)
+MemoryEnforced          = no: --mem, --mem-per-cpu and --mem-per-gpu are not enforced: no cgroup v2 hierarchy is mounted
+MemoryEnforcedFix       = boot with cgroup v2
+
+Slurmctld(primary) at vm is UP
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := ShowConfig(&ConfigView{Config: cfg, Now: time.Now(), Host: "vm", DaemonUser: "root(0)", Cgroups: tt.cgroups})
+			if !strings.HasSuffix(out, tt.wantEnd) {
+				t.Errorf("the output ends\n%s\nwant\n%s", out[strings.LastIndex(out, "WaitTime"):], tt.wantEnd)
+			}
+		})
 	}
 }

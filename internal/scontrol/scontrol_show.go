@@ -155,7 +155,7 @@ func (s *scontrolArgs) showConfig() {
 		}
 	}
 	view := &format.ConfigView{Config: conf.Config, Path: conf.Path, Now: s.sio.Now(), Boot: conf.Boot,
-		Host: cli.ShortHost(), DaemonUser: cli.DaemonUser(s.client.Socket()), NextJobID: next}
+		Host: cli.ShortHost(), DaemonUser: cli.DaemonUser(s.client.Socket()), NextJobID: next, Cgroups: conf.Cgroups}
 	io.WriteString(s.sio.Stdout, format.ShowConfig(view))
 }
 

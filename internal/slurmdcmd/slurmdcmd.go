@@ -158,6 +158,7 @@ func checkConfig(path string, sio cmdio.IO) int {
 	if len(users) > 0 {
 		fmt.Fprintf(w, "Users          %s\n", strings.Join(users, " "))
 	}
+	printCgroups(cfg, sio)
 	return printInForce(cfg, sio)
 }
 
