@@ -260,6 +260,8 @@ func condition(cond string) (bool, error) {
 	switch {
 	case cond == "root":
 		return os.Geteuid() == 0, nil
+	case cond == "cgroup2" || cond == "cgroupmem":
+		return cgroupCondition(cond), nil
 	case strings.HasPrefix(cond, "user:"):
 		_, err := user.Lookup(strings.TrimPrefix(cond, "user:"))
 		return err == nil, nil

@@ -273,8 +273,11 @@ func (t *tracker) remove() error {
 	return os.Remove(t.cgroup)
 }
 
-// cgroup2Mount finds where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup
-// on a unified system, /sys/fs/cgroup/unified on a hybrid one.
+// Cgroup2Mount finds where the cgroup v2 hierarchy is mounted:
+// /sys/fs/cgroup on a unified system, /sys/fs/cgroup/unified on a hybrid
+// one.
+func Cgroup2Mount() (string, error) { return cgroup2Mount() }
+
 func cgroup2Mount() (string, error) {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
