@@ -134,12 +134,14 @@
 // Under systemd the daemon's unit needs KillMode=process (as containerd's
 // has): with the default, stopping or restarting the daemon kills every
 // process in its cgroup, supervisors and jobs included. A job's cgroup
-// goes under Spec.Cgroup.Parent, by default the supervisor's own cgroup;
-// cgroup v2 lets a cgroup that holds processes track and kill its
-// children but not give them controllers, so memory limits need a
-// parent with no processes of its own and memory (and cpuset) in its
-// cgroup.subtree_control (systemd: Delegate=yes, the daemon in a leaf of
-// its own). ProbeCgroup tells the daemon at start what jobs will get.
+// goes under Spec.Cgroup.Parent (the daemon gives its Delegation's Base),
+// else the supervisor's own cgroup; cgroup v2 lets a cgroup that holds
+// processes track and kill its children but not give them controllers,
+// so memory limits need a parent with no processes of its own and memory
+// (and pids, cpuset) in its cgroup.subtree_control. Delegate (delegate.go)
+// makes that so at the daemon's start: under systemd's Delegate=yes the
+// daemon and the supervisors live in BASE/slurmd-lite (DelegateSubgroup=
+// slurmd-lite, or the daemon moves there), the jobs' cgroups beside it.
 //
 // # Signals
 //
@@ -179,7 +181,8 @@
 //     SLURM_LITE_CONF. CUDA_DEVICE_ORDER=PCI_BUS_ID, so that CUDA numbers
 //     GPUs as NVML and CUDA_VISIBLE_DEVICES do.
 //   - A job's memory limit needs a delegated memory controller; without
-//     one the limit is not enforced and the status says so (Warnings).
+//     one the limit is not enforced and the status says so (Warnings,
+//     MemLimitUnenforced), which the daemon turns into a sacct note.
 //
 // The package is Linux-only: it uses /proc, prctl, flock, cgroup v2 and
 // per-thread credentials.
