@@ -79,7 +79,7 @@ func (d *Daemon) setUpCgroups(ctx context.Context) {
 func (d *Daemon) releaseCgroups() {
 	if err := d.cg.Release(); err != nil {
 		d.log.Warn("the controllers turned on at start could not be turned off: a daemon started in the same cgroup may be refused",
-			"err", err, "fix", "echo '-memory -pids -cpuset' > "+d.cg.Base+"/cgroup.subtree_control")
+			"err", err, "fix", "echo '-cpuset -pids -memory' > "+d.cg.Base+"/cgroup.subtree_control")
 	} else if d.cg.Moved && len(d.cg.Enabled) > 0 {
 		d.log.Info("controllers turned off for the next start: running jobs' memory limits lapse until then",
 			"cgroup", d.cg.Base, "controllers", strings.Join(d.cg.Enabled, " "))

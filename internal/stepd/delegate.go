@@ -62,17 +62,6 @@ type Delegation struct {
 	Problem, Fix string
 }
 
-// Summary is the delegation in a line, for logs and commands.
-func (d Delegation) Summary() string {
-	switch {
-	case d.Base == "":
-		return "jobs get no cgroup: " + d.Problem
-	case d.Memory:
-		return fmt.Sprintf("job cgroups under %s with %s: --mem is enforced", d.Base, strings.Join(d.Controllers, " "))
-	}
-	return fmt.Sprintf("job cgroups under %s without a memory controller: --mem is not enforced: %s", d.Base, d.Problem)
-}
-
 // Delegate sets up the cgroups of a daemon starting now: this process
 // and ours (the live supervisors of its running jobs and their
 // descendants, started by an earlier daemon) move into Base/slurmd-lite
@@ -109,6 +98,10 @@ func delegate(ours []int, act bool) Delegation {
 	inLeaf := own != "/" && filepath.Base(own) == DaemonLeaf
 	if inLeaf {
 		base = filepath.Dir(self)
+		if _, err := ProbeCgroup(base); err != nil {
+			// A cgroup of that name not made for it: its own, then.
+			base, inLeaf = self, false
+		}
 	}
 	if _, err := ProbeCgroup(base); err != nil {
 		d.Problem = err.Error()
