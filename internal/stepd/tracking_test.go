@@ -203,7 +203,7 @@ func TestOutOfMemory(t *testing.T) {
 	}
 	t.Parallel()
 	// tail keeps a line in memory until its end, and /dev/zero has none.
-	j := newJob(t, "#!/bin/sh\nhead -c 200000000 /dev/zero | tail -c 1 >/dev/null\necho survived\n")
+	j := newJob(t, "#!/bin/sh\nhead -c 200000000 /dev/zero | tail -n 1 >/dev/null\necho survived\n")
 	j.spec.MemLimit = 32 << 20
 	zero := int64(0)
 	j.spec.Cgroup.SwapMax = &zero
