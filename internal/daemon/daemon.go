@@ -316,6 +316,11 @@ func Run(ctx context.Context, opts Options) error {
 	} else {
 		log.Info("jobs get a cgroup each", "under", dir, "memory_controller", hasMemoryController(dir))
 	}
+	// Before anything is written there: directories that other users
+	// could steer are refused (dirs.go).
+	if err := checkDirs(cfg); err != nil {
+		return err
+	}
 	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, log); err != nil {
 		return err
 	}
@@ -458,6 +463,9 @@ func loadConfig(path string) (*config.Config, string, error) {
 // is valid, and keeps what cannot change without a restart.
 func (d *Daemon) reload() {
 	cfg, _, err := loadConfig(d.cfgPath)
+	if err == nil {
+		err = checkDirs(cfg)
+	}
 	if err != nil {
 		d.log.Error("reload refused, keeping the configuration in force", "err", err)
 		return
