@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/jobmap"
 	"github.com/slurm-lite/slurm-lite/internal/safepath"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
@@ -26,28 +25,18 @@ import (
 // through safepath, following no symlink.
 
 // checkDirs makes the configured directories the daemon owns where they
-// are missing (StateSaveLocation 0700, JobMappingDir and CheckpointDir's
-// base 0755) and checks them and every directory above them. An error
-// names each directory at fault and the command that fixes it.
+// are missing (config.DaemonDirs: StateSaveLocation, JobMappingDir,
+// CheckpointDir's base) and checks them and every directory above them.
+// The error names each directory at fault and the command that fixes it.
 func checkDirs(cfg *config.Config) error {
 	var errs []error
-	if d, err := safepath.MkdirAll(cfg.StateSaveLocation, 0o700); err != nil {
-		errs = append(errs, fmt.Errorf("StateSaveLocation %s: %w", cfg.StateSaveLocation, err))
-	} else {
+	for _, dir := range cfg.DaemonDirs() {
+		d, err := safepath.MkdirAll(dir.Path, dir.Mode)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", dir.What, err))
+			continue
+		}
 		d.Close()
-	}
-	if cfg.JobMappingDir != "" {
-		if err := jobmap.Check(cfg.JobMappingDir); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if cfg.CheckpointDir != "" {
-		base := config.CheckpointBase(cfg.CheckpointDir)
-		if d, err := safepath.MkdirAll(base, 0o755); err != nil {
-			errs = append(errs, fmt.Errorf("CheckpointDir %s (its directory before the first %% escape, %s): %w", cfg.CheckpointDir, base, err))
-		} else {
-			d.Close()
-		}
 	}
 	return errors.Join(errs...)
 }

@@ -14,7 +14,7 @@
 //
 // The daemon writes here as root, and dcgm-exporter trusts what it
 // reads, so the directory and every one above it must be root's (or the
-// daemon's user's) and writable by nobody else (Check, safepath): a user
+// daemon's user's) and writable by nobody else (the daemon checks it at start and reload: config.DaemonDirs): a user
 // who could write there could plant a symlink at a name the daemon
 // writes, or swap the directory for one, and have root write, chmod or
 // remove files of their choosing. Each Sync opens the directory again
@@ -44,18 +44,6 @@ type Writer struct {
 
 // New is a writer for dir (created on the first Sync).
 func New(dir string) *Writer { return &Writer{dir: dir} }
-
-// Check makes dir when it is missing and checks that nobody but root and
-// the daemon's user can change it or a directory above it: the daemon
-// refuses to start, or to reload, where it cannot. The error names the
-// directory at fault and the command that fixes it.
-func Check(dir string) error {
-	d, err := safepath.MkdirAll(dir, 0o755)
-	if err != nil {
-		return fmt.Errorf("JobMappingDir %s: %w", dir, err)
-	}
-	return d.Close()
-}
 
 // Sync makes the directory say jobs: for each NVML index, the ids of the
 // jobs on that GPU. Only files that change are written, each by a rename

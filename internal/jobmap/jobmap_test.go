@@ -120,7 +120,7 @@ func TestSyncDoesNotFollowAPlantedTemporary(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(base, "map")
-	if err := Check(dir); err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(victim, filepath.Join(dir, ".0.tmp")); err != nil {
@@ -150,12 +150,12 @@ func TestAnUnsafeDirectoryIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(open, 0o777)
-	err := Check(filepath.Join(open, "map"))
+	err := New(filepath.Join(open, "map")).Sync(map[int][]string{0: {"1"}})
 	if err == nil || !strings.Contains(err.Error(), "JobMappingDir "+open+"/map: directory "+open+" is writable by other users (mode 0777)") {
-		t.Errorf("Check under a directory all may write: %v", err)
+		t.Errorf("Sync under a directory all may write: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(open, "map")); err == nil {
-		t.Errorf("Check made the directory anyway")
+		t.Errorf("Sync made the directory anyway")
 	}
 	if os.Geteuid() != 0 {
 		return
