@@ -16,6 +16,8 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/stepd"
+	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
 // The daemon runs as root and writes, reads and removes files in
@@ -437,5 +439,54 @@ func TestTheOOMNoteReadsAsTheJobsUser(t *testing.T) {
 	}
 	if hasNote(j, oomNote) {
 		t.Errorf("the daemon read root's file through alice's link: notes %q", j.Notes)
+	}
+}
+
+// The sweep of old checkpoints removes a job's directory from the base
+// down, entering no link, and only when it is the job's user's.
+func TestTheCheckpointSweepFollowsNoLink(t *testing.T) {
+	bob := needUser(t, "bob")
+	alice := needUser(t, "alice")
+	shared := sharedDir(t)
+	pattern := shared + "/ckpt/%u/%j"
+	keep := filepath.Join(shared, "keep")
+	os.Mkdir(keep, 0o700)
+	os.WriteFile(filepath.Join(keep, "precious"), []byte("root's\n"), 0o600)
+	job := func(id uint32, u localUser) (store.Job, string) {
+		j := store.Job{ID: id, User: u.name, UID: uint32(u.uid), GID: uint32(u.gid), ArrayTaskID: -1}
+		dir := checkpointDir(pattern, j)
+		if err := prepareCheckpointDir(pattern, dir, stepd.Credential{Name: u.name, UID: uint32(u.uid), GID: uint32(u.gid)}); err != nil {
+			t.Fatal(err)
+		}
+		return j, dir
+	}
+	// bob's job left a link to root's directory in its checkpoint.
+	j1, d1 := job(1, bob)
+	os.Symlink(keep, filepath.Join(d1, "link"))
+	if removed, err := removeCheckpointDir(pattern, d1, j1); err != nil || !removed {
+		t.Errorf("bob's old checkpoint: removed %v, %v", removed, err)
+	}
+	if _, err := os.Lstat(d1); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("bob's old checkpoint is still there: %v", err)
+	}
+	// bob swapped his job's directory for a link to root's.
+	j2, d2 := job(2, bob)
+	os.Remove(d2)
+	os.Symlink(keep, d2)
+	if removed, err := removeCheckpointDir(pattern, d2, j2); removed || err == nil {
+		t.Errorf("a link in place of the job's directory: removed %v, %v", removed, err)
+	}
+	// A directory of alice's where bob's job's would be.
+	j3, _ := job(3, bob)
+	d3 := checkpointDir(pattern, j3)
+	os.Chown(d3, alice.uid, alice.gid)
+	if removed, err := removeCheckpointDir(pattern, d3, j3); removed || err == nil {
+		t.Errorf("alice's directory in place of bob's job's: removed %v, %v", removed, err)
+	}
+	if _, err := os.Stat(d3); err != nil {
+		t.Errorf("alice's directory was removed: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(keep, "precious")); err != nil || string(b) != "root's\n" {
+		t.Errorf("root's file behind the links: %q %v", b, err)
 	}
 }
