@@ -464,7 +464,13 @@ func loadConfig(path string) (*config.Config, string, error) {
 func (d *Daemon) reload() {
 	cfg, _, err := loadConfig(d.cfgPath)
 	if err == nil {
-		err = checkDirs(cfg)
+		// The directories as they will be in force: those that change
+		// only with a restart stay as they are (below), and a new value
+		// of theirs is neither made nor checked now.
+		check := *cfg
+		old := d.config()
+		check.StateSaveLocation, check.JobMappingDir = old.StateSaveLocation, old.JobMappingDir
+		err = checkDirs(&check)
 	}
 	if err != nil {
 		d.log.Error("reload refused, keeping the configuration in force", "err", err)
