@@ -14,12 +14,13 @@
 //
 // The daemon writes here as root, and dcgm-exporter trusts what it
 // reads, so the directory and every one above it must be root's (or the
-// daemon's user's) and writable by nobody else (the daemon checks it at start and reload: config.DaemonDirs): a user
-// who could write there could plant a symlink at a name the daemon
-// writes, or swap the directory for one, and have root write, chmod or
-// remove files of their choosing. Each Sync opens the directory again
-// through safepath and does everything from that descriptor, following
-// no symlink.
+// daemon's user's) and writable by nobody else; the daemon checks this
+// at start and reload (config.DaemonDirs). A user who could write there
+// could plant a symlink at a name the daemon writes, or swap the
+// directory for one, and have root write, chmod or remove files of
+// their choosing. Each Sync opens the directory again through safepath
+// (which checks the same) and does everything from that descriptor,
+// following no symlink.
 package jobmap
 
 import (

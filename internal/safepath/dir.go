@@ -61,7 +61,8 @@ func (d *Dir) Chmod(mode fs.FileMode) error {
 }
 
 // noOpenat2 is set once openat2 has answered ENOSYS (a kernel before 5.6,
-// or a seccomp filter that refuses it): the walk takes its place.
+// or a seccomp filter that refuses it), or EPERM where the walk then
+// succeeds: the walk takes its place.
 var noOpenat2 atomic.Bool
 
 // checkRel refuses what cannot name something beneath: an absolute path,
@@ -95,10 +96,21 @@ func (d *Dir) openBeneath(rel string, flags int, mode uint32) (int, error) {
 			Mode:    uint64(mode),
 			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 		})
-		if !errors.Is(err, unix.ENOSYS) {
+		switch {
+		case errors.Is(err, unix.ENOSYS):
+			noOpenat2.Store(true)
+		case errors.Is(err, unix.EPERM):
+			// Older container runtimes' seccomp profiles answer EPERM to
+			// a system call they do not know; an open that EPERM is
+			// really for fails the walk the same way.
+			fd, werr := d.walkBeneath(rel, flags, mode)
+			if werr == nil {
+				noOpenat2.Store(true)
+			}
+			return fd, d.linkOnTheWay(rel, werr)
+		default:
 			return fd, d.linkOnTheWay(rel, err)
 		}
-		noOpenat2.Store(true)
 	}
 	fd, err := d.walkBeneath(rel, flags, mode)
 	return fd, d.linkOnTheWay(rel, err)
