@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build building test test-stress vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs clean gpu-check
+.PHONY: all build building test test-stress test-live vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs clean gpu-check
 
 all: build
 
@@ -42,6 +42,14 @@ unit:
 ## (scripts/cpuhog): what passes only on an idle machine fails here
 test-stress:
 	@scripts/test-stress
+
+## test-live: the daemon against the simulator, second for second on the
+## wall clock (internal/livereplay), alone on the machine: beside the other
+## packages of make test a start can fall a second late. A replay the
+## machine could not keep up with is replayed, and skipped, saying so, if
+## it never could.
+test-live:
+	SLITE_LIVE=1 $(GO) test -count=1 -v -run '^TestLiveReplay' ./internal/livereplay
 
 # Each fuzz target runs on its own for FUZZTIME: go test -fuzz takes one
 # target per package at a time.

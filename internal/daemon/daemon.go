@@ -70,6 +70,9 @@ type Options struct {
 	// Fresh starts over where the state database is missing or empty but
 	// earlier jobs left traces (traces.go): slurmd-lite --fresh.
 	Fresh bool
+	// Rebuild rebuilds a missing or empty state database from the job
+	// directories (adopt.go): slurmd-lite --rebuild.
+	Rebuild bool
 	// Clock is the time the daemon schedules by: jobs' ages, starts and
 	// ends as the daemon records them, time limits, usage and its decay.
 	// nil is the real clock. Tests give a fake one to run hours of
@@ -321,7 +324,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := checkDirs(cfg); err != nil {
 		return err
 	}
-	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, log); err != nil {
+	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, opts.Rebuild, log); err != nil {
 		return err
 	}
 	if d.st, err = store.Open(cfg.StateSaveLocation); err != nil {
@@ -390,6 +393,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer d.ln.Close()
 
+	if err := d.adoptTraces(ctx); err != nil {
+		return err
+	}
 	if err := d.reattach(ctx); err != nil {
 		return err
 	}

@@ -459,12 +459,19 @@ func removeCgroup(dir string) {
 func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 	d.log.Warn("job lost", "job", j.ID, "why", why)
 	// What the dead supervisor left running must not hold the job's GPUs
-	// and CPUs: its cgroup, when it had one, names every process.
-	if id, err := stepd.ReadIdentity(d.runDir(j.ID, j.Restarts)); err == nil && id.Cgroup != "" {
-		if err := os.WriteFile(id.Cgroup+"/cgroup.kill", []byte("1"), 0); err == nil {
-			d.log.Info("killed what the lost job left running", "job", j.ID, "cgroup", id.Cgroup)
+	// and CPUs: its cgroup, when it had one, names every process. It is
+	// killed only once proven to be this run's (stepd.LeftCgroup): a kill
+	// on another run's record would end someone else's live job.
+	dir := d.runDir(j.ID, j.Restarts)
+	if cg, err := stepd.LeftCgroup(dir, stepd.RunOwner{JobID: j.ID, Run: j.Restarts, UID: j.UID}); err != nil {
+		if _, ierr := stepd.ReadIdentity(dir); ierr == nil {
+			d.log.Warn("not killing what the lost job's run directory names: not proven to be this run's", "job", j.ID, "why", err)
 		}
-		go removeCgroup(id.Cgroup)
+	} else if cg != "" {
+		if err := os.WriteFile(cg+"/cgroup.kill", []byte("1"), 0); err == nil {
+			d.log.Info("killed what the lost job left running", "job", j.ID, "cgroup", cg)
+		}
+		go removeCgroup(cg)
 	}
 	st := stepd.Status{JobID: j.ID, State: slurm.NodeFail, ExitCode: "0:0", Start: j.Start, End: d.now(),
 		Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:9"}}
@@ -732,6 +739,7 @@ func parseExit(s string) store.ExitCode {
 // starting; one that is gone answers at once.
 func (d *Daemon) callSupervisor(j store.Job, req stepd.Request) (stepd.Reply, error) {
 	dir := d.runDir(j.ID, j.Restarts)
+	req.Run = &stepd.RunOwner{JobID: j.ID, Run: j.Restarts, UID: j.UID}
 	deadline := time.Now().Add(10 * time.Second) // real: a real process's socket
 	for {
 		rep, err := stepd.Call(dir, req)

@@ -608,7 +608,8 @@ func (d *Daemon) enforceLimit(id uint32, run int) {
 	if limit == slurmtime.Infinite || d.now().Sub(j.Start) < limit-time.Second {
 		return
 	}
-	if _, err := stepd.Call(d.runDir(id, run), stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyTimeLimit}); err != nil {
+	if _, err := stepd.Call(d.runDir(id, run), stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyTimeLimit,
+		Run: &stepd.RunOwner{JobID: id, Run: run, UID: j.UID}}); err != nil {
 		d.log.Error("ending a job at its updated time limit", "job", id, "err", err)
 		return
 	}

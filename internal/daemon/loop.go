@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -637,6 +638,16 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	spec.ScriptText = script.Text
 	if interactive(j) {
 		d.adoptSpec(j, spec)
+	}
+	// A run directory is made once, by its run's start: one that holds
+	// a launch spec already is another run's (a database put back behind
+	// its job directories, which adopt.go is there to prevent). Never
+	// launch over it, and never remove what it holds.
+	if _, err := os.Lstat(filepath.Join(dir, stepd.SpecFile)); err == nil {
+		return fmt.Errorf("run directory %s already holds a run of job %d (its launch spec); not launching over it: restart slurmd-lite, which puts the run it holds back in the database", dir, j.ID)
+	}
+	if spec.Record, err = json.Marshal(j); err != nil {
+		return fmt.Errorf("recording job %d in its launch spec: %w", j.ID, err)
 	}
 	// A run directory left by an earlier attempt at this run holds a
 	// status that is not this run's. Its removal must survive a crash as

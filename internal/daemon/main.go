@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 )
 
-// Main runs the daemon as `slurmd-lite [-f FILE] [--fresh]` does, until
-// SIGTERM or SIGINT, and returns the process's exit status.
-func Main(configPath string, fresh bool) int {
-	err := Run(context.Background(), Options{ConfigPath: configPath, Exe: selfPath(), Fresh: fresh})
+// Main runs the daemon as `slurmd-lite [-f FILE] [--fresh|--rebuild]`
+// does, until SIGTERM or SIGINT, and returns the process's exit status.
+func Main(configPath string, fresh, rebuild bool) int {
+	err := Run(context.Background(), Options{ConfigPath: configPath, Exe: selfPath(), Fresh: fresh, Rebuild: rebuild})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "slurmd-lite: error: %v\n", err)
 		return 1

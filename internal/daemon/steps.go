@@ -401,7 +401,7 @@ func (d *Daemon) tellSteps(j store.Job) {
 	x := d.extras()
 	x.tellMu.Lock()
 	defer x.tellMu.Unlock()
-	req := stepd.Request{Op: stepd.OpSteps, Steps: d.stepProcs(j)}
+	req := stepd.Request{Op: stepd.OpSteps, Steps: d.stepProcs(j), Run: &stepd.RunOwner{JobID: j.ID, Run: j.Restarts, UID: j.UID}}
 	if _, err := stepd.Call(d.runDir(j.ID, j.Restarts), req); err != nil {
 		d.log.Warn("telling the supervisor the job's steps", "job", j.ID, "err", err)
 	}

@@ -75,12 +75,17 @@ func findTraces(stateDir, jobsDir string) (stateTraces, error) {
 }
 
 // checkState refuses a missing or empty database among the traces of
-// earlier jobs, unless fresh, which then moves the job directories aside.
-func checkState(stateDir, jobsDir string, fresh bool, log *slog.Logger) error {
+// earlier jobs, unless fresh, which then moves the job directories aside,
+// or rebuild, which lets the start put back what they prove (adopt.go).
+func checkState(stateDir, jobsDir string, fresh, rebuild bool, log *slog.Logger) error {
 	if !dbMissing(stateDir) {
+		db := filepath.Join(stateDir, store.FileName)
 		if fresh {
 			return fmt.Errorf("--fresh starts over only where the state database is missing or empty, and %s is there: to start over on purpose, stop slurmd-lite and move %s away first (its jobs are then forgotten)",
-				filepath.Join(stateDir, store.FileName), stateDir)
+				db, stateDir)
+		}
+		if rebuild {
+			return fmt.Errorf("--rebuild rebuilds only a missing or empty state database, and %s is there: a database that is behind its job directories is brought up to date by a plain start, which puts back every run it does not know", db)
 		}
 		return nil
 	}
@@ -112,10 +117,15 @@ func checkState(stateDir, jobsDir string, fresh bool, log *slog.Logger) error {
 	if t.mark > 0 {
 		found = append(found, fmt.Sprintf("job ids up to %d may have been given out (%s)", t.mark-1, filepath.Join(stateDir, store.HWMFile)))
 	}
+	if rebuild {
+		log.Warn("rebuilding the state database from the job directories (--rebuild)", "found", strings.Join(found, "; "))
+		return nil
+	}
 	if !fresh {
 		return fmt.Errorf("the state database %s is missing or empty, but %s holds the traces of earlier jobs: %s. "+
 			"Starting fresh would reuse job ids and give running jobs' GPUs and checkpoints to new ones, so slurmd-lite does not start. "+
-			"Put the database back (%s, with its -wal file, from a copy: slurmd-lite writes one to %s before every migration; any file copy taken while the daemon was stopped will do); "+
+			"Put the database back (%s, with its -wal file, from a copy: slurmd-lite writes one to %s before every migration; any file copy taken while the daemon was stopped will do, however old: the runs it does not know are put back from their job directories); "+
+			"or, without a copy, rebuild it from the job directories (every job that started, with its accounting; jobs that never started are reported lost): slurmd-lite --rebuild; "+
 			"or, to start over on purpose, forgetting those jobs, run: slurmd-lite --fresh",
 			db, stateDir, strings.Join(found, "; "), db, stateDir)
 	}
@@ -127,6 +137,12 @@ func checkState(stateDir, jobsDir string, fresh bool, log *slog.Logger) error {
 	// a directory on disk, not a time the schedule uses.
 	aside := jobsDir + ".before-fresh-" + time.Now().Format("20060102T150405")
 	if len(t.jobDirs) > 0 {
+		// The ids of the directories moved aside stay taken, even where
+		// the mark went with the database: their checkpoints are named
+		// by them.
+		if err := store.RaiseHWM(stateDir, t.jobDirs[len(t.jobDirs)-1]+1); err != nil {
+			return fmt.Errorf("--fresh: %w", err)
+		}
 		if err := os.Rename(jobsDir, aside); err != nil {
 			return fmt.Errorf("--fresh: moving the old job directories aside: %w", err)
 		}

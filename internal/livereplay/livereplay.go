@@ -72,7 +72,33 @@ type Options struct {
 	Log io.Writer
 	// Progress, when set, hears a line per submission and end.
 	Progress io.Writer
+	// Timing, when set, is filled with how well the machine kept up with
+	// the replay's instants (see Timing).
+	Timing *Timing
 }
+
+// Timing is how well the machine kept up with a replay's wall-clock
+// instants. The replay is second-exact only while each instant's work
+// (the ends due at it, its submissions, the node's resume) is done well
+// inside its second: a machine that lags moves a start or an end to the
+// next second, and every later decision with it. A comparison with the
+// simulator means something only where the replay was on time.
+type Timing struct {
+	// Instants is how many instants the replay stepped through.
+	Instants int
+	// MaxLag is the longest an instant's work took past its tick.
+	MaxLag time.Duration
+	// Late counts the instants whose work ended after lateAfter, or
+	// whose due jobs were still running endWait after the tick.
+	Late int
+}
+
+// lateAfter is when an instant's work is late: the node must be resumed,
+// and its pass have room to start jobs, before the next instant drains it.
+const lateAfter = time.Second - drainAhead - 100*time.Millisecond
+
+// OnTime reports whether every instant's work was done in time.
+func (t Timing) OnTime() bool { return t.Late == 0 }
 
 // Runner is Run as `slurmd-lite simulate --live` calls it: the daemon's
 // supervisors are this binary's own (`slurmd-lite stepd`).
@@ -330,12 +356,31 @@ const (
 // in its first milliseconds (their work ends on the daemon's whole second,
 // see work), so every start of the pass falls in the same second of the
 // daemon's clock as in the simulator.
-func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) error {
+func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) (err error) {
+	late := false
+	defer func() {
+		if err != nil || r.lo.Timing == nil {
+			return
+		}
+		t := r.lo.Timing
+		lag := time.Since(tick)
+		t.Instants++
+		t.MaxLag = max(t.MaxLag, lag)
+		if late || lag > lateAfter {
+			t.Late++
+			fmt.Fprintf(r.lo.Log, "live replay: the instant at %s was late: its work ended %s after it\n", tick.Format(time.TimeOnly), lag.Round(time.Millisecond))
+		}
+	}()
 	if err := sleepUntil(ctx, tick.Add(-drainAhead)); err != nil {
 		return err
 	}
 	if err := r.node(ctx, api.NodeDrain); err != nil {
 		return err
+	}
+	if time.Now().After(tick) {
+		// Drained after the instant: a job that ended at it may have
+		// been followed by a pass of its own.
+		late = true
 	}
 	if err := sleepUntil(ctx, tick); err != nil {
 		return err
@@ -351,6 +396,7 @@ func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) erro
 		}
 		if time.Now().After(deadline) {
 			fmt.Fprintf(r.lo.Log, "live replay: jobs %v, due to end at %s, still run %s later\n", due, tick.Format(time.TimeOnly), endWait)
+			late = true
 			break
 		}
 		if err := sleepUntil(ctx, time.Now().Add(5*time.Millisecond)); err != nil {

@@ -28,7 +28,8 @@ type slurmdArgs struct {
 	Config string `short:"f" name:"config-file" help:"Configuration file (default: $SLURM_LITE_CONF, else /etc/slurm-lite/slurm-lite.toml, else built-in defaults)." type:"path"`
 
 	Foreground bool `short:"D" help:"Run in the foreground (the daemon always does; for systemd and habit)."`
-	Fresh      bool `help:"Start over where the state database is missing or empty but earlier jobs left traces (job directories, the job id mark): their directories are moved aside and they are forgotten; job ids continue. Refused while their supervisors run."`
+	Fresh      bool `xor:"start" help:"Start over where the state database is missing or empty but earlier jobs left traces (job directories, the job id mark): their directories are moved aside and they are forgotten; job ids continue. Refused while their supervisors run."`
+	Rebuild    bool `xor:"start" help:"Rebuild a missing or empty state database from the job directories: every job that started is put back (a running one reattached, an ended one with its real exit code); jobs that never started are reported lost, by id. Job ids continue."`
 
 	Run       struct{} `cmd:"" default:"1" help:"Run the daemon."`
 	CheckConf struct{} `cmd:"" name:"config" help:"Check the configuration and print what is in force."`
@@ -47,8 +48,8 @@ type slurmdArgs struct {
 // main wires them in.
 type Daemon struct {
 	// Run runs the daemon with the configuration at path ("" to look);
-	// fresh is --fresh.
-	Run func(path string, fresh bool) int
+	// fresh is --fresh, rebuild --rebuild.
+	Run func(path string, fresh, rebuild bool) int
 	// Stepd is `slurmd-lite stepd ...`, the per-job supervisor.
 	Stepd func(args []string) int
 	// Live replays a trace on a real daemon (simulate --live): internal/
@@ -101,7 +102,7 @@ func Main(args []string, sio cmdio.IO, dm Daemon) int {
 			fmt.Fprintln(sio.Stderr, "slurmd-lite: error: this build has no daemon")
 			return 1
 		}
-		return dm.Run(a.Config, a.Fresh)
+		return dm.Run(a.Config, a.Fresh, a.Rebuild)
 	}
 }
 

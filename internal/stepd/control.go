@@ -76,6 +76,10 @@ type Request struct {
 	PID int `json:"pid,omitempty"`
 	// Exit is OpFinish's exit code, Slurm's "code:signal".
 	Exit string `json:"exit,omitempty"`
+	// Run, when set, is the run the caller means: a supervisor of
+	// another refuses the request (a run directory that someone else's
+	// run holds must never take a signal meant for another job).
+	Run *RunOwner `json:"run,omitempty"`
 }
 
 // StepProc is a running step and the srun that runs it.

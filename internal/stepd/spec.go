@@ -126,6 +126,12 @@ type Spec struct {
 	// LoginPath is PATH in a login environment (--export=NONE or a
 	// list); "" takes Debian's login.defs defaults.
 	LoginPath string `json:"login_path,omitempty"`
+
+	// Record is the daemon's own record of the job as this run started
+	// (its store row, as JSON). The supervisor never reads it: it is how
+	// a daemon whose database came back without this run puts the job
+	// back as it was (the daemon's adopt.go).
+	Record json.RawMessage `json:"record,omitempty"`
 }
 
 // Credential is who the job runs as.

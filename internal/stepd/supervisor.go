@@ -581,6 +581,10 @@ func (sv *supervisor) signalSteps(sig syscall.Signal) int {
 
 // handle answers a control request.
 func (sv *supervisor) handle(r Request) Reply {
+	if w := r.Run; w != nil && (w.JobID != sv.spec.JobID || w.Run != sv.spec.RestartCount || w.UID != sv.spec.User.UID) {
+		return Reply{Error: fmt.Sprintf("this supervisor runs job %d run %d of uid %d, not job %d run %d of uid %d: refused",
+			sv.spec.JobID, sv.spec.RestartCount, sv.spec.User.UID, w.JobID, w.Run, w.UID)}
+	}
 	switch r.Op {
 	case OpStatus:
 		st := sv.status(nil)

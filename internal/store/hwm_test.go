@@ -53,21 +53,136 @@ func TestJobIDsNeverRepeatAfterTheDatabaseIsLost(t *testing.T) {
 	}
 }
 
-// The mark moves a block at a time: one write per block of submissions.
-func TestTheHighWaterMarkMovesInBlocks(t *testing.T) {
+// The mark is exact: the highest id given out, plus one, on disk before
+// the submission is answered, whatever the batch.
+func TestTheHighWaterMarkIsExact(t *testing.T) {
 	s, dir := openT(t)
-	submitOne(t, s, newJob(t, trainScript))
-	first, err := ReadHWM(dir)
+	for want := uint32(1); want <= 5; want++ {
+		id := submitOne(t, s, newJob(t, trainScript))
+		if id != want {
+			t.Fatalf("job %d, want %d", id, want)
+		}
+		if mark, err := ReadHWM(dir); err != nil || mark != id+1 {
+			t.Fatalf("mark %d (%v) after job %d, want %d", mark, err, id, id+1)
+		}
+	}
+	// A refused submission gives out no id and leaves the mark alone.
+	bad := newJob(t, trainScript)
+	bad.Job.User = ""
+	if _, err := s.Submit(ctx, []NewJob{bad}); err == nil {
+		t.Fatal("a job without a user was accepted")
+	}
+	if mark, _ := ReadHWM(dir); mark != 6 {
+		t.Fatalf("mark %d after a refused submission, want 6", mark)
+	}
+}
+
+// A copy of the database put back (taken while the daemon was stopped, a
+// little older than now) knows fewer ids than were given out: the store
+// continues after the mark and says exactly which ids it does not know.
+func TestAnOldCopyPutBackIsBehindByExactIDs(t *testing.T) {
+	s, dir := openT(t)
+	for range 3 {
+		submitOne(t, s, newJob(t, trainScript))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	copyDB(t, dir, dir+"/copy")
+	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 5 {
-		submitOne(t, s, newJob(t, trainScript))
+	for range 4 {
+		submitOne(t, s, newJob(t, trainScript)) // 4..7
 	}
-	if again, _ := ReadHWM(dir); again != first {
-		t.Fatalf("the mark moved from %d to %d within its block", first, again)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
-	if first != 1+1+hwmBlock {
-		t.Fatalf("mark %d after job 1, want %d", first, 1+1+hwmBlock)
+	copyDB(t, dir+"/copy", dir)
+	s, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer s.Close()
+	if got, want := s.IDsBehind(), (IDRange{From: 4, To: 8, Exact: true}); got != want {
+		t.Fatalf("IDsBehind %+v, want %+v", got, want)
+	}
+	if id := submitOne(t, s, newJob(t, trainScript)); id != 8 {
+		t.Fatalf("the first job after the copy was put back got id %d, want 8", id)
+	}
+	if err := s.Update(ctx, func(tx *Tx) error { return tx.ReserveIDs(20) }); err != nil {
+		t.Fatal(err)
+	}
+	if id := submitOne(t, s, newJob(t, trainScript)); id != 20 {
+		t.Fatalf("after ReserveIDs(20) the next job got id %d, want 20", id)
+	}
+	if mark, _ := ReadHWM(dir); mark != 21 {
+		t.Fatalf("mark %d, want 21", mark)
+	}
+}
+
+// A mark written by an earlier version was a block of 1000 ahead of the
+// last id: a database within a block of it is not behind (it would
+// otherwise skip up to 999 ids at the upgrade), one further behind
+// continues from it without claiming to know which ids were given out.
+func TestALegacyBlockMarkIsReadAsOne(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		mark   string
+		wantID uint32
+		behind IDRange
+	}{
+		{"within a block", "1004\n", 4, IDRange{}},
+		{"beyond a block", "2500\n", 2500, IDRange{From: 4, To: 2500}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, dir := openT(t)
+			for range 3 {
+				submitOne(t, s, newJob(t, trainScript))
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, HWMFile), []byte(c.mark), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if got := s.IDsBehind(); got != c.behind {
+				t.Fatalf("IDsBehind %+v, want %+v", got, c.behind)
+			}
+			if id := submitOne(t, s, newJob(t, trainScript)); id != c.wantID {
+				t.Fatalf("next id %d, want %d", id, c.wantID)
+			}
+			if mark, _ := ReadHWM(dir); mark != c.wantID+1 {
+				t.Fatalf("mark %d after job %d: not exact", mark, c.wantID)
+			}
+		})
+	}
+}
+
+// copyDB copies the database files of state directory from into to, as an
+// administrator's cp of a stopped daemon's state would.
+func copyDB(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{FileName, FileName + "-wal"} {
+		os.Remove(filepath.Join(to, f))
+		b, err := os.ReadFile(filepath.Join(from, f))
+		if os.IsNotExist(err) {
+			continue
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, f), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(filepath.Join(to, FileName+"-shm"))
 }

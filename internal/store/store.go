@@ -96,6 +96,8 @@ type Store struct {
 	cache *jobCache
 	// hwm is the job id high-water mark (hwm.go); the writer's alone.
 	hwm *hwm
+	// behind are the ids the mark knew and the database did not, at Open.
+	behind IDRange
 }
 
 // options are Open's knobs that only tests and benchmarks turn.
@@ -546,6 +548,7 @@ func (s *Store) Close() error {
 	if _, err := s.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		errs = append(errs, fmt.Errorf("checkpointing %s: %w", s.path, err))
 	}
+	s.hwm.close()
 	errs = append(errs, s.r.Close(), s.w.Close(), s.lock.Close())
 	return errors.Join(errs...)
 }

@@ -27,8 +27,9 @@ type Tx struct {
 	stmts map[string]*sql.Stmt
 	// touched collects the job rows the batch wrote, for the job cache.
 	touched map[uint32]struct{}
-	// hwm is the store's job id high-water mark (hwm.go).
-	hwm *hwm
+	// maxID is the highest job id this request gave out (0: none): the
+	// batch moves the high-water mark past it before it commits (hwm.go).
+	maxID uint32
 }
 
 // Now is the time of the transaction's batch: use it for times the change
@@ -170,9 +171,7 @@ func (t *Tx) allocID() (uint32, error) {
 	if _, err := t.exec(sqlSetNextID, int64(id)+1); err != nil {
 		return 0, fmt.Errorf("advancing the next job id: %w", err)
 	}
-	if err := t.hwm.reserve(id); err != nil {
-		return 0, err
-	}
+	t.gave(id)
 	return id, nil
 }
 

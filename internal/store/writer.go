@@ -213,9 +213,11 @@ func (s *Store) commit(batch []*request) {
 	}
 	now := time.Now()
 	touched := map[uint32]struct{}{}
+	var hi uint32 // the highest id the batch gives out
 	for i, r := range live {
 		var lost error
-		results[i], lost = s.runOne(&Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched, hwm: s.hwm}, r)
+		tx := &Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched}
+		results[i], lost = s.runOne(tx, r)
 		if lost != nil {
 			// SQLite rolled the whole transaction back (it does on
 			// I/O errors, a full disk, ...): nothing of the batch is
@@ -225,8 +227,21 @@ func (s *Store) commit(batch []*request) {
 			answerAll(live, s.full(fmt.Errorf("writing to %s: the transaction was rolled back: %w", s.path, lost)))
 			return
 		}
+		if results[i].err == nil && results[i].panicked == nil {
+			hi = max(hi, tx.maxID)
+		}
+	}
+	// The mark first: an id is on disk outside the database before
+	// anyone hears it, so a database that comes back without it still
+	// never gives it again (hwm.go).
+	prev, err := s.hwm.cover(hi)
+	if err != nil {
+		sqlTx.Rollback()
+		answerAll(live, s.full(err))
+		return
 	}
 	if err := sqlTx.Commit(); err != nil {
+		s.hwm.undo(prev)
 		answerAll(live, s.full(fmt.Errorf("committing to %s: %w", s.path, err)))
 		return
 	}
