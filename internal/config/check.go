@@ -241,7 +241,38 @@ func (p *parser) checkCheckpointDir(dir string) {
 	}
 	if !strings.Contains(dir, "%j") {
 		p.errorf(at, "CheckpointDir %q has no %%j, so all jobs would share one checkpoint directory; add %%j", dir)
+		return
 	}
+	if filepath.IsAbs(dir) && CheckpointBase(dir) == "/" {
+		p.errorf(at, "CheckpointDir %q makes the directories of users and jobs in /; begin it with a directory of its own, such as \"/var/lib/slurm-lite/ckpt/%%u/%%j\"", dir)
+	}
+}
+
+// CheckpointBase is the directory of CheckpointDir that is the daemon's:
+// the one that holds the part before the first % escape ("%%" is a
+// literal %). Below it, every directory is the job's user's; it must be
+// root's (or the daemon's user's) and writable by nobody else, as every
+// directory above it, or one user could swap another's checkpoints.
+func CheckpointBase(pattern string) string {
+	var lit strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] != '%' {
+			lit.WriteByte(pattern[i])
+			continue
+		}
+		if i+1 < len(pattern) && pattern[i+1] == '%' {
+			lit.WriteByte('%')
+			i++
+			continue
+		}
+		break
+	}
+	prefix := lit.String()
+	i := strings.LastIndexByte(prefix, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return filepath.Clean(prefix[:i])
 }
 
 // billingWeights rejects negative billing: fair share decays usage by

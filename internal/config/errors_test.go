@@ -288,6 +288,11 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:1: CheckpointDir "/ckpt/%q/%j" has an unknown % escape; use %u (user), %j (job id), %x (job name), %A and %a (array job and task) or %% for %`,
 		},
 		{
+			"a checkpoint directory whose users' directories would be in /",
+			lines(`CheckpointDir = "/%u/%j"`),
+			`slurm-lite.toml:1: CheckpointDir "/%u/%j" makes the directories of users and jobs in /; begin it with a directory of its own, such as "/var/lib/slurm-lite/ckpt/%u/%j"`,
+		},
+		{
 			"a GPU sample interval of zero",
 			lines(`GPUSampleInterval = 0`),
 			`slurm-lite.toml:1: GPUSampleInterval 0 is below 1 second; use 1 or more`,

@@ -315,6 +315,11 @@ func Run(ctx context.Context, opts Options) error {
 		log.Warn("the configuration gives this node more CPUs than the machine has: jobs are not pinned to CPUs",
 			"configured", cfg.Node.CPUs, "machine", n)
 	}
+	// Before anything is written there: directories that other users
+	// could steer are refused (dirs.go).
+	if err := checkDirs(cfg); err != nil {
+		return err
+	}
 	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, opts.Rebuild, log); err != nil {
 		return err
 	}
@@ -455,6 +460,15 @@ func loadConfig(path string) (*config.Config, string, error) {
 // is valid, and keeps what cannot change without a restart.
 func (d *Daemon) reload() {
 	cfg, _, err := loadConfig(d.cfgPath)
+	if err == nil {
+		// The directories as they will be in force: those that change
+		// only with a restart stay as they are (below), and a new value
+		// of theirs is neither made nor checked now.
+		check := *cfg
+		old := d.config()
+		check.StateSaveLocation, check.JobMappingDir = old.StateSaveLocation, old.JobMappingDir
+		err = checkDirs(&check)
+	}
 	if err != nil {
 		d.log.Error("reload refused, keeping the configuration in force", "err", err)
 		return

@@ -216,6 +216,11 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 			return err
 		}
 		applyStatus(&j, st)
+		if st.Reason == slurm.ReasonJobLaunchFailure && st.Error != "" {
+			// Why, in the job's record (sacct -o Notes), for its user:
+			// the daemon's log is the administrator's.
+			j.Notes = append(j.Notes, "launch failed: "+st.Error)
+		}
 		j.PeakGPUMem = int64(use.PeakTotal)
 		j.MeanGPUUtil = -1 // unknown (simulated GPUs, or NVML could not say)
 		if mean, ok := use.MeanUtilization(); ok {
@@ -294,7 +299,7 @@ func (d *Daemon) endNotes(j store.Job, use gpu.Usage) []string {
 	var notes []string
 	if j.State == slurm.Failed || j.State == slurm.Cancelled {
 		errPath := stdPaths(d.config().Node.NodeName, j).Error
-		if cudaOOM(errPath) {
+		if cudaOOMAsUser(j, errPath) {
 			notes = append(notes, "CUDA out of memory (the job's stderr says so): ask for more GPU memory (--gpu-mem, --gres=shard:N) or lower the batch size")
 		}
 	}
@@ -308,11 +313,29 @@ func (d *Daemon) endNotes(j store.Job, use gpu.Usage) []string {
 	return notes
 }
 
+// cudaOOMAsUser is cudaOOM with the job user's credentials (on a thread
+// of its own: stepd.AsUser). The path is the user's to choose, down to
+// every directory on it: read as root, a directory swapped for a link
+// would let them learn whether a file only root may read holds the
+// words. As the user, they learn nothing they could not read.
+func cudaOOMAsUser(j store.Job, path string) bool {
+	cred, err := credential(j)
+	if err != nil {
+		return false
+	}
+	oom := false
+	_ = stepd.AsUser(cred, func() error {
+		oom = cudaOOM(path)
+		return nil
+	})
+	return oom
+}
+
 // cudaOOM reports whether the end of a job's error file shows CUDA's (or
 // PyTorch's) out-of-memory error. Only the last 64 KiB is read: the words
-// come last, and the file may be huge. The file is the user's: the daemon
-// (root) opens it without following a symlink and without blocking on a
-// FIFO, and reads only a regular file.
+// come last, and the file may be huge. The file is the user's: it is
+// opened without following a symlink and without blocking on a FIFO, and
+// only a regular file is read.
 func cudaOOM(path string) bool {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {

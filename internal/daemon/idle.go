@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -138,10 +137,13 @@ func (d *Daemon) sweepCheckpoints(ctx context.Context, now time.Time) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
-		if _, err := os.Lstat(dir); err != nil {
-			continue
-		}
-		if err := os.RemoveAll(dir); err == nil {
+		// As root, in directories that are the users': through safepath,
+		// following no symlink (dirs.go).
+		removed, err := removeCheckpointDir(cfg.CheckpointDir, dir, j)
+		switch {
+		case err != nil:
+			d.log.Warn("an old checkpoint directory is not removed", "job", j.ID, "dir", dir, "err", err)
+		case removed:
 			d.log.Info("removed an old checkpoint directory", "job", j.ID, "dir", dir)
 		}
 	}

@@ -800,64 +800,6 @@ func credential(j store.Job) (stepd.Credential, error) {
 	return c, nil
 }
 
-// checkpointDir expands CheckpointDir for a job, as an --output pattern is
-// expanded (%u, %j, %x, %A, %a). An array task keeps the id it got when it
-// was split from its pending record for every later run, so %j is stable.
-func checkpointDir(pattern string, j store.Job) string {
-	if pattern == "" {
-		return ""
-	}
-	v := slurmtime.PatternVars{JobID: j.ID, ArrayJobID: j.ID, ArrayTaskID: -1, JobName: j.Name, User: j.User}
-	if j.ArrayJobID != 0 {
-		v.ArrayJobID, v.ArrayTaskID = j.ArrayJobID, j.ArrayTaskID
-	}
-	return slurmtime.ExpandPattern(pattern, v)
-}
-
-// prepareCheckpointDir makes the directories of a job's checkpoint path
-// that the job's user cannot make: the part of the pattern before its
-// first %u or %j is the daemon's (made 0755 so users can pass), what the
-// pattern names after it is the user's (made 0700 and theirs); the
-// supervisor makes the rest as the user. A daemon that is not root makes
-// it all as itself.
-func prepareCheckpointDir(pattern, dir string, cred stepd.Credential) error {
-	if dir == "" {
-		return nil
-	}
-	if os.Geteuid() != 0 {
-		return os.MkdirAll(dir, 0o700)
-	}
-	cut := len(pattern)
-	for _, v := range []string{"%u", "%j"} {
-		if i := strings.Index(pattern, v); i >= 0 && i < cut {
-			cut = i
-		}
-	}
-	base := filepath.Dir(pattern[:cut] + "x")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return fmt.Errorf("creating the checkpoint base %s: %w", base, err)
-	}
-	rel, err := filepath.Rel(base, dir)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return fmt.Errorf("checkpoint directory %s is not under %s", dir, base)
-	}
-	path := base
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		path = filepath.Join(path, part)
-		if err := os.Mkdir(path, 0o700); err != nil && !os.IsExist(err) {
-			return fmt.Errorf("creating %s: %w", path, err)
-		}
-		fi, err := os.Lstat(path)
-		if err != nil || !fi.IsDir() {
-			return fmt.Errorf("checkpoint path %s is not a directory", path)
-		}
-		if err := os.Lchown(path, int(cred.UID), int(cred.GID)); err != nil {
-			return fmt.Errorf("giving %s to %s: %w", path, cred.Name, err)
-		}
-	}
-	return nil
-}
-
 // submitterLimits reads sbatch's SLURM_UMASK and SLURM_RLIMIT_* from the
 // submission environment: the umask and limits the job runs with.
 func submitterLimits(env []string) (*uint32, map[string]uint64) {

@@ -11,17 +11,27 @@
 // start rewrites the directory from nothing, so that it is right after a
 // restart too (jobs that ended while the daemon was down lose their
 // files).
+//
+// The daemon writes here as root, and dcgm-exporter trusts what it
+// reads, so the directory and every one above it must be root's (or the
+// daemon's user's) and writable by nobody else; the daemon checks this
+// at start and reload (config.DaemonDirs). A user who could write there
+// could plant a symlink at a name the daemon writes, or swap the
+// directory for one, and have root write, chmod or remove files of
+// their choosing. Each Sync opens the directory again through safepath
+// (which checks the same) and does everything from that descriptor,
+// following no symlink.
 package jobmap
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/safepath"
 )
 
 // Writer keeps one directory. It is not safe for concurrent use: one
@@ -52,8 +62,15 @@ func (w *Writer) Sync(jobs map[int][]string) error {
 		ids = slices.Compact(ids)
 		want[idx] = strings.Join(ids, "\n") + "\n"
 	}
+	// Checked again at every sync: a directory that has become unsafe
+	// since the start is not written (the daemon logs why).
+	d, err := safepath.MkdirAll(w.dir, 0o755)
+	if err != nil {
+		return fmt.Errorf("job mapping: JobMappingDir %s: %w", w.dir, err)
+	}
+	defer d.Close()
 	if w.written == nil {
-		if err := w.reset(); err != nil {
+		if err := w.reset(d); err != nil {
 			return err
 		}
 	}
@@ -62,8 +79,8 @@ func (w *Writer) Sync(jobs map[int][]string) error {
 		if w.written[idx] == content {
 			continue
 		}
-		if err := w.write(idx, content); err != nil {
-			errs = append(errs, err)
+		if err := d.WriteFile(strconv.Itoa(idx), []byte(content), 0o644); err != nil {
+			errs = append(errs, fmt.Errorf("job mapping: %w", err))
 			continue
 		}
 		w.written[idx] = content
@@ -72,9 +89,9 @@ func (w *Writer) Sync(jobs map[int][]string) error {
 		if _, ok := want[idx]; ok {
 			continue
 		}
-		err := os.Remove(w.path(idx))
+		err := d.Remove(strconv.Itoa(idx))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("job mapping: removing %s: %w", w.path(idx), err))
+			errs = append(errs, fmt.Errorf("job mapping: %w", err))
 			continue
 		}
 		delete(w.written, idx)
@@ -82,13 +99,10 @@ func (w *Writer) Sync(jobs map[int][]string) error {
 	return errors.Join(errs...)
 }
 
-// reset creates the directory and removes every GPU file in it: what an
-// earlier daemon wrote may no longer be true.
-func (w *Writer) reset() error {
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
-		return fmt.Errorf("job mapping: creating JobMappingDir %s: %w", w.dir, err)
-	}
-	entries, err := os.ReadDir(w.dir)
+// reset removes every GPU file in the directory: what an earlier daemon
+// wrote may no longer be true.
+func (w *Writer) reset(d *safepath.Dir) error {
+	entries, err := d.ReadDir()
 	if err != nil {
 		return fmt.Errorf("job mapping: reading JobMappingDir %s: %w", w.dir, err)
 	}
@@ -96,31 +110,11 @@ func (w *Writer) reset() error {
 		if _, err := strconv.Atoi(e.Name()); err != nil || e.IsDir() {
 			continue
 		}
-		if err := os.Remove(filepath.Join(w.dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("job mapping: removing %s: %w", filepath.Join(w.dir, e.Name()), err)
+		if err := d.Remove(e.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("job mapping: %w", err)
 		}
 	}
 	w.written = map[int]string{}
-	return nil
-}
-
-func (w *Writer) path(idx int) string { return filepath.Join(w.dir, strconv.Itoa(idx)) }
-
-// write replaces GPU idx's file by a rename from a name dcgm-exporter
-// skips (not a number).
-func (w *Writer) write(idx int, content string) error {
-	tmp := filepath.Join(w.dir, "."+strconv.Itoa(idx)+".tmp")
-	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
-		return fmt.Errorf("job mapping: writing %s: %w", tmp, err)
-	}
-	// WriteFile's mode is masked by the umask: readers are other users.
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("job mapping: %w", err)
-	}
-	if err := os.Rename(tmp, w.path(idx)); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("job mapping: %w", err)
-	}
 	return nil
 }
 

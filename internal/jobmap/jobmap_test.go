@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -107,5 +108,76 @@ func TestCompareIDs(t *testing.T) {
 	slices.SortFunc(ids, compareIDs)
 	if !slices.Equal(ids, []string{"9", "10", "11", "100"}) {
 		t.Errorf("sorted ids: %v", ids)
+	}
+}
+
+// A symlink planted at the name the writer renames from is removed, not
+// written through: the file it points to keeps its content and mode.
+func TestSyncDoesNotFollowAPlantedTemporary(t *testing.T) {
+	base := t.TempDir()
+	victim := filepath.Join(base, "shadow")
+	if err := os.WriteFile(victim, []byte("root:secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "map")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, ".0.tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := New(dir).Sync(map[int][]string{0: {"7"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "root:secret\n" {
+		t.Errorf("the planted link's target now holds %q", b)
+	}
+	if fi, _ := os.Stat(victim); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the planted link's target is now %v", fi.Mode())
+	}
+	if got, want := files(t, dir), map[string]string{"0": "7\n"}; !same(got, want) {
+		t.Errorf("the directory holds %v, want %v", got, want)
+	}
+}
+
+// A directory others may write is refused before anything is written;
+// so is one swapped, after the writer started, for a symlink that is not
+// root's.
+func TestAnUnsafeDirectoryIsRefused(t *testing.T) {
+	base := t.TempDir()
+	open := filepath.Join(base, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o777)
+	err := New(filepath.Join(open, "map")).Sync(map[int][]string{0: {"1"}})
+	if err == nil || !strings.Contains(err.Error(), "JobMappingDir "+open+"/map: directory "+open+" is writable by other users (mode 0777)") {
+		t.Errorf("Sync under a directory all may write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(open, "map")); err == nil {
+		t.Errorf("Sync made the directory anyway")
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	// Root's own, then swapped for another user's link to a directory of
+	// root's.
+	dir := filepath.Join(base, "map")
+	w := New(dir)
+	if err := w.Sync(map[int][]string{0: {"1"}}); err != nil {
+		t.Fatal(err)
+	}
+	private := filepath.Join(base, "private")
+	os.Mkdir(private, 0o700)
+	os.WriteFile(filepath.Join(private, "0"), []byte("root's\n"), 0o600)
+	os.Rename(dir, filepath.Join(base, "old"))
+	os.Symlink(private, dir)
+	os.Lchown(dir, 54321, 54321)
+	err = w.Sync(map[int][]string{})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link "+dir+" belongs to uid 54321") {
+		t.Errorf("Sync through another user's link: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(private, "0")); err != nil || string(b) != "root's\n" {
+		t.Errorf("root's file behind the link: %q %v", b, err)
 	}
 }

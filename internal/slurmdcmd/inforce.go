@@ -5,6 +5,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/safepath"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
@@ -12,7 +13,10 @@ import (
 // in force (defaults included: QOS limits, YieldGroup, AllowGroups,
 // GraceTime, IdleGPUTimeout, ...) as a configuration file that reads back
 // as the same configuration, then a warning on stderr for each group the
-// file names that this machine lacks, as the daemon logs at start.
+// file names that this machine lacks, as the daemon logs at start, and
+// an error for each directory the daemon would refuse to start with
+// (config.DaemonDirs: one another user could replace), as if it ran as
+// the caller.
 func printInForce(cfg *config.Config, sio cmdio.IO) int {
 	w := sio.Stdout
 	fmt.Fprintln(w)
@@ -24,7 +28,15 @@ func printInForce(cfg *config.Config, sio cmdio.IO) int {
 	for _, warning := range cfg.GroupWarnings(groupExists) {
 		fmt.Fprintf(sio.Stderr, "slurmd-lite: warning: %s\n", warning)
 	}
-	return 0
+	code := 0
+	for _, dir := range cfg.DaemonDirs() {
+		// What exists of it: the daemon makes the rest.
+		if err := safepath.Check(dir.Path); err != nil {
+			fmt.Fprintf(sio.Stderr, "slurmd-lite: error: %s: %v; slurmd-lite refuses to start with it\n", dir.What, err)
+			code = 1
+		}
+	}
+	return code
 }
 
 // groupExists asks the group database as the commands do (/etc/group, then

@@ -68,3 +68,37 @@ func TestExportReadsTheDaemonsConfigFile(t *testing.T) {
 		}
 	}
 }
+
+// slurmd-lite config says which directory the daemon would refuse to
+// start with (one another user could replace), with the fix, and exits 1;
+// a directory still to be made is fine: the daemon makes it.
+func TestConfigRefusesDirectoriesOthersCanWrite(t *testing.T) {
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	write := func(mapDir string) string {
+		conf := filepath.Join(dir, "conf.toml")
+		body := "StateSaveLocation = \"" + dir + "/state\"\nJobMappingDir = \"" + mapDir + "\"\n[Node]\nGPUs = \"none\"\n"
+		if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return conf
+	}
+	rc, _, errs := run(t, "-f", write(filepath.Join(open, "map")), "config")
+	want := "slurmd-lite: error: JobMappingDir " + open + "/map: directory " + open + " is writable by other users (mode 0777)"
+	if rc != 1 || !strings.Contains(errs, want) || !strings.Contains(errs, "slurmd-lite refuses to start with it") {
+		t.Errorf("a JobMappingDir under a directory all may write: exit %d, stderr:\n%s\nwant exit 1 and %q", rc, errs, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state")); err == nil {
+		t.Errorf("slurmd-lite config made the state directory")
+	}
+	rc, _, errs = run(t, "-f", write(filepath.Join(dir, "map")), "config")
+	if rc != 0 || strings.Contains(errs, "error") {
+		t.Errorf("directories still to be made: exit %d, stderr:\n%s", rc, errs)
+	}
+}

@@ -108,6 +108,12 @@ func asUser(c Credential, fn func() error) error {
 	return <-done
 }
 
+// AsUser is asUser for the daemon, which reads a file of the job's as
+// its user (the CUDA out-of-memory note): it runs fn with the job user's
+// credentials on a thread of its own, where the daemon is root and the
+// job is not root's.
+func AsUser(c Credential, fn func() error) error { return asUser(c, fn) }
+
 func setThreadCredential(c Credential) error {
 	groups := c.Groups
 	if len(groups) == 0 {
