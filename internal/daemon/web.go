@@ -149,7 +149,7 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		}
 		l := v.live(&j)
 		wj := web.Job{ID: jobID(&j, l.ArrayTasks), User: j.User, Account: j.Account, Partition: j.Partition,
-			Name: j.Request.JobName, State: string(j.State), Priority: l.Priority, CPUs: l.NumCPUs,
+			Name: j.Name, State: string(j.State), Priority: l.Priority, CPUs: l.NumCPUs,
 			Submit: unixTime(j.Submit), Start: unixTime(j.Start), Limit: int64(l.Limit / time.Second)}
 		if l.Limit == slurmtime.Infinite || l.Limit < 0 {
 			wj.Limit = 0
