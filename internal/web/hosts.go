@@ -18,9 +18,9 @@ import (
 // listener answers only requests whose Host (with or without a port) is
 //
 //  1. the host of [Web] Listen;
-//  2. a loopback name or address: localhost, a name under .localhost
-//     (RFC 6761: resolved to the loopback, never through DNS),
-//     127.0.0.0/8, ::1;
+//  2. a loopback name or address: localhost, 127.0.0.0/8, ::1 (not the
+//     names under .localhost: a resolver that asks DNS for them would let
+//     a hostile DNS server answer);
 //  3. a name or address of [Web] AllowedHosts;
 //  4. on a wildcard Listen (0.0.0.0, [::]): 0.0.0.0 and :: themselves,
 //     and with no AllowedHosts this machine's hostname and addresses;
@@ -108,7 +108,7 @@ func (h *Hosts) Allows(hostHeader string) bool {
 		// wildcard Listen shows.)
 		return true
 	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") || host == h.listen || h.allowed[host] {
+	if host == "localhost" || host == h.listen || h.allowed[host] {
 		return true
 	}
 	if !h.wildcard || len(h.allowed) > 0 {

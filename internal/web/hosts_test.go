@@ -31,7 +31,7 @@ func TestHostsAllows(t *testing.T) {
 	}{
 		{"on the loopback: the loopback's names and addresses only", "127.0.0.1:9341", nil, []c{
 			{"127.0.0.1:9341", true}, {"127.0.0.1", true}, {"127.8.9.10:80", true}, {"[::1]:9341", true}, {"[::1]", true},
-			{"localhost:9341", true}, {"LOCALHOST", true}, {"localhost.", true}, {"dash.localhost:9341", true},
+			{"localhost:9341", true}, {"LOCALHOST", true}, {"localhost.", true}, {"dash.localhost:9341", false},
 			{"evil.example", false}, {"evil.example:9341", false}, {"localhost.evil.example", false},
 			{"127.0.0.1.nip.io:9341", false}, {"gpubox", false}, {"192.0.2.7", false}, {"0.0.0.0:9341", false},
 			{"[::2]:9341", false}, {"", false}, {":9341", false},
