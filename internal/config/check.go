@@ -674,12 +674,47 @@ func (p *parser) checkWeb(c *Config) {
 	if c.JobMappingDir != "" && !filepath.IsAbs(c.JobMappingDir) {
 		p.errorf(key("JobMappingDir"), "JobMappingDir %q is not an absolute path; write a path that starts with /, such as \"/run/dcgm-job-map\"", c.JobMappingDir)
 	}
+	for i, h := range c.Web.AllowedHosts {
+		if problem := allowedHostProblem(h); problem != "" {
+			p.errorf(key("Web", "AllowedHosts").index(i), "Web.AllowedHosts %q %s; write a name or an address as a browser's address bar shows it, such as \"gpubox.lab.example\" or \"192.0.2.7\"", h, problem)
+		}
+	}
 	if c.Web.Listen == "" {
 		return
 	}
 	if problem := listenProblem(c.Web.Listen); problem != "" {
 		p.errorf(key("Web", "Listen"), "Web.Listen %q %s; write HOST:PORT, such as \"127.0.0.1:9341\"", c.Web.Listen, problem)
 	}
+}
+
+// allowedHostProblem says what is wrong with a name of AllowedHosts, ""
+// if nothing. A name is compared with requests' Host headers without
+// their port, so it has none; an IPv6 address may come with or without
+// its brackets.
+func allowedHostProblem(h string) string {
+	switch {
+	case h == "":
+		return "is empty"
+	case strings.Contains(h, "://"):
+		return "is a URL (leave out the scheme)"
+	case strings.ContainsAny(h, "/?#@ \t"):
+		return "is not a host name (leave out paths, users and spaces)"
+	case h == "*" || strings.Contains(h, "*"):
+		return "is a pattern: name each host (a wildcard would let any site's page read the dashboard)"
+	}
+	bare := strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if strings.Count(bare, ":") > 1 {
+		return "" // an IPv6 address
+	}
+	if strings.Contains(h, ":") || strings.ContainsAny(h, "[]") {
+		return "has a port (leave it out: every port of the name is allowed)"
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
+			return fmt.Sprintf("has %q, which no host name has", r)
+		}
+	}
+	return ""
 }
 
 // listenProblem says what is wrong with a HOST:PORT address, "" if

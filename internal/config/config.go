@@ -110,6 +110,11 @@ type Config struct {
 type Web struct {
 	// Listen is "HOST:PORT" ("127.0.0.1:9341"); "" turns the listener off.
 	Listen string `toml:"Listen"`
+	// AllowedHosts are the names (or addresses) besides Listen's host and
+	// the loopback's that requests may be sent to (their Host header):
+	// any other is refused, so that a page elsewhere cannot read the
+	// listener through DNS rebinding (internal/web's Hosts).
+	AllowedHosts []string `toml:"AllowedHosts"`
 }
 
 // YieldPolicy is what the scheduler may do to running yieldable jobs by

@@ -16,6 +16,16 @@ func TestWebSettings(t *testing.T) {
 			`slurm-lite.toml:2: Web.Listen "::1:9341" has a host that is neither a name nor an address (an IPv6 address goes in brackets: "[::1]:9341"); write HOST:PORT, such as "127.0.0.1:9341"`},
 		{"a URL", lines(`[Web]`, `Listen = "http://127.0.0.1:9341"`),
 			`slurm-lite.toml:2: Web.Listen "http://127.0.0.1:9341" is a URL (leave out the scheme); write HOST:PORT, such as "127.0.0.1:9341"`},
+		{"an allowed host with a port", lines(`[Web]`, `Listen = "0.0.0.0:9341"`, `AllowedHosts = ["gpubox.lab.example", "gpubox:9341"]`),
+			`slurm-lite.toml:3: Web.AllowedHosts "gpubox:9341" has a port (leave it out: every port of the name is allowed); write a name or an address as a browser's address bar shows it, such as "gpubox.lab.example" or "192.0.2.7"`},
+		{"an allowed host that is a URL", lines(`[Web]`, `AllowedHosts = ["http://gpubox"]`),
+			`slurm-lite.toml:2: Web.AllowedHosts "http://gpubox" is a URL (leave out the scheme); write a name or an address as a browser's address bar shows it, such as "gpubox.lab.example" or "192.0.2.7"`},
+		{"an allowed host that is a pattern", lines(`[Web]`, `AllowedHosts = ["*"]`),
+			`slurm-lite.toml:2: Web.AllowedHosts "*" is a pattern: name each host (a wildcard would let any site's page read the dashboard); write a name or an address as a browser's address bar shows it, such as "gpubox.lab.example" or "192.0.2.7"`},
+		{"an empty allowed host", lines(`[Web]`, `AllowedHosts = [""]`),
+			`slurm-lite.toml:2: Web.AllowedHosts "" is empty; write a name or an address as a browser's address bar shows it, such as "gpubox.lab.example" or "192.0.2.7"`},
+		{"an allowed host with a path", lines(`[Web]`, `AllowedHosts = ["gpubox/dash"]`),
+			`slurm-lite.toml:2: Web.AllowedHosts "gpubox/dash" is not a host name (leave out paths, users and spaces); write a name or an address as a browser's address bar shows it, such as "gpubox.lab.example" or "192.0.2.7"`},
 		{"a relative JobMappingDir", lines(`JobMappingDir = "run/map"`),
 			`slurm-lite.toml:1: JobMappingDir "run/map" is not an absolute path; write a path that starts with /, such as "/run/dcgm-job-map"`},
 	}
@@ -33,7 +43,13 @@ func TestWebSettings(t *testing.T) {
 			t.Errorf("Listen = %q: %v", ok, err)
 		}
 	}
-	if c := Default(); c.Web.Listen != "" || c.JobMappingDir != "" {
+	hosts := []string{"gpubox.lab.example", "GPUBOX", "gpubox.", "192.0.2.7", "2001:db8::7", "[2001:db8::7]", "my_box"}
+	c, err := Parse("slurm-lite.toml", []byte(lines(`[Web]`, `Listen = "0.0.0.0:9341"`,
+		`AllowedHosts = ["gpubox.lab.example", "GPUBOX", "gpubox.", "192.0.2.7", "2001:db8::7", "[2001:db8::7]", "my_box"]`)))
+	if err != nil || len(c.Web.AllowedHosts) != len(hosts) {
+		t.Errorf("AllowedHosts = %q: %v, %+v", hosts, err, c.Web)
+	}
+	if c := Default(); c.Web.Listen != "" || c.JobMappingDir != "" || c.Web.AllowedHosts != nil {
 		t.Errorf("the listener or the job mapping is on by default: %+v, %q", c.Web, c.JobMappingDir)
 	}
 }

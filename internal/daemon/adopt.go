@@ -46,12 +46,6 @@ import (
 //
 // Every adoption is in the log and the audit trail.
 
-// adoptAction and lostAction are the audit trail's words for 1 and 4.
-const (
-	adoptAction = "adopt"
-	lostAction  = "lost"
-)
-
 // runTrace is a run directory the database does not know.
 type runTrace struct {
 	id  uint32
@@ -228,7 +222,7 @@ func (d *Daemon) adoptRun(t runTrace) (change func(*store.Tx) error, done func()
 		if dropped, err = tx.Adopt(j, script); err != nil {
 			return err
 		}
-		_, err = tx.AppendEvent(d.schedEvent(j.ID, adoptAction, detail))
+		_, err = tx.AppendEvent(d.schedEvent(j.ID, evAdopt, detail))
 		return err
 	}
 	done = func() {
@@ -331,12 +325,12 @@ func (d *Daemon) reportLost(ctx context.Context, rows map[uint32]store.RowState,
 	}
 	return d.st.Update(ctx, func(tx *store.Tx) error {
 		for _, id := range lost {
-			if _, err := tx.AppendEvent(d.schedEvent(id, lostAction, lostWhy)); err != nil {
+			if _, err := tx.AppendEvent(d.schedEvent(id, evLost, lostWhy)); err != nil {
 				return err
 			}
 		}
 		for _, id := range partial {
-			if _, err := tx.AppendEvent(d.schedEvent(id, lostAction,
+			if _, err := tx.AppendEvent(d.schedEvent(id, evLost,
 				"array: the database came back without it; the tasks that had started were put back, the others are lost")); err != nil {
 				return err
 			}

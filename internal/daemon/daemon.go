@@ -39,6 +39,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -479,7 +480,8 @@ func (d *Daemon) reload() {
 		d.log.Warn("SocketPath and StateSaveLocation change only with a restart")
 		cfg.SocketPath, cfg.StateSaveLocation = old.SocketPath, old.StateSaveLocation
 	}
-	if cfg.Web != old.Web || cfg.JobMappingDir != old.JobMappingDir {
+	if cfg.Web.Listen != old.Web.Listen || !slices.Equal(cfg.Web.AllowedHosts, old.Web.AllowedHosts) ||
+		cfg.JobMappingDir != old.JobMappingDir {
 		d.log.Warn("[Web] and JobMappingDir change only with a restart")
 		cfg.Web, cfg.JobMappingDir = old.Web, old.JobMappingDir
 	}

@@ -33,15 +33,51 @@ import (
 // start, an end, a preemption, a health check's drain).
 const schedulerName = "slurmd-lite"
 
+// eventAction is what an event of the audit trail records. The daemon
+// writes these and no others: every event is made by schedEvent,
+// callerEvent or actorEvent, which take an eventAction, never a string
+// (TestEventsAreMadeFromDeclaredActions holds the code to it), and
+// TestWebShowsTheAnonymousViewerNoSecrets brings each one about on a live
+// daemon, reading the list from this block: an action added here that it
+// does not bring about fails it.
+//
+// An event's detail may carry what its job's metadata carries (its name,
+// comment, user, account, paths): it is shown only to whoever sees the
+// job (viewer.seesTrail). It never carries a job's secrets (environment,
+// script, --wrap, --export values).
+type eventAction string
+
+const (
+	evStart    eventAction = "start"     // the scheduler started a job
+	evEnd      eventAction = "end"       // a run ended
+	evRequeue  eventAction = "requeue"   // a run ended back to PENDING, or a requeue was asked
+	evNodeFail eventAction = "node_fail" // a run was lost (its supervisor or GPU) and requeued
+	evPreempt  eventAction = "preempt"   // the scheduler stops a job for a higher tier's
+	evCancel   eventAction = "cancel"    // scancel
+	evHold     eventAction = "hold"      // scontrol hold
+	evRelease  eventAction = "release"   // scontrol release
+	evUpdate   eventAction = "update"    // scontrol update job
+	evYield    eventAction = "yield"     // scontrol yield, or the scheduler's shrink
+	evDrain    eventAction = "drain"     // a GPU or the node drained (by hand or by the health check)
+	evResume   eventAction = "resume"    // a GPU or the node resumed
+	evAdopt    eventAction = "adopt"     // a run put back from its job directory: the database came back without it (adopt.go)
+	evLost     eventAction = "lost"      // an acknowledged job the database came back without and that never started (adopt.go)
+)
+
 // schedEvent is an event the daemon itself made.
-func (d *Daemon) schedEvent(id uint32, action, detail string) store.Event {
-	return store.Event{Time: d.now(), Actor: uint32(os.Geteuid()), ActorName: schedulerName,
-		JobID: id, Action: action, Detail: detail}
+func (d *Daemon) schedEvent(id uint32, action eventAction, detail string) store.Event {
+	return d.actorEvent(uint32(os.Geteuid()), schedulerName, id, action, detail)
 }
 
 // callerEvent is an event a command's caller made.
-func (d *Daemon) callerEvent(caller localapi.Identity, id uint32, action, detail string) store.Event {
-	return store.Event{Time: d.now(), Actor: caller.UID, ActorName: caller.User, JobID: id, Action: action, Detail: detail}
+func (d *Daemon) callerEvent(caller localapi.Identity, id uint32, action eventAction, detail string) store.Event {
+	return d.actorEvent(caller.UID, caller.User, id, action, detail)
+}
+
+// actorEvent is an event that user uid, named name, made (of job id; 0 for
+// the node's or a GPU's).
+func (d *Daemon) actorEvent(uid uint32, name string, id uint32, action eventAction, detail string) store.Event {
+	return store.Event{Time: d.now(), Actor: uid, ActorName: name, JobID: id, Action: string(action), Detail: detail}
 }
 
 // tell hands a job's change to the notifier.
@@ -209,11 +245,10 @@ func (d *Daemon) events(ctx context.Context, req *localapi.Request[struct{}]) ([
 			return nil, localapi.Errorf(http.StatusBadRequest, "job %q is not a job id; give a number such as 12", s)
 		}
 		j, err := d.st.Job(ctx, ref.id)
-		switch {
-		case errors.Is(err, store.ErrNotFound) && v.admin:
-			// No job: root and operators still see what became of
-			// the id (a job lost with the database: adopt.go).
-		case err != nil || !v.seesJob(j.UID):
+		// No job: its trail still says what became of the id (a job
+		// lost with the database: adopt.go), to whoever sees others' jobs.
+		known := err == nil
+		if (err != nil && !errors.Is(err, store.ErrNotFound)) || !v.seesTrail(ref.id, j.UID, known) {
 			continue // unknown, or not the caller's to see: nothing to show
 		}
 		f.JobID, f.NoJob = ref.id, false

@@ -226,7 +226,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		if mean, ok := use.MeanUtilization(); ok {
 			j.MeanGPUUtil = mean
 		}
-		if _, err := tx.AppendEvent(d.schedEvent(id, "end", endDetail(j))); err != nil {
+		if _, err := tx.AppendEvent(d.schedEvent(id, evEnd, endDetail(j))); err != nil {
 			return err
 		}
 		addNote(&j, d.memNote(j, st))
@@ -421,9 +421,9 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 		if err := tx.PutStep(batchStep(cur, st, stepsUser, stepsSys)); err != nil {
 			return err
 		}
-		action := "requeue"
+		action := evRequeue
 		if as == slurm.NodeFail {
-			action = "node_fail"
+			action = evNodeFail
 		}
 		if _, err := tx.AppendEvent(d.schedEvent(j.ID, action, endDetail(cur)+"; back to PENDING")); err != nil {
 			return err
@@ -534,9 +534,9 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 	if audit {
 		// Recorded before the supervisor is asked, so that it precedes
 		// the requeue the stop leads to.
-		action := "requeue"
+		action := evRequeue
 		if why == stepd.WhyPreemption {
-			action = "preempt"
+			action = evPreempt
 		}
 		err := d.st.Update(ctx, func(tx *store.Tx) error {
 			_, err := tx.AppendEvent(d.schedEvent(id, action, detail))

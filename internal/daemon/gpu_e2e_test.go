@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "stepd" {
 		os.Exit(stepd.Main(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == asClientArg {
+		os.Exit(asClientMain(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 

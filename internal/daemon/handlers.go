@@ -519,7 +519,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		// the loop records as soon as the supervisor exits, must come
 		// after it in the trail.
 		audited = true
-		d.audit(ctx, caller, j.ID, "cancel", fmt.Sprintf("cancelled while %s", j.State))
+		d.audit(ctx, caller, j.ID, evCancel, fmt.Sprintf("cancelled while %s", j.State))
 		rep, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by})
 		switch {
 		case err != nil:
@@ -576,7 +576,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			detail = fmt.Sprintf("signal %d while %s", c.Signal, j.State)
 		}
 		if !audited {
-			d.audit(ctx, caller, j.ID, "cancel", detail)
+			d.audit(ctx, caller, j.ID, evCancel, detail)
 		}
 		if c.Signal == 0 {
 			d.tell(notify.Cancel, j, caller.User, detail)
@@ -592,7 +592,7 @@ func (d *Daemon) mustJob(ctx context.Context, id uint32) store.Job {
 
 // audit records a change a caller asked for whose effect comes later
 // (a running job's cancel or requeue, carried out by its supervisor).
-func (d *Daemon) audit(ctx context.Context, caller localapi.Identity, id uint32, action, detail string) {
+func (d *Daemon) audit(ctx context.Context, caller localapi.Identity, id uint32, action eventAction, detail string) {
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		_, err := tx.AppendEvent(d.callerEvent(caller, id, action, detail))
 		return err
@@ -661,9 +661,9 @@ func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool,
 		if err := tx.PutJob(cur); err != nil {
 			return err
 		}
-		action, detail := "release", "released"
+		action, detail := evRelease, "released"
 		if hold {
-			action, detail = "hold", string(cur.Reason)
+			action, detail = evHold, string(cur.Reason)
 		}
 		_, err = tx.AppendEvent(d.callerEvent(caller, cur.ID, action, detail))
 		held = cur
@@ -707,7 +707,7 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 		// (Signalled with the job, it died with 143, which submitit took
 		// for the job's failure.) Recorded first: the requeue the stop
 		// leads to comes after it in the trail.
-		d.audit(ctx, caller, j.ID, "requeue", "requeue asked while RUNNING")
+		d.audit(ctx, caller, j.ID, evRequeue, "requeue asked while RUNNING")
 		// A stop that could not be handed over is not a requeue: the
 		// caller hears so, and may try again.
 		if err := d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID, false); err != nil {
@@ -718,7 +718,7 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 			if _, err := tx.Requeue(j.ID, d.now()); err != nil {
 				return err
 			}
-			_, err := tx.AppendEvent(d.callerEvent(caller, j.ID, "requeue", fmt.Sprintf("requeued after it ended %s", j.State)))
+			_, err := tx.AppendEvent(d.callerEvent(caller, j.ID, evRequeue, fmt.Sprintf("requeued after it ended %s", j.State)))
 			return err
 		})
 		if err != nil {

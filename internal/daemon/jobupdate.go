@@ -452,8 +452,9 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 	}
 	detail := describe(u.ch.Update)
 	u.d.log.Info("job updated", "job", j.ID, "by", u.caller.User, "change", detail)
-	_, err := tx.AppendEvent(store.Event{Time: tx.Now(), Actor: u.caller.UID, ActorName: u.caller.User,
-		JobID: j.ID, Action: "update", Detail: detail})
+	e := u.d.callerEvent(u.caller, j.ID, evUpdate, detail)
+	e.Time = tx.Now() // the change's own time
+	_, err := tx.AppendEvent(e)
 	if err != nil {
 		u.d.log.Error("recording an event", "job", j.ID, "err", err)
 	}

@@ -378,7 +378,7 @@ func (d *Daemon) saveDrains(gs gpu.Snapshot) {
 			if err := tx.PutDrain(dr); err != nil {
 				return err
 			}
-			e := d.schedEvent(0, "drain", dr.Reason)
+			e := d.schedEvent(0, evDrain, dr.Reason)
 			e.GPU = dr.UUID
 			if _, err := tx.AppendEvent(e); err != nil {
 				return err
@@ -582,7 +582,7 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 		return j, err
 	}
 	detail := fmt.Sprintf("started on GPUs %v after %s pending", gpuIndices(j.Alloc), now.Sub(j.Submit).Round(time.Second))
-	if _, err := tx.AppendEvent(d.schedEvent(j.ID, "start", detail)); err != nil {
+	if _, err := tx.AppendEvent(d.schedEvent(j.ID, evStart, detail)); err != nil {
 		return j, err
 	}
 	for _, id := range ps.yielders {

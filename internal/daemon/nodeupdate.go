@@ -180,7 +180,7 @@ func (d *Daemon) updateWholeNode(ctx context.Context, caller localapi.Identity, 
 			if err := tx.PutDrain(dr); err != nil {
 				return err
 			}
-			return nodeEvent(tx, d.callerEvent(caller, 0, "drain", dr.Reason), "")
+			return nodeEvent(tx, d.callerEvent(caller, 0, evDrain, dr.Reason), "")
 		})
 		if err != nil {
 			return err
@@ -205,7 +205,7 @@ func (d *Daemon) updateWholeNode(ctx context.Context, caller localapi.Identity, 
 			if err := tx.DeleteDrain(api.NodeDrainUUID); err != nil {
 				return err
 			}
-			return nodeEvent(tx, d.callerEvent(caller, 0, "resume", ""), "")
+			return nodeEvent(tx, d.callerEvent(caller, 0, evResume, ""), "")
 		})
 		if err != nil {
 			return err
@@ -254,7 +254,7 @@ func (d *Daemon) updateGPUs(ctx context.Context, caller localapi.Identity, u api
 				if err := tx.PutDrain(dr); err != nil {
 					return err
 				}
-				return nodeEvent(tx, d.callerEvent(caller, 0, "drain", u.Reason), t.uuid)
+				return nodeEvent(tx, d.callerEvent(caller, 0, evDrain, u.Reason), t.uuid)
 			})
 			if err != nil {
 				return err
@@ -272,7 +272,7 @@ func (d *Daemon) updateGPUs(ctx context.Context, caller localapi.Identity, u api
 				if err := tx.DeleteDrain(t.uuid); err != nil {
 					return err
 				}
-				return nodeEvent(tx, d.callerEvent(caller, 0, "resume", ""), t.uuid)
+				return nodeEvent(tx, d.callerEvent(caller, 0, evResume, ""), t.uuid)
 			})
 			if err != nil {
 				return err

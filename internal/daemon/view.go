@@ -22,10 +22,18 @@ import (
 //   - Everything else follows slurm.conf's PrivateData: by default, as in
 //     Slurm, every job's metadata is everyone's to see; with "jobs" only
 //     its owner, root and operators see the job at all (squeue, scontrol
-//     show job, sacct, sprio, the node's GPUs); with "usage" sshare shows a
-//     user only their own usage rows.
+//     show job, sacct, sprio, the node's GPUs, the job's audit trail);
+//     with "usage" sshare shows a user only their own usage rows.
+//   - Whoever reads the web listener ([Web]: the dashboard, its data,
+//     /metrics) is the anonymous viewer: a viewer like any other, who is
+//     no user, owns no job and is not an operator
+//     (TestWebShowsTheAnonymousViewerNoSecrets walks every web route after
+//     every kind of event to hold it to this).
 type viewer struct {
 	caller localapi.Identity
+	// anonymous is the web's viewer: caller is no one (its zero UID is
+	// not root's), who owns nothing.
+	anonymous bool
 	// admin is root or an operator, who see everything.
 	admin        bool
 	privateJobs  bool
@@ -42,21 +50,53 @@ func viewFor(cfg *config.Config, caller localapi.Identity) viewer {
 		privateJobs: cfg.Private(config.PrivateJobs), privateUsage: cfg.Private(config.PrivateUsage)}
 }
 
+// anonymousViewer is the web listener's viewer under cfg: no one.
+func anonymousViewer(cfg *config.Config) viewer {
+	return viewer{anonymous: true, privateJobs: cfg.Private(config.PrivateJobs),
+		privateUsage: cfg.Private(config.PrivateUsage)}
+}
+
+// is reports whether the caller is the user of uid.
+func (v viewer) is(uid uint32) bool { return !v.anonymous && v.caller.UID == uid }
+
+// isNamed reports whether the caller is the user named user.
+func (v viewer) isNamed(user string) bool { return !v.anonymous && user == v.caller.User }
+
 // ownsJob reports whether the caller may see the secrets of a job of uid.
-func (v viewer) ownsJob(uid uint32) bool { return v.admin || v.caller.UID == uid }
+func (v viewer) ownsJob(uid uint32) bool { return v.admin || v.is(uid) }
 
 // seesJob reports whether the caller may see a job of uid at all.
 func (v viewer) seesJob(uid uint32) bool { return !v.privateJobs || v.ownsJob(uid) }
 
 // seesJobOf is seesJob for a job known by its user's name.
 func (v viewer) seesJobOf(user string) bool {
-	return !v.privateJobs || v.admin || user == v.caller.User
+	return !v.privateJobs || v.admin || v.isNamed(user)
 }
+
+// seesOthersJobs reports whether the caller may see other users' jobs:
+// false under PrivateData=jobs for all but root and operators.
+func (v viewer) seesOthersJobs() bool { return !v.privateJobs || v.admin }
 
 // seesUsage reports whether the caller may see the usage of user ("" for
 // an account's own row).
 func (v viewer) seesUsage(user string) bool {
-	return !v.privateUsage || v.admin || user == "" || user == v.caller.User
+	return !v.privateUsage || v.admin || user == "" || v.isNamed(user)
+}
+
+// seesTrail reports whether the caller may see the audit trail of job
+// (0: the node's and the GPUs', which are everyone's, as sinfo's
+// reasons). A job's events may name the job, its comment, its user's
+// paths: only whoever sees the job sees them. owner is the job's user;
+// known is false when the job could not be read, and then only whoever
+// sees every job sees its trail.
+func (v viewer) seesTrail(job, owner uint32, known bool) bool {
+	switch {
+	case job == 0:
+		return true
+	case !known:
+		return v.seesOthersJobs()
+	}
+	return v.seesJob(owner)
 }
 
 // job is j as the caller may see it: false when the caller may not see it

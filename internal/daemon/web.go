@@ -80,17 +80,24 @@ type webSource struct{ d *Daemon }
 
 // State reads the published view, the store's cache of recent jobs, the
 // last GPU sample and the last pass's snapshot; it takes no lock the loop
-// holds.
+// holds. It is what the anonymous viewer (anonymousViewer: no one, who
+// owns no job) may see, by the rule of the socket API's answers: every
+// job, share row and event goes through the viewer, and the web's rows
+// are made from what it returns. Counts count every job, as sinfo's do.
 func (s webSource) State(ctx context.Context) (*web.State, error) {
 	d := s.d
 	now := d.now()
 	v := d.liveView()
 	cfg := v.cfg
+	who := anonymousViewer(cfg)
 	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
 	if err != nil {
 		return nil, err
 	}
-	events, err := d.st.Events(ctx, store.EventFilter{Limit: 30})
+	// The newest events the viewer may see: under PrivateData=jobs, the
+	// node's and the GPUs' only (the last 30 of them, not those among the
+	// last 30 of all).
+	events, err := d.st.Events(ctx, store.EventFilter{Limit: 30, NoJob: !who.seesOthersJobs()})
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +105,8 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 	if err != nil {
 		return nil, err
 	}
-	private := cfg.Private(config.PrivateJobs)
 	st := &web.State{Time: now.Unix(), Cluster: cfg.ClusterName, Node: cfg.Node.NodeName, CPUs: cfg.Node.CPUs,
-		Mem: int64(cfg.Node.RealMemory), Private: private, States: map[string]int{}, GPUSeconds: secs,
+		Mem: int64(cfg.Node.RealMemory), Private: !who.seesOthersJobs(), States: map[string]int{}, GPUSeconds: secs,
 		Yields: d.web.yields.Load(), Preemptions: d.web.preemptions.Load()}
 
 	var gs gpu.Snapshot
@@ -109,19 +115,41 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 	}
 	onGPU := map[string][]web.GPUJob{}
 	reserved := map[string]uint64{}
+	inUse := map[string]bool{}
 	total := map[string]uint64{}
+	owners := map[uint32]uint32{} // job id -> its user's uid, for the events
 	for _, g := range gs.GPUs {
 		total[g.UUID] = g.MemoryTotal
 	}
 	for i := range jobs {
-		j := &jobs[i]
-		st.States[string(j.State)]++
-		if j.State.Finished() {
+		raw := &jobs[i]
+		owners[raw.ID] = raw.UID
+		// 1. The counts, of every job, seen or not.
+		st.States[string(raw.State)]++
+		if raw.State.Finished() {
 			continue
 		}
-		l := v.live(j)
-		wj := web.Job{ID: jobID(j, l.ArrayTasks), User: j.User, Account: j.Account, Partition: j.Partition,
-			Name: j.Request.JobName, State: string(j.State), Priority: l.Priority, CPUs: l.NumCPUs,
+		if raw.State != slurm.Pending {
+			st.CPUsAlloc += len(raw.Alloc.CPUs)
+			st.MemAlloc += raw.Alloc.Mem
+			for _, a := range raw.Alloc.GPUs {
+				inUse[a.UUID] = true
+				if a.Mem > 0 {
+					reserved[a.UUID] += uint64(a.Mem)
+				} else {
+					reserved[a.UUID] = total[a.UUID]
+				}
+			}
+		}
+		// 2. The rows, of the jobs the viewer sees, from the viewer's
+		// copy.
+		j, ok := who.job(*raw)
+		if !ok {
+			continue
+		}
+		l := v.live(&j)
+		wj := web.Job{ID: jobID(&j, l.ArrayTasks), User: j.User, Account: j.Account, Partition: j.Partition,
+			Name: j.Name, State: string(j.State), Priority: l.Priority, CPUs: l.NumCPUs,
 			Submit: unixTime(j.Submit), Start: unixTime(j.Start), Limit: int64(l.Limit / time.Second)}
 		if l.Limit == slurmtime.Infinite || l.Limit < 0 {
 			wj.Limit = 0
@@ -131,16 +159,11 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		if wj.GPUMem > 0 && wj.GPUs == 0 {
 			wj.GPUs = 1
 		}
-		if private {
-			wj.User, wj.Name = "", ""
-		}
 		if j.State == slurm.Pending {
 			wj.Reason = string(l.Reason)
 			wj.Why = web.Why(wj.Reason, l.ReasonDetail)
 			wj.ExpectedStart = unixTime(l.ExpectedStart)
 		} else {
-			st.CPUsAlloc += len(j.Alloc.CPUs)
-			st.MemAlloc += j.Alloc.Mem
 			for _, a := range j.Alloc.GPUs {
 				gj := web.GPUJob{ID: wj.ID, User: wj.User, Account: j.Account, Name: wj.Name, Start: wj.Start,
 					Mem: uint64(max(a.Mem, 0))}
@@ -148,11 +171,6 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 					gj.End = wj.Start + wj.Limit
 				}
 				onGPU[a.UUID] = append(onGPU[a.UUID], gj)
-				if a.Mem > 0 {
-					reserved[a.UUID] += uint64(a.Mem)
-				} else {
-					reserved[a.UUID] = total[a.UUID]
-				}
 			}
 		}
 		st.Jobs = append(st.Jobs, wj)
@@ -183,11 +201,12 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		}
 		wg := web.GPU{Index: g.Index, NVMLIndex: g.NVMLIndex, UUID: g.UUID, Type: g.Type, Model: g.Model,
 			State: state, Reason: g.Reason, MemTotal: g.MemoryTotal, MemUsed: g.MemoryUsed,
-			MemReserved: min(reserved[g.UUID], g.MemoryTotal), Util: g.Utilization, Jobs: onGPU[g.UUID]}
+			MemReserved: min(reserved[g.UUID], g.MemoryTotal), Util: g.Utilization, InUse: inUse[g.UUID],
+			Jobs: onGPU[g.UUID]}
 		if wg.Jobs == nil {
 			wg.Jobs = []web.GPUJob{}
 		}
-		if len(wg.Jobs) > 0 {
+		if wg.InUse {
 			used++
 		}
 		st.GPUs = append(st.GPUs, wg)
@@ -205,7 +224,7 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 
 	if snap := d.web.passed.Load(); snap != nil {
 		for _, r := range sched.FairShareTree(*snap) {
-			if r.User != "" && cfg.Private(config.PrivateUsage) {
+			if !who.seesUsage(r.User) {
 				continue
 			}
 			st.Shares = append(st.Shares, web.Share{Account: r.Account, User: r.User, Depth: r.Depth,
@@ -220,13 +239,13 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		}
 	}
 	for _, e := range events {
+		owner, known := owners[e.JobID]
+		if !who.seesTrail(e.JobID, owner, known) {
+			continue
+		}
 		ev := web.Event{Time: e.Time.Unix(), Who: e.ActorName, Action: e.Action, JobID: e.JobID, GPU: e.GPU, Detail: e.Detail}
 		if i, ok := index[e.GPU]; ok {
 			ev.GPU = i // as sinfo and scontrol name it
-		}
-		if private && e.JobID != 0 {
-			// Who acted on which job is the job's owner's to see.
-			ev.Who = ""
 		}
 		st.Events = append(st.Events, ev)
 	}
@@ -363,7 +382,8 @@ func (d *Daemon) startWeb(cfg *config.Config) (*web.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := web.Serve(ln, web.Handler(webSource{d}, d.log))
+	hosts := web.NewHosts(cfg.Web.Listen, cfg.Web.AllowedHosts, d.cfgPath, d.log)
+	srv := web.Serve(ln, web.Handler(webSource{d}, d.log), hosts)
 	d.log.Info("web listening", "metrics", "http://"+srv.Addr()+"/metrics", "dashboard", "http://"+srv.Addr()+"/")
 	return srv, nil
 }

@@ -494,8 +494,7 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 		if ckpt != "" {
 			detail += "; checkpoint in " + ckpt
 		}
-		_, err = tx.AppendEvent(store.Event{Time: d.now(), Actor: plan.by, ActorName: plan.byName,
-			JobID: j.ID, Action: "yield", Detail: detail})
+		_, err = tx.AppendEvent(d.actorEvent(plan.by, plan.byName, j.ID, evYield, detail))
 		yielded, why = cur, detail
 		return err
 	})
@@ -550,5 +549,5 @@ func (d *Daemon) waitReleased(ctx context.Context, id uint32, limit time.Duratio
 
 // auditYield records a yield in the audit trail.
 func (d *Daemon) auditYield(ctx context.Context, caller localapi.Identity, id uint32, detail string) {
-	d.audit(ctx, caller, id, "yield", detail)
+	d.audit(ctx, caller, id, evYield, detail)
 }

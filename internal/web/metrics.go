@@ -175,14 +175,10 @@ func collectState(st *State, ch chan<- prometheus.Metric) {
 		}
 		return m[k]
 	}
+	// Per account, user and partition: the jobs the viewer sees (none of
+	// others' under PrivateData "jobs"); the totals count them all.
 	for _, j := range st.Jobs {
-		a := count(byAccount, j.Account)
-		var u *jobCounts
-		if !st.Private {
-			u = count(byUser, j.User)
-		} else {
-			u = &jobCounts{}
-		}
+		a, u := count(byAccount, j.Account), count(byUser, j.User)
 		switch j.State {
 		case "PENDING":
 			a.pending++
@@ -217,7 +213,7 @@ func collectState(st *State, ch chan<- prometheus.Metric) {
 			continue
 		}
 		total++
-		if len(g.Jobs) > 0 {
+		if g.InUse {
 			alloc++
 		}
 	}

@@ -10,10 +10,12 @@ type Source interface {
 	State(ctx context.Context) (*State, error)
 }
 
-// State is the box at one moment: what /metrics and /api/dashboard
-// serve. Times are Unix seconds (0: none), sizes bytes. It carries no
-// job's script, environment, --wrap command or output paths; with
-// PrivateData "jobs" (Private) no job names or users either.
+// State is the box at one moment as the anonymous viewer may see it:
+// what /metrics and /api/dashboard serve. Times are Unix seconds (0:
+// none), sizes bytes. It carries no job's script, environment, --wrap
+// command or output paths; under PrivateData "jobs" (Private) no job at
+// all, only counts (States, CPUsAlloc, MemAlloc, the GPUs' InUse and
+// MemReserved), as sinfo shows them to everyone.
 type State struct {
 	Time    int64  `json:"time"`
 	Cluster string `json:"cluster"`
@@ -24,21 +26,25 @@ type State struct {
 	CPUsAlloc int    `json:"cpus_alloc"`
 	Mem       int64  `json:"mem"`
 	MemAlloc  int64  `json:"mem_alloc"`
-	// Private is PrivateData "jobs": job names and users are left out.
+	// Private is PrivateData "jobs": this viewer sees no one's jobs.
+	// Jobs, the GPUs' Jobs and Events leave them out; the counts count
+	// them.
 	Private bool `json:"private"`
 
 	GPUs []GPU `json:"gpus"`
-	// Jobs are the jobs not finished: running ones in id order, then the
-	// queue in priority order (the order the next pass considers them).
+	// Jobs are the jobs not finished that the viewer sees: running ones
+	// in id order, then the queue in priority order (the order the next
+	// pass considers them).
 	Jobs []Job `json:"jobs"`
 	// QueueHidden is how many pending jobs /api/dashboard left out past
 	// the first PageQueue (the metrics count them all).
 	QueueHidden int `json:"queue_hidden"`
 	// States counts the jobs of the last MinJobAge by state, finished
-	// ones included (as squeue lists them): PENDING, RUNNING, ...
+	// ones included (as squeue lists them): PENDING, RUNNING, ...; seen
+	// or not.
 	States map[string]int `json:"states"`
 	Shares []Share        `json:"shares"`
-	// Events are the newest audit events, newest last.
+	// Events are the newest audit events the viewer sees, newest last.
 	Events []Event `json:"events"`
 	Sched  Sched   `json:"sched"`
 	// Yields and Preemptions count those since the daemon started.
@@ -67,7 +73,10 @@ type GPU struct {
 	// whole-GPU job, the job's --gpu-mem on a shared one.
 	MemReserved uint64 `json:"mem_reserved"`
 	// Util is the percentage of time a kernel ran; -1 when unknown.
-	Util int      `json:"util"`
+	Util int `json:"util"`
+	// InUse is whether a job holds it, seen or not.
+	InUse bool `json:"in_use"`
+	// Jobs are the jobs on it that the viewer sees.
 	Jobs []GPUJob `json:"jobs"`
 }
 
@@ -124,11 +133,11 @@ type Share struct {
 	FairShare  float64 `json:"fairshare"`
 }
 
-// Event is one line of the audit trail.
+// Event is one line of the audit trail: the node's and the GPUs' are
+// everyone's, a job's only its viewers'.
 type Event struct {
 	Time int64 `json:"time"`
-	// Who is the user who acted ("" under PrivateData "jobs" for an act
-	// on a job).
+	// Who is the user who acted (slurmd-lite for the daemon itself).
 	Who    string `json:"who"`
 	Action string `json:"action"`
 	JobID  uint32 `json:"job,omitempty"`

@@ -8,7 +8,12 @@
 // scheduling loop nor makes it wait. The page is plain HTML, CSS and a
 // little JavaScript embedded in the binary (no framework, no build step);
 // it polls /api/dashboard. Nothing served carries a job's script,
-// environment or --wrap command: State has no field for them.
+// environment or --wrap command: State has no field for them. What it
+// carries is what the daemon's anonymous viewer may see (a viewer like
+// any other, who owns no job): the daemon builds State through the same
+// rule as its socket API's answers. The listener answers only to the
+// names it is configured for (Hosts): a page on another site cannot read
+// it through DNS rebinding.
 //
 // Only this package imports client_golang (internal/importrules): the
 // Slurm commands never link it.
@@ -24,6 +29,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,38 +46,70 @@ const stateTimeout = 10 * time.Second
 
 // Handler serves the metrics, the dashboard and its data from src.
 func Handler(src Source, log *slog.Logger) http.Handler {
+	mux := http.NewServeMux()
+	for _, r := range routes(src, log) {
+		mux.Handle("GET "+r.path, r.h)
+	}
+	return mux
+}
+
+// route is one path Handler serves (GET and HEAD only: the listener is
+// read-only).
+type route struct {
+	path string
+	h    http.Handler
+}
+
+// routes are what Handler serves; Paths lists them.
+func routes(src Source, log *slog.Logger) []route {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collector{src: src, timeout: stateTimeout})
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorHandling: promhttp.ContinueOnError,
-		// One scrape at a time reads the state; Prometheus scrapes
-		// every 15 s or more.
-		MaxRequestsInFlight: 4,
-	}))
-	mux.HandleFunc("GET /api/dashboard", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), stateTimeout)
-		defer cancel()
-		st, err := src.State(ctx)
-		if err != nil {
-			log.Warn("dashboard: reading the daemon's state", "err", err)
-			http.Error(w, "reading the daemon's state: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		_ = json.NewEncoder(w).Encode(forPage(st))
-	})
 	sub, _ := fs.Sub(static, "static")
 	files := http.FileServer(http.FS(sub))
-	mux.Handle("GET /", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The page may be framed by no one and loads nothing from
-		// elsewhere.
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		files.ServeHTTP(w, r)
-	}))
-	return mux
+	return []route{
+		{"/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+			ErrorHandling: promhttp.ContinueOnError,
+			// One scrape at a time reads the state; Prometheus scrapes
+			// every 15 s or more.
+			MaxRequestsInFlight: 4,
+		})},
+		{"/api/dashboard", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), stateTimeout)
+			defer cancel()
+			st, err := src.State(ctx)
+			if err != nil {
+				log.Warn("dashboard: reading the daemon's state", "err", err)
+				http.Error(w, "reading the daemon's state: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "no-store")
+			_ = json.NewEncoder(w).Encode(forPage(st))
+		})},
+		{"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The page may be framed by no one and loads nothing from
+			// elsewhere.
+			w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			files.ServeHTTP(w, r)
+		})},
+	}
+}
+
+// Paths are the paths Handler serves, each file of the page included
+// (the files under "/"): a test that asks for each asks every route.
+func Paths() []string {
+	var paths []string
+	for _, r := range routes(nil, nil) {
+		paths = append(paths, r.path)
+	}
+	_ = fs.WalkDir(static, "static", func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			paths = append(paths, strings.TrimPrefix(p, "static"))
+		}
+		return nil
+	})
+	return paths
 }
 
 // PageQueue is how many pending jobs the page lists: a phone polling a
@@ -124,9 +162,10 @@ func Listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve serves h on ln until Shutdown.
-func Serve(ln net.Listener, h http.Handler) *Server {
-	s := &Server{ln: ln, srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+// Serve serves h on ln until Shutdown, answering only requests whose Host
+// hosts allows.
+func Serve(ln net.Listener, h http.Handler, hosts *Hosts) *Server {
+	s := &Server{ln: ln, srv: &http.Server{Handler: hosts.guard(h), ReadHeaderTimeout: 10 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s

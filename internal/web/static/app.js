@@ -36,7 +36,7 @@ function clock(t) {
 function gpuCard(g, now) {
   const card = el("article", { class: "card", "data-gpu": g.index });
   const title = g.model || g.type;
-  card.append(el("h3", {}, el("span", {}, "GPU " + g.index), el("span", { class: "state-" + g.state }, g.state === "UP" ? (g.jobs.length ? "in use" : "idle") : g.state.toLowerCase())));
+  card.append(el("h3", {}, el("span", {}, "GPU " + g.index), el("span", { class: "state-" + g.state }, g.state === "UP" ? (g.in_use ? "in use" : "idle") : g.state.toLowerCase())));
   const bar = el("div", { class: "bar", title: "used / reserved of total memory" });
   const pct = (x) => (g.mem_total > 0 ? Math.min(100, 100 * x / g.mem_total) : 0) + "%";
   // Widths through the CSSOM: the page's CSP allows no inline styles.
@@ -53,6 +53,7 @@ function gpuCard(g, now) {
   row("utilization", g.util >= 0 ? g.util + "%" : "n/a", "util");
   if (g.reason) row("why", g.reason);
   card.append(kv);
+  if (g.in_use && !g.jobs.length) card.append(el("p", { class: "muted small job-private" }, "Its jobs are private here (PrivateData)."));
   for (const j of g.jobs) {
     const jk = el("dl", { class: "kv job", "data-job": j.id });
     const r = (k, v, cls) => jk.append(el("dt", {}, k), el("dd", { class: cls || "" }, v));
@@ -87,16 +88,17 @@ function draw(st) {
   const now = st.time;
   document.getElementById("title").textContent = st.cluster + " · " + st.node;
   const running = st.states.RUNNING || 0, pending = st.states.PENDING || 0;
-  const used = st.gpus.filter((g) => g.jobs.length).length;
+  const used = st.gpus.filter((g) => g.in_use).length;
   document.getElementById("summary").textContent = st.node_state + " · " + used + " of " + st.gpus.length +
     " GPUs in use · " + st.cpus_alloc + " of " + st.cpus + " CPUs · " + running + " running, " + pending + " pending";
   document.getElementById("gpus").replaceChildren(...st.gpus.map((g) => gpuCard(g, now)));
 
   const queue = st.jobs.filter((j) => j.state === "PENDING");
   const hidden = st.queue_hidden || 0;
-  document.getElementById("queue-count").textContent = "(" + (queue.length + hidden) + ")";
+  document.getElementById("queue-count").textContent = "(" + (st.private ? pending : queue.length + hidden) + ")";
   const qb = document.querySelector("#queue tbody");
-  const rows = queue.length ? queue.map((j) => queueRow(j, now)) : [el("tr", {}, el("td", { colspan: 7, class: "muted" }, "Nothing waiting."))];
+  const none = st.private ? "Jobs are private here (PrivateData): squeue shows each user their own." : "Nothing waiting.";
+  const rows = queue.length ? queue.map((j) => queueRow(j, now)) : [el("tr", {}, el("td", { colspan: 7, class: "muted" }, none))];
   if (hidden) rows.push(el("tr", { class: "more" }, el("td", { colspan: 7, class: "muted" }, "… and " + hidden + " more (squeue lists them all)")));
   qb.replaceChildren(...rows);
 
