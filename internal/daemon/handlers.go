@@ -155,6 +155,9 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	if err != nil {
 		return api.Submitted{}, err
 	}
+	if shareExempt(j.UID) {
+		snap.Config.MaxJobCountPerUser = 0
+	}
 	sj := schedJob(j, 0, -1, cfg.ShardSize, snap.Nodes[0])
 	sj.Submit = now
 	if r.Array != nil {

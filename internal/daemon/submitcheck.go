@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -81,6 +82,14 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 	snap.Usage = usage
 	return snap.Snapshot, nil
 }
+
+// shareExempt says whose jobs MaxJobCountPerUser does not bound: root's
+// (the administrator, who may need to load or move a whole queue, and who
+// can raise the limit anyway) and, on a personal daemon, its own user's,
+// whom it serves alone: there is nobody to keep room for. Operators are
+// held to it like everyone: it is their own jobs that would crowd the
+// others out, and Slurm exempts no AdminLevel from QOS limits either.
+func shareExempt(uid uint32) bool { return uid == 0 || uid == uint32(os.Geteuid()) }
 
 // neverStarts is sbatch --test-only's answer for a job that would pend
 // for a reason that no time cures (its time limit over the partition's
