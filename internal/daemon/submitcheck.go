@@ -13,8 +13,9 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
-// A submission's checks (sched.CheckSubmit: MaxJobCount, the QOS's
-// MaxSubmitJobsPerUser, whether the request fits the node) need the jobs
+// A submission's checks (sched.CheckSubmit: MaxJobCount and the user's
+// share of it, the QOS's MaxSubmitJobsPerUser, whether the request fits
+// the node) need the jobs
 // that count, in the core's terms. Reading and converting every job for
 // every submission made a submission cost O(jobs queued): with 5,000
 // queued, 40 a second. Instead the daemon keeps the core's jobs of the last
