@@ -120,6 +120,9 @@ type Result struct {
 	// Code is Slurm's errno (0 for success), Error its words.
 	Code  slurm.Errno `json:"code,omitempty"`
 	Error string      `json:"error,omitempty"`
+	// Hint is slurm-lite's line after Slurm's, when it has one: what
+	// happened in the user's terms and what to do.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Results answers a Cancel or Control request, job by job.

@@ -114,6 +114,15 @@ func Strerror(code slurm.Errno, words string) string {
 // ResultWords is what a command prints for one failed result.
 func ResultWords(r api.Result) string { return Strerror(r.Code, r.Error) }
 
+// PrintResultHint prints slurm-lite's line after a failed result's, when
+// the daemon gave one (what happened in the user's terms: a job that ended
+// while the request was on its way).
+func PrintResultHint(r api.Result, sio IO) {
+	if r.Hint != "" {
+		fmt.Fprintf(sio.Stderr, "slurm-lite: %s\n", r.Hint)
+	}
+}
+
 // DaemonError prints a failed request as the commands do: Slurm's words
 // for a refusal the daemon made in Slurm's terms, its own message
 // otherwise, and the unreachable daemon's advice.

@@ -186,6 +186,10 @@ func (p *parser) checkTop(c *Config) {
 	if c.MaxJobCount < 1 {
 		p.errorf(key("MaxJobCount"), "MaxJobCount %d is below 1; no job could be submitted", c.MaxJobCount)
 	}
+	if _, pct := c.MaxJobCountPerUser.Percent(); !pct && c.MaxJobCount >= 1 && c.MaxJobCountPerUser.Of(c.MaxJobCount) > c.MaxJobCount {
+		p.errorf(key("MaxJobCountPerUser"), "MaxJobCountPerUser %s is more than MaxJobCount %d, so it would never refuse anything; write at most %d, a percentage such as \"50%%\", or 0 for no limit",
+			c.MaxJobCountPerUser, c.MaxJobCount, c.MaxJobCount)
+	}
 	p.notNegative(key("CheckpointKeepDays"), "CheckpointKeepDays", c.CheckpointKeepDays)
 	p.enum(key("GPUViolationPolicy"), "GPUViolationPolicy", &c.GPUViolationPolicy, ViolationWarn, ViolationYield, ViolationKill)
 	p.enum(key("EnforcePartLimits"), "EnforcePartLimits", &c.EnforcePartLimits, EnforceNo, EnforceAny, EnforceAll, EnforceYes)

@@ -42,6 +42,14 @@ type Config struct {
 	// MaxJobCount bounds the jobs held at once, pending, running and recently
 	// finished (each array task counts).
 	MaxJobCount int `toml:"MaxJobCount"`
+	// MaxJobCountPerUser bounds the jobs one user may hold of MaxJobCount,
+	// counted as MaxJobCount counts them: a count, or a percentage of
+	// MaxJobCount ("50%", the default), so that one user's arrays cannot
+	// fill the queue and lock everyone else out of submitting. Root and a
+	// personal daemon's own user are exempt; "0" is no limit. slurm-lite's
+	// own key: real Slurm has none, and export writes it as the cluster
+	// association's MaxSubmitJobs.
+	MaxJobCountPerUser Share `toml:"MaxJobCountPerUser"`
 	// CheckpointDir is the pattern of $SLITE_CHECKPOINT_DIR (%u user, %j job).
 	CheckpointDir string `toml:"CheckpointDir"`
 	// CheckpointKeepDays is how long a finished job's checkpoint directory is
@@ -424,6 +432,7 @@ func Default() *Config {
 		MinJobAge:          300 * time.Second,
 		MaxArraySize:       1001,
 		MaxJobCount:        10000,
+		MaxJobCountPerUser: "50%",
 		CheckpointDir:      "/var/lib/slurm-lite/ckpt/%u/%j",
 		CheckpointKeepDays: 7,
 		GPUSampleInterval:  5 * time.Second,

@@ -82,6 +82,7 @@ var (
 	bytesType       = reflect.TypeOf(slurmtime.Bytes(0))
 	tresType        = reflect.TypeOf(TRES(nil))
 	tresWeightsType = reflect.TypeOf(TRESWeights(nil))
+	shareType       = reflect.TypeOf(Share(""))
 )
 
 // table decodes the TOML table m into the struct rv.
@@ -200,6 +201,24 @@ func (p *parser) value(at keyPath, w where, f field, v any, fv reflect.Value) {
 		return
 	case bytesType:
 		p.size(at, name, v, fv)
+		return
+	case shareType:
+		var text string
+		switch x := v.(type) {
+		case int64:
+			text = strconv.FormatInt(x, 10)
+		case string:
+			text = x
+		default:
+			bad(`a count such as 5000 or a percentage such as "50%"`)
+			return
+		}
+		sh, err := ParseShare(text)
+		if err != nil {
+			p.errorf(at, "%s %v; write a count such as 5000, a percentage such as \"50%%\", or 0 for no limit", name, err)
+			return
+		}
+		fv.SetString(string(sh))
 		return
 	case tresType, tresWeightsType:
 		s, ok := v.(string)

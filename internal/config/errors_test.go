@@ -268,6 +268,26 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:1: MaxArraySize 5000000 is out of range; use 0 to 4000001`,
 		},
 		{
+			"MaxJobCountPerUser over 100%",
+			lines(`MaxJobCountPerUser = "150%"`),
+			`slurm-lite.toml:1: MaxJobCountPerUser "150%" is not a percentage from 1% to 100%; write a count such as 5000, a percentage such as "50%", or 0 for no limit`,
+		},
+		{
+			"MaxJobCountPerUser that is neither a count nor a percentage",
+			lines(`MaxJobCountPerUser = "half"`),
+			`slurm-lite.toml:1: MaxJobCountPerUser "half" is neither a count (0 or more) nor a percentage such as "50%"; write a count such as 5000, a percentage such as "50%", or 0 for no limit`,
+		},
+		{
+			"MaxJobCountPerUser as a list",
+			lines(`MaxJobCountPerUser = [50]`),
+			`slurm-lite.toml:1: MaxJobCountPerUser must be a count such as 5000 or a percentage such as "50%", not a list`,
+		},
+		{
+			"MaxJobCountPerUser over MaxJobCount",
+			lines(`MaxJobCount = 100`, `MaxJobCountPerUser = 200`),
+			`slurm-lite.toml:2: MaxJobCountPerUser 200 is more than MaxJobCount 100, so it would never refuse anything; write at most 100, a percentage such as "50%", or 0 for no limit`,
+		},
+		{
 			"a cluster name in upper case",
 			lines(`ClusterName = "Lab"`),
 			`slurm-lite.toml:1: ClusterName "Lab" has upper case, which Slurm lowers silently; write "lab"`,

@@ -247,6 +247,21 @@ func TestParseValid(t *testing.T) {
 			}),
 		},
 		{
+			"MaxJobCountPerUser as a bare count, a quoted count and a percentage",
+			lines(`MaxJobCount = 200`, `MaxJobCountPerUser = 80`),
+			cfg(func(c *Config) { c.MaxJobCount, c.MaxJobCountPerUser = 200, "80" }),
+		},
+		{
+			"MaxJobCountPerUser as a percentage, spaces allowed",
+			lines(`MaxJobCountPerUser = " 25 %"`),
+			cfg(func(c *Config) { c.MaxJobCountPerUser = "25%" }),
+		},
+		{
+			"MaxJobCountPerUser 0 is no limit",
+			lines(`MaxJobCountPerUser = "0"`),
+			cfg(func(c *Config) { c.MaxJobCountPerUser = "0" }),
+		},
+		{
 			"scheduler parameters and top-level numbers",
 			lines(`MaxArraySize = 0`, `MinJobAge = 0`, `KillWait = 0`, `CheckpointDir = "/ckpt/%u/%A_%4a/%j"`,
 				`[SchedulerParameters]`, `bf_window = 2880`, `bf_resolution = 120`, `bf_continue = true`, `default_queue_depth = 0`),

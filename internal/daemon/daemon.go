@@ -327,7 +327,18 @@ func Run(ctx context.Context, opts Options) error {
 	if d.st, err = store.Open(cfg.StateSaveLocation); err != nil {
 		return err
 	}
-	defer d.st.Close()
+	// "stopped" is the log's last line, said once the state directory's
+	// lock is given back: a restart that follows it must find the state
+	// free (issue 23 item 6: a hanging webhook kept it 5 s past "stopped").
+	stopped := false
+	defer func() {
+		if err := d.st.Close(); err != nil {
+			log.Error("closing the state database", "err", err)
+		}
+		if stopped {
+			log.Info("stopped")
+		}
+	}()
 	// squeue, every scheduling pass and every submission's checks read
 	// the jobs of the last MinJobAge: the store keeps those decoded.
 	if err := d.st.CacheJobs(ctx, max(cfg.MinJobAge, time.Minute)); err != nil {
@@ -368,7 +379,14 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	d.startNotifier(cfg)
-	defer func() { d.notifier.Load().Close(5 * time.Second) }()
+	// Stopping delivers nothing more: what is under way is abandoned and
+	// what is queued dropped, said in the log, so that a webhook or a
+	// MailProg that hangs does not hold the stop (and the state lock).
+	defer func() {
+		if n := d.notifier.Load().Close(0); n > 0 {
+			log.Warn("notifications not sent: the daemon stopped before they could be delivered", "dropped", n)
+		}
+	}()
 
 	// The web listener first: a taken address stops the start before
 	// the socket says a daemon is here.
@@ -439,7 +457,7 @@ func Run(ctx context.Context, opts Options) error {
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = d.srv.Shutdown(shut)
-	log.Info("stopped")
+	stopped = true // said once the deferred closes have given the state back
 	return nil
 }
 

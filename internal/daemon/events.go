@@ -128,7 +128,11 @@ func (d *Daemon) startNotifier(cfg *config.Config) {
 	n := notify.Start(notify.Options{Cluster: cfg.ClusterName, MailProg: prog, Hooks: hooks, Log: d.log,
 		GroupName: userdb.GroupName, Backoff: d.opts.NotifyBackoff})
 	if old := d.notifier.Swap(n); old != nil {
-		go old.Close(time.Minute)
+		go func() {
+			if n := old.Close(time.Minute); n > 0 {
+				d.log.Warn("notifications not sent: the configuration was reloaded and they were not delivered within a minute", "dropped", n)
+			}
+		}()
 	}
 }
 

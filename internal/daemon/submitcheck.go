@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
-// A submission's checks (sched.CheckSubmit: MaxJobCount, the QOS's
-// MaxSubmitJobsPerUser, whether the request fits the node) need the jobs
+// A submission's checks (sched.CheckSubmit: MaxJobCount and the user's
+// share of it, the QOS's MaxSubmitJobsPerUser, whether the request fits
+// the node) need the jobs
 // that count, in the core's terms. Reading and converting every job for
 // every submission made a submission cost O(jobs queued): with 5,000
 // queued, 40 a second. Instead the daemon keeps the core's jobs of the last
@@ -81,6 +83,14 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 	snap.Usage = usage
 	return snap.Snapshot, nil
 }
+
+// shareExempt says whose jobs MaxJobCountPerUser does not bound: root's
+// (the administrator, who may need to load or move a whole queue, and who
+// can raise the limit anyway) and, on a personal daemon, its own user's,
+// whom it serves alone: there is nobody to keep room for. Operators are
+// held to it like everyone: it is their own jobs that would crowd the
+// others out, and Slurm exempts no AdminLevel from QOS limits either.
+func shareExempt(uid uint32) bool { return uid == 0 || uid == uint32(os.Geteuid()) }
 
 // neverStarts is sbatch --test-only's answer for a job that would pend
 // for a reason that no time cures (its time limit over the partition's

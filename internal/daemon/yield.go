@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -152,6 +153,13 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	plan := &yieldPlan{by: caller.UID, byName: caller.User, batchSize: batch, gpus: y.GPUs, gpuMem: gpuMem,
 		eligible: j.Eligible, forJob: d.yieldFor(ctx, caller, j), done: make(chan stepd.Status, 1)}
 	if err := d.startYield(j, plan, grace); err != nil {
+		var u *unreached
+		if errors.As(err, &u) {
+			d.log.Info("yield not sent", "job", j.ID, "by", caller.User, "err", err)
+			e := refusal(u.code(), u.code().Error())
+			e.Hint = u.tell("yield", "nothing to yield")
+			return api.Yielded{}, e
+		}
 		return api.Yielded{}, err
 	}
 	out := api.Yielded{JobID: j.ID, GPUs: gpuIndices(j.Alloc), BatchSize: batch, GPUMem: gpuMem, For: plan.forJob}
@@ -231,7 +239,7 @@ func (d *Daemon) startYield(j store.Job, plan *yieldPlan, grace time.Duration) e
 		delete(d.after, j.ID)
 		delete(d.yields, j.ID)
 		d.mu.Unlock()
-		return fmt.Errorf("signalling job %d: %w", j.ID, err)
+		return d.whyUnreached(j, err)
 	}
 	gpus := len(j.Alloc.GPUs)
 	if plan.gpus != nil {

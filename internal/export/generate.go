@@ -302,6 +302,9 @@ func (g gen) slurmConf() string {
 	}
 	kv("MaxArraySize", strconv.Itoa(c.MaxArraySize))
 	kv("MaxJobCount", strconv.Itoa(c.MaxJobCount))
+	if n := c.MaxJobCountPerUser.Of(c.MaxJobCount); n > 0 {
+		fmt.Fprintf(&b, "# MaxJobCountPerUser (%d jobs a user) is the cluster association's MaxSubmitJobs: sacctmgr.sh.\n", n)
+	}
 	if c.PartLimitsEnforced() { // Slurm's default is NO
 		kv("EnforcePartLimits", c.EnforcePartLimits)
 	}

@@ -63,6 +63,8 @@ for t in gpu shard; do
 done
 `)
 
+	b.WriteString(clusterLimits(c))
+
 	b.WriteString("\n# QOS (\"normal\" always exists). Limits not set here are left as they are.\n")
 	for _, q := range c.QOS {
 		name := shellQuote(q.Name)
@@ -123,6 +125,35 @@ done
 		}
 	}
 	b.WriteString("echo \"sacctmgr.sh: done\"\n")
+	return b.String()
+}
+
+// clusterLimits sets the limits of the cluster's association, which every
+// association under it inherits unless it sets its own (Slurm's limit
+// hierarchy: QOS, user, accounts, then the cluster's). MaxJobCountPerUser
+// has no key in Slurm; the cluster's MaxSubmitJobs is its nearest: per
+// user as slurm-lite's, and refused at submission with the same words
+// (ESLURM_ACCOUNTING_POLICY). A QOS MaxSubmitJobsPerUser default would be
+// per QOS (a user of two QOS could hold twice the share), and association
+// limits are where a real cluster's admins look for them.
+func clusterLimits(c *config.Config) string {
+	var b strings.Builder
+	n := c.MaxJobCountPerUser.Of(c.MaxJobCount)
+	b.WriteString("\n# The cluster's association: its limits hold for every association under it that\n")
+	if n <= 0 {
+		b.WriteString("# sets none of its own. MaxJobCountPerUser = 0 (no limit): MaxSubmitJobs is cleared.\n")
+		b.WriteString("update cluster where name=\"$cluster\" set MaxSubmitJobs=-1\n")
+		return b.String()
+	}
+	share := string(c.MaxJobCountPerUser)
+	if _, pct := c.MaxJobCountPerUser.Percent(); pct {
+		share = fmt.Sprintf("%q of MaxJobCount %d", share, c.MaxJobCount)
+	}
+	fmt.Fprintf(&b, "# sets none of its own. MaxJobCountPerUser (%s) is its\n", share)
+	b.WriteString("# MaxSubmitJobs: Slurm counts a user's pending and running jobs in each of their\n")
+	b.WriteString("# accounts, root's too; slurm-lite counted every job a user held, ended ones until\n")
+	b.WriteString("# MinJobAge, and exempted root.\n")
+	fmt.Fprintf(&b, "update cluster where name=\"$cluster\" set MaxSubmitJobs=%d\n", n)
 	return b.String()
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/config"
 )
 
 // fakeSacctmgr is a sacctmgr that records its arguments, one call a line.
@@ -71,6 +73,7 @@ func TestSacctmgrScript(t *testing.T) {
 	files, _, _ := generated(t, cfg, Input{GPUs: fourA100()})
 	script := files[Sacctmgr]
 	setAll := []string{
+		"modify cluster where name=lab set MaxSubmitJobs=5000",
 		"modify qos where name=normal set Priority=0 MaxTRESPerUser=gres/gpu=4 MaxTRESPerJob=cpu=32,gres/gpu=4 MaxJobsPerUser=20 MaxSubmitJobsPerUser=100 MaxWall=2-00:00:00 UsageFactor=1 Flags=DenyOnLimit",
 		"modify account where name=lab cluster=lab set Parent=root",
 		"modify account where name=lab cluster=lab set Fairshare=1",
@@ -89,11 +92,11 @@ func TestSacctmgrScript(t *testing.T) {
 		{
 			name: "an empty database: everything is added, then every value set",
 			want: []string{
-				"add cluster lab", "add qos normal", setAll[0],
-				"add account lab Parent=root Fairshare=1", setAll[1], setAll[2],
-				"add user alice Account=lab Fairshare=2", setAll[3], setAll[4],
-				"add user root Account=lab Fairshare=1", setAll[5], setAll[6],
-				"add user bob Account=lab Fairshare=1", setAll[7], setAll[8],
+				"add cluster lab", setAll[0], "add qos normal", setAll[1],
+				"add account lab Parent=root Fairshare=1", setAll[2], setAll[3],
+				"add user alice Account=lab Fairshare=2", setAll[4], setAll[5],
+				"add user root Account=lab Fairshare=1", setAll[6], setAll[7],
+				"add user bob Account=lab Fairshare=1", setAll[8], setAll[9],
 			},
 		},
 		{
@@ -148,5 +151,36 @@ func TestSacctmgrScriptBeforeSlurmctld(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(dir, "log"))
 	if strings.Contains(string(log), "qos") {
 		t.Errorf("sacctmgr.sh went on to the QOS:\n%s", log)
+	}
+}
+
+// MaxJobCountPerUser goes to the cluster association's MaxSubmitJobs, as a
+// count; no limit clears it, so that a later export brings that over too.
+func TestSacctmgrScriptMaxJobCountPerUser(t *testing.T) {
+	for _, tc := range []struct {
+		share config.Share
+		want  []string
+	}{
+		{"30%", []string{
+			"# sets none of its own. MaxJobCountPerUser (\"30%\" of MaxJobCount 200) is its\n# MaxSubmitJobs: Slurm counts",
+			"\nupdate cluster where name=\"$cluster\" set MaxSubmitJobs=60\n",
+		}},
+		{"150", []string{
+			"# sets none of its own. MaxJobCountPerUser (150) is its\n",
+			"\nupdate cluster where name=\"$cluster\" set MaxSubmitJobs=150\n",
+		}},
+		{"0", []string{
+			"# sets none of its own. MaxJobCountPerUser = 0 (no limit): MaxSubmitJobs is cleared.\n",
+			"\nupdate cluster where name=\"$cluster\" set MaxSubmitJobs=-1\n",
+		}},
+	} {
+		cfg := defaults()
+		cfg.MaxJobCount, cfg.MaxJobCountPerUser = 200, tc.share
+		files, _, _ := generated(t, cfg, Input{})
+		for _, want := range tc.want {
+			if !strings.Contains(files[Sacctmgr], want) {
+				t.Errorf("MaxJobCountPerUser %q: sacctmgr.sh lacks %q:\n%s", tc.share, want, files[Sacctmgr])
+			}
+		}
 	}
 }

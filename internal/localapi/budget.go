@@ -1,6 +1,7 @@
 package localapi
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"sync"
@@ -17,14 +18,28 @@ import (
 //   - in total (503): the daemon holds at most total bytes, whoever sends
 //     them;
 //   - small bodies first: bodies over small may together hold only
-//     total-reserve, so that the reserve is always there for the small
-//     requests that are most of the traffic (squeue, sbatch of an ordinary
-//     script), however many big uploads are in flight.
+//     total-reserve (the big room), so that the reserve is always there
+//     for the small requests that are most of the traffic (squeue, sbatch
+//     of an ordinary script), however many big uploads are in flight;
+//   - every user's big body: a user may hold share (the largest body) of
+//     big bodies whenever the big room has it; beyond that, the big bodies
+//     of all users together may take only half the big room (429 past it),
+//     the other half being kept for the users who hold no more than their
+//     share. One user's stalled big uploads, or several users', therefore
+//     leave at least half the big room (48 MiB by default: three of the
+//     largest bodies) to everyone else's sbatch of a big script. Before,
+//     one user could hold 64 of the 96 MiB, and two others' uploads filled
+//     the rest: a third user's big submission got 503 until a stalled body
+//     timed out (issue 23 item 6).
 //
 // A request without a body (squeue, sinfo, scancel) takes nothing and is
 // never refused by the budget.
 type budget struct {
 	total, perUser, small, reserve int64
+	// share is the big bodies a user may hold wherever the big room has
+	// them; kept is the part of the big room that bodies beyond a
+	// user's share may not take.
+	share, kept int64
 
 	mu      sync.Mutex
 	held    int64 // all bodies
@@ -32,15 +47,21 @@ type budget struct {
 	peak    int64
 	refused int64
 	users   map[uint32]int64
+	// bigUsers is each user's part of big.
+	bigUsers map[uint32]int64
 }
 
 func newBudget(l Limits) *budget {
+	reserve := l.MaxBodyBytesInFlight / 4
 	return &budget{
-		total:   l.MaxBodyBytesInFlight,
-		perUser: l.MaxUserBodyBytesInFlight,
-		small:   l.SmallBodyBytes,
-		reserve: l.MaxBodyBytesInFlight / 4,
-		users:   map[uint32]int64{},
+		total:    l.MaxBodyBytesInFlight,
+		perUser:  l.MaxUserBodyBytesInFlight,
+		small:    l.SmallBodyBytes,
+		reserve:  reserve,
+		share:    min(cmp.Or(l.MaxBodyBytes, DefaultLimits.MaxBodyBytes), l.MaxUserBodyBytesInFlight),
+		kept:     (l.MaxBodyBytesInFlight - reserve) / 2,
+		users:    map[uint32]int64{},
+		bigUsers: map[uint32]int64{},
 	}
 }
 
@@ -81,6 +102,12 @@ func (h *hold) grow(n int64) *Error {
 			"%s already has %s of requests in flight, and this one of %s would pass the limit of %s that one user may have in flight; wait for the others to be answered, then try again",
 			h.who, amountText(u), amountText(n), sizeText(b.perUser))}
 	}
+	if ub := b.bigUsers[h.uid]; big && ub+bigAdd > b.share && b.big+bigAdd > b.total-b.reserve-b.kept {
+		b.refused++
+		return &Error{Status: http.StatusTooManyRequests, Message: fmt.Sprintf(
+			"%s already has %s of requests over %s in flight; past %s of them, one user's share, such requests from all users may hold %s together (they hold %s), the rest being kept for other users' large requests, and this one of %s would pass that; wait for yours to be answered, then try again",
+			h.who, amountText(ub), sizeText(b.small), sizeText(b.share), sizeText(b.total-b.reserve-b.kept), amountText(b.big), amountText(n))}
+	}
 	if b.held+add > b.total || (big && b.big+bigAdd > b.total-b.reserve) {
 		b.refused++
 		return &Error{Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(
@@ -90,6 +117,9 @@ func (h *hold) grow(n int64) *Error {
 	b.users[h.uid] += add
 	b.held += add
 	b.big += bigAdd
+	if bigAdd > 0 {
+		b.bigUsers[h.uid] += bigAdd
+	}
 	h.n, h.big = n, big
 	b.peak = max(b.peak, b.held)
 	return nil
@@ -106,6 +136,9 @@ func (h *hold) release() {
 	b.held -= h.n
 	if h.big {
 		b.big -= h.n
+		if b.bigUsers[h.uid] -= h.n; b.bigUsers[h.uid] <= 0 {
+			delete(b.bigUsers, h.uid)
+		}
 	}
 	if b.users[h.uid] -= h.n; b.users[h.uid] <= 0 {
 		delete(b.users, h.uid)

@@ -30,12 +30,14 @@ func TestBudgetBounds(t *testing.T) {
 		}
 		return h, 0
 	}
-	// One user: four bodies of 15 MiB fit in 64 MiB, a fifth does not.
+	// One user: three bodies of 15 MiB fit in the half of the big room
+	// (48 of 96 MiB) that bodies past a user's share (16 MiB, the largest
+	// body) may take; a fourth does not, though within her own 64 MiB.
 	var alice []*hold
 	for i := range 5 {
 		h, status := take(1001, 15*MiB)
 		want := 0
-		if i == 4 {
+		if i >= 3 {
 			want = http.StatusTooManyRequests
 		}
 		if status != want {
@@ -43,19 +45,26 @@ func TestBudgetBounds(t *testing.T) {
 		}
 		alice = append(alice, h)
 	}
-	// Alice's own small body still fits beside them (60 of 64 MiB).
+	// Alice's own small body still fits beside them.
 	if _, status := take(1001, 64<<10); status != 0 {
 		t.Errorf("alice's small body beside her uploads: status %d, want 0", status)
 	}
-	// Others fill the part kept for big bodies (96 MiB) ...
+	// Three other users each get a big body in the half kept for them ...
 	bob, status := take(1002, 15*MiB)
 	if status != 0 {
 		t.Fatalf("bob's first body: %d", status)
 	}
-	if _, status := take(1003, 15*MiB); status != 0 {
-		t.Fatalf("carol's first body: %d", status)
+	// ... but not a second one: that would be past his share.
+	if _, status := take(1002, 15*MiB); status != http.StatusTooManyRequests {
+		t.Errorf("bob's second body beside alice's: status %d, want 429", status)
 	}
-	if _, status := take(1004, 15*MiB); status != http.StatusServiceUnavailable {
+	for _, uid := range []uint32{1003, 1004} {
+		if _, status := take(uid, 15*MiB); status != 0 {
+			t.Fatalf("uid %d's first body: %d", uid, status)
+		}
+	}
+	// The big room (96 MiB) is then full.
+	if _, status := take(1006, 15*MiB); status != http.StatusServiceUnavailable {
 		t.Errorf("a body past the big bodies' part: status %d, want 503", status)
 	}
 	// ... and small ones still find the reserve.
@@ -85,11 +94,14 @@ func TestBudgetBounds(t *testing.T) {
 		h.release()
 	}
 	bob.release()
-	if _, status := take(1004, 15*MiB); status != 0 {
+	if _, status := take(1006, 15*MiB); status != 0 {
 		t.Errorf("a body after others were released: status %d, want 0", status)
 	}
 	if got := b.users[1001]; got != 64<<10 {
 		t.Errorf("alice holds %d after releasing her uploads, want %d", got, 64<<10)
+	}
+	if got, ok := b.bigUsers[1001]; ok {
+		t.Errorf("alice holds %d of big bodies after releasing them all", got)
 	}
 }
 
@@ -286,14 +298,13 @@ func TestSlowUploadsFromOneUserAreBounded(t *testing.T) {
 		conns[i] = dialAs(t, s, q, 1001)
 	}
 	slowUploads(t, conns, size)
-	// Four fit in the user's 64 MiB; the others are refused at once.
-	waitRefused(t, s, n-4)
+	// Three fit in the half of the big room that one user may take past
+	// the largest body (48 of 96 MiB); the others are refused at once.
+	waitRefused(t, s, n-3)
 	refused, admitted := answers(t, conns, time.Second)
-	want := map[int][]wireError{http.StatusTooManyRequests: slices.Repeat([]wireError{{
-		Error: "u1001 (uid 1001) already has 60.0 MiB of requests in flight, and this one of 15.0 MiB would pass the limit of 64 MiB that one user may have in flight; wait for the others to be answered, then try again",
-	}}, n-4)}
-	if diff := cmp.Diff(want, refused); diff != "" || len(admitted) != 4 {
-		t.Errorf("%d uploads still reading, want 4; refusals (-want +got):\n%s", len(admitted), diff)
+	want := map[int][]wireError{http.StatusTooManyRequests: slices.Repeat([]wireError{{Error: alicesRefusal}}, n-3)}
+	if diff := cmp.Diff(want, refused); diff != "" || len(admitted) != 3 {
+		t.Errorf("%d uploads still reading, want 3; refusals (-want +got):\n%s", len(admitted), diff)
 	}
 
 	// Meanwhile the same user's squeue, another user's small sbatch and
@@ -315,18 +326,68 @@ func TestSlowUploadsFromOneUserAreBounded(t *testing.T) {
 	m := s.srv.BodyMemory()
 	t.Logf("40 uploads of 15 MiB from one user: %d refused; bodies held %.1f MiB (peak %.1f MiB, limit %d MiB); heap in use %.1f -> %.1f MiB; process RSS %.1f -> %.1f MiB",
 		m.Refused, mib(m.InFlight), mib(m.Peak), m.Limit>>20, mib(int64(heap0)), mib(int64(heap1)), mib(rss0), mib(rss1))
-	if m.InFlight != 4*size {
-		t.Errorf("%d bytes held, want the four admitted bodies' %d", m.InFlight, 4*size)
+	if m.InFlight != 3*size {
+		t.Errorf("%d bytes held, want the three admitted bodies' %d", m.InFlight, 3*size)
 	}
 	if m.Peak > m.Limit || m.Peak > DefaultLimits.MaxUserBodyBytesInFlight+5<<20 {
 		t.Errorf("peak %d bytes held, over the bounds", m.Peak)
 	}
 	if grew := int64(heap1) - int64(heap0); grew > 80<<20 {
-		t.Errorf("the heap grew by %.1f MiB, want under 80 MiB (the 60 MiB admitted)", mib(grew))
+		t.Errorf("the heap grew by %.1f MiB, want under 80 MiB (the 45 MiB admitted)", mib(grew))
 	}
 
 	// When the uploaders go, their room is given back.
 	for _, c := range admitted {
+		c.Close()
+	}
+	waitHeld(t, s, 0)
+}
+
+// alicesRefusal is the answer to one user's fourth stalled 15 MiB upload.
+const alicesRefusal = "u1001 (uid 1001) already has 45.0 MiB of requests over 1 MiB in flight; past 16 MiB of them, one user's share, such requests from all users may hold 48 MiB together (they hold 45.0 MiB), the rest being kept for other users' large requests, and this one of 15.0 MiB would pass that; wait for yours to be answered, then try again"
+
+// One user's stalled large uploads do not push other users' large
+// submissions to 503 (issue 23 item 6): while alice holds all she may, bob
+// and carol each stall a 15 MiB upload of their own beside hers and dave's
+// 15 MiB sbatch is answered; none of them may take a second one there,
+// which keeps the room for the next user.
+func TestOtherUsersLargeBodiesPassBesideOneUsersStalledOnes(t *testing.T) {
+	q := &peerQueue{}
+	s := startServer(t, withUsers(manyUsers()), withAccess(Access{Shared: true}), withPeers(q))
+	const n, size = 40, 15 << 20
+	conns := make([]net.Conn, n)
+	for i := range conns {
+		conns[i] = dialAs(t, s, q, 1001)
+	}
+	slowUploads(t, conns, size)
+	waitRefused(t, s, n-3)
+	waitHeld(t, s, 3*size)
+
+	// bob and carol stall theirs too: both taken.
+	others := []net.Conn{dialAs(t, s, q, 1002), dialAs(t, s, q, 1003)}
+	slowUploads(t, others, size)
+	waitHeld(t, s, 5*size)
+	// dave's is answered.
+	body := `{"name": "` + strings.Repeat("#SBATCH --comment=x\\n", (size-64)/20) + `"}`
+	c := dialAs(t, s, q, 1004)
+	fmt.Fprintf(c, "POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	if status, e := answer(t, c); status != http.StatusOK {
+		t.Errorf("dave's %.1f MiB request beside alice's, bob's and carol's stalled ones: %d %+v", mib(int64(len(body))), status, e)
+	}
+	// bob's second is refused: past his share, where alice already is.
+	bob2 := dialAs(t, s, q, 1002)
+	slowUploads(t, []net.Conn{bob2}, size)
+	if status, e := answer(t, bob2); status != http.StatusTooManyRequests ||
+		!strings.HasPrefix(e.Error, "u1002 (uid 1002) already has 15.0 MiB of requests over 1 MiB in flight; past 16 MiB of them, one user's share,") {
+		t.Errorf("bob's second stalled upload: %d %+v, want 429 for his share", status, e)
+	}
+	m := s.srv.BodyMemory()
+	t.Logf("alice's 40 stalled uploads of 15 MiB (3 taken), bob's and carol's one each, dave's answered: bodies held %.1f MiB (peak %.1f MiB, limit %d MiB), %d refused",
+		mib(m.InFlight), mib(m.Peak), m.Limit>>20, m.Refused)
+	if m.Peak > m.Limit {
+		t.Errorf("peak %d bytes held, over the limit %d", m.Peak, m.Limit)
+	}
+	for _, c := range append(conns, others...) {
 		c.Close()
 	}
 	waitHeld(t, s, 0)

@@ -47,8 +47,13 @@ type Limits struct {
 	// body that would pass it is refused at once with 503, so that many slow
 	// or stalled uploads cannot fill the daemon's memory. A quarter of it is
 	// kept for bodies of at most SmallBodyBytes, so that big uploads, from
-	// however many users, never crowd out ordinary requests. Requests
-	// without a body take nothing and are never refused by it.
+	// however many users, never crowd out ordinary requests; of the rest,
+	// the big room, every user may hold one largest body (MaxBodyBytes)
+	// while there is room, and the bodies beyond that, of all users, half:
+	// the other half is kept for users with no more than one, so that one
+	// user's stalled uploads never crowd out another user's big sbatch
+	// (429 past it). Requests without a body take nothing and are never
+	// refused by it.
 	MaxBodyBytesInFlight int64
 	// MaxUserBodyBytesInFlight bounds the bodies held at once for one user
 	// (the uid the kernel names), refused with 429 past it: what stops one
@@ -79,7 +84,8 @@ var DefaultLimits = Limits{
 	MaxBodyBytesInFlight: 128 << 20,
 	// Four of the largest bodies, or a dozen sbatch requests with 4 MiB
 	// scripts, from one user at once; half the total, so that a second user
-	// always finds room.
+	// always finds room. Big bodies are bounded tighter still: past the
+	// first 16 MiB, those of all users share half the big room, 48 MiB.
 	MaxUserBodyBytesInFlight: 64 << 20,
 	// An ordinary job script is a few KiB; 1 MiB leaves room for big
 	// environments (--export=ALL) and long scripts.

@@ -18,9 +18,9 @@ import (
 // sendMail runs MailProg as slurmctld's _mail_proc does: `MailProg -s
 // SUBJECT USER`, as the daemon's own user, with Slurm's environment and
 // nothing on its standard input.
-func (n *Notifier) sendMail(ctx context.Context, ev Event) {
+func (n *Notifier) sendMail(closing context.Context, ev Event) bool {
 	j := ev.Job
-	ctx, cancel := context.WithTimeout(ctx, n.opts.MailTimeout)
+	ctx, cancel := context.WithTimeout(closing, n.opts.MailTimeout)
 	defer cancel()
 	subject := Subject(j, ev.Kind, ev.Time)
 	if ev.Array != nil {
@@ -29,6 +29,9 @@ func (n *Notifier) sendMail(ctx context.Context, ev Event) {
 	user := MailUser(j)
 	cmd := exec.CommandContext(ctx, n.opts.MailProg, "-s", subject, user)
 	cmd.Env = MailEnv(j, ev.Kind, n.opts.Cluster, n.opts.GroupName(j.GID), ev.Time)
+	// Killed at the timeout or at Close, it is not waited for past this
+	// for a child that keeps its output open (a mailer that forks).
+	cmd.WaitDelay = time.Second
 	if a := ev.Array; a != nil && (ev.Kind == End || ev.Kind == Fail) {
 		cmd.Env = slices.DeleteFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "SLURM_JOB_EXIT_CODE_MAX=") })
 		cmd.Env = append(cmd.Env, fmt.Sprintf("SLURM_JOB_EXIT_CODE_MIN=%d", a.MinStatus>>8),
@@ -36,12 +39,16 @@ func (n *Notifier) sendMail(ctx context.Context, ev Event) {
 	}
 	out, err := cmd.CombinedOutput()
 	log := n.logger(ev)
+	if err != nil && closing.Err() != nil {
+		return false // Close stopped it: counted there
+	}
 	if err != nil {
 		log.Error("MailProg failed", "mail_prog", n.opts.MailProg, "to", user, "subject", subject,
 			"err", err, "output", strings.TrimSpace(string(out)))
-		return
+		return false
 	}
 	log.Info("mail sent", "to", user, "subject", subject)
+	return true
 }
 
 // Body is what a webhook receives, as JSON.
@@ -111,12 +118,13 @@ func timeOrNil(t time.Time) *time.Time {
 
 // post delivers ev to h: tried Attempts times, waiting Backoff, then
 // twice that, and so on, between tries; each try bounded by Timeout. A
-// 2xx answer is delivered; anything else is tried again.
-func (n *Notifier) post(ctx context.Context, h Hook, ev Event) {
+// 2xx answer is delivered; anything else is tried again. It says whether
+// the event was delivered.
+func (n *Notifier) post(ctx context.Context, h Hook, ev Event) bool {
 	body, err := json.Marshal(NewBody(ev, n.opts.Cluster))
 	if err != nil {
 		n.logger(ev).Error("webhook body", "err", err)
-		return
+		return false
 	}
 	log := n.logger(ev)
 	wait := n.opts.Backoff
@@ -126,16 +134,19 @@ func (n *Notifier) post(ctx context.Context, h Hook, ev Event) {
 			if try > 1 {
 				log.Info("webhook delivered", "event", ev.Kind, "url", h.URL, "attempt", try)
 			}
-			return
+			return true
+		}
+		if ctx.Err() != nil {
+			return false // Close stopped it: counted there, not a failure of the hook
 		}
 		if try >= n.opts.Attempts {
 			log.Error("webhook failed, giving up", "event", ev.Kind, "url", h.URL, "attempts", try, "err", err)
-			return
+			return false
 		}
 		log.Warn("webhook failed, trying again", "event", ev.Kind, "url", h.URL, "attempt", try, "in", wait.String(), "err", err)
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-time.After(wait):
 		}
 		wait *= 2

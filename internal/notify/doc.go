@@ -8,7 +8,10 @@
 // events wait in a bounded queue per destination (the mail program, each
 // webhook), drained by one goroutine each, so a slow mail program or a dead
 // web server delays only its own deliveries, and a full queue drops the
-// event with a log line rather than hold up the scheduling loop.
+// event with a log line rather than hold up the scheduling loop. Nothing
+// outlives Close either: a stopping daemon closes at once, abandoning the
+// delivery under way and dropping the queue, and logs how many were lost,
+// so that a web server that never answers cannot hold the stop.
 //
 // Glossary:
 //   - kind: the event's word, Slurm's --mail-type words (BEGIN, END, FAIL,

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
@@ -92,6 +93,9 @@ type Notifier struct {
 	// a queue under a Send.
 	mu     sync.RWMutex
 	closed bool
+	// abandoned counts the deliveries Close cut short (under way when it
+	// stopped them), for its count of what was dropped.
+	abandoned atomic.Int64
 }
 
 // Start starts the Notifier's goroutines; Close stops them.
@@ -120,7 +124,7 @@ func Start(opts Options) *Notifier {
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			n.drain(ctx, q, func(ctx context.Context, ev Event) { n.post(ctx, h, ev) })
+			n.drain(ctx, q, func(ctx context.Context, ev Event) bool { return n.post(ctx, h, ev) })
 		}()
 	}
 	return n
@@ -134,8 +138,9 @@ func cmpPos[T int | time.Duration](v, def T) T {
 }
 
 // drain delivers q's events one at a time, in order, until ctx ends or q
-// is closed.
-func (n *Notifier) drain(ctx context.Context, q chan Event, deliver func(context.Context, Event)) {
+// is closed. deliver says whether the event was delivered; one that was
+// not because ctx ended was abandoned by Close.
+func (n *Notifier) drain(ctx context.Context, q chan Event, deliver func(context.Context, Event) bool) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -144,7 +149,9 @@ func (n *Notifier) drain(ctx context.Context, q chan Event, deliver func(context
 			if !ok {
 				return
 			}
-			deliver(ctx, ev)
+			if !deliver(ctx, ev) && ctx.Err() != nil {
+				n.abandoned.Add(1)
+			}
 		}
 	}
 }
@@ -196,30 +203,46 @@ func (n *Notifier) logger(ev Event) *slog.Logger {
 	return n.opts.Log
 }
 
-// Close stops the deliveries, waiting up to wait for the queues to empty.
-func (n *Notifier) Close(wait time.Duration) {
+// Close stops the deliveries. It waits up to wait for the queues to empty
+// (not at all when wait is 0); then what is left is dropped at once: a
+// delivery under way is abandoned (its webhook request cancelled, its
+// MailProg killed) and the events still queued are not sent. It returns,
+// once every delivery has ended, how many events were dropped, for the
+// caller's log. A stopping daemon closes with 0: a webhook that hangs must
+// not keep it, and its state lock, for seconds after it said it stopped.
+func (n *Notifier) Close(wait time.Duration) (dropped int) {
 	if n == nil {
-		return
+		return 0
 	}
 	n.once.Do(func() {
 		n.mu.Lock()
 		n.closed = true
 		n.mu.Unlock()
+		// No Send runs now: the queues can be closed, and what is in them
+		// stays there to be counted.
+		if n.mail != nil {
+			close(n.mail)
+		}
+		for _, q := range n.hooks {
+			close(q)
+		}
 		done := make(chan struct{})
-		go func() {
-			if n.mail != nil {
-				close(n.mail)
+		go func() { n.wg.Wait(); close(done) }()
+		if wait > 0 {
+			select {
+			case <-done:
+			case <-time.After(wait):
 			}
-			for _, q := range n.hooks {
-				close(q)
-			}
-			n.wg.Wait()
-			close(done)
-		}()
-		select {
-		case <-done:
-		case <-time.After(wait):
-			n.stop()
+		}
+		n.stop()
+		<-done
+		dropped = int(n.abandoned.Load())
+		if n.mail != nil {
+			dropped += len(n.mail)
+		}
+		for _, q := range n.hooks {
+			dropped += len(q)
 		}
 	})
+	return dropped
 }

@@ -171,6 +171,56 @@ func TestSendNeverBlocks(t *testing.T) {
 	}
 }
 
+// Close(0) stops at once (issue 23 item 6): the webhook request under way
+// against a hook that never answers is cancelled, the queued events are
+// dropped, and Close says how many were not delivered. The mail program
+// under way, which hangs too, is killed.
+func TestCloseStopsAtOnceAndCountsWhatItDrops(t *testing.T) {
+	arrived := make(chan struct{}, 10)
+	gone := make(chan struct{}, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body) // read whole, so that the server notices the client leave
+		arrived <- struct{}{}
+		<-r.Context().Done() // never answers; only the client's giving up ends it
+		gone <- struct{}{}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	prog := filepath.Join(dir, "hangmail")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\ntouch "+started+"\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := Start(Options{MailProg: prog, Hooks: []Hook{{URL: srv.URL, Events: []string{All}}}, Timeout: time.Hour})
+	n.Send(Event{Kind: End, Job: job("END")}) // mailed, and posted
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook got no request")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("MailProg did not start")
+		}
+	}
+	// Queued behind the two under way: two more for the hook, one mail.
+	n.Send(Event{Kind: Begin, Job: job()})
+	n.Send(Event{Kind: End, Job: job("END")})
+	// 2 under way (the post, the mail) + 2 queued posts + 1 queued mail.
+	if got := n.Close(0); got != 5 {
+		t.Errorf("Close dropped %d, want 5", got)
+	}
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Error("the webhook request under way was not cancelled")
+	}
+	n.Send(Event{Kind: End, Job: job("END")}) // after Close: nothing, no panic
+}
+
 // The configuration checks [[Notify]] Events against its own list (it
 // cannot import this package): the two must agree.
 func TestConfigKnowsEveryKind(t *testing.T) {

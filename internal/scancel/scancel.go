@@ -313,6 +313,7 @@ func (a *scancelArgs) cancel(c *sockclient.Client, jobs []string, sio cli.IO) in
 		quietCode := r.Code == slurm.ErrAlreadyDone || r.Code == slurm.ErrInvalidJobID
 		if a.verbose > 0 || !quietCode {
 			fmt.Fprintf(sio.Stderr, "scancel: error: Kill job error on job id %s: %s\n", r.Job, cli.ResultWords(r))
+			cli.PrintResultHint(r, sio)
 		}
 		code := r.Code
 		if quietCode && a.signal == 0 {

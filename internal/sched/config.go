@@ -117,6 +117,10 @@ type Config struct {
 	// MaxJobCount counts every job record, finished ones still kept
 	// included; 0 means 10000.
 	MaxJobCount int
+	// MaxJobCountPerUser is how many of those records one user may hold
+	// (slurm-lite's MaxJobCountPerUser, resolved to a count); 0 is no
+	// limit. The daemon leaves it 0 for a job whose owner is exempt.
+	MaxJobCountPerUser int
 	// MaxArraySize bounds array task ids; 0 means 1001.
 	MaxArraySize int
 	// EnforcePartLimits refuses at submission a time limit over the

@@ -45,7 +45,8 @@ func refuseNoted(code slurm.Errno, note, detail string) *SubmitError {
 // MaxJobCount (every job record counts, finished ones still kept included;
 // an array counts its tasks), the partition, the account (once accounts are
 // configured a user no account lists is refused, unless
-// AllowUnlistedUsers), the QOS and its MaxSubmitJobsPerUser, MaxArraySize,
+// AllowUnlistedUsers), the QOS and its MaxSubmitJobsPerUser, the user's
+// share of MaxJobCount (MaxJobCountPerUser), MaxArraySize,
 // the partition's MaxTime with EnforcePartLimits, and a request no node of
 // the partition could ever satisfy. It returns nil or a *SubmitError.
 // Limits that only make a job wait (per-user running limits; MaxTime
@@ -113,6 +114,9 @@ func CheckSubmit(job Job, snap Snapshot) error {
 			}
 		}
 	}
+	if err := checkUserShare(&job, tasks, snap); err != nil {
+		return err
+	}
 	if len(job.ArrayTasks) > 0 && slices.Max(job.ArrayTasks) >= cfg.maxArraySize() {
 		if cfg.maxArraySize() <= 1 {
 			return refuse(slurm.ErrInvalidArray, fmt.Sprintf("asked for array task ids up to %d; MaxArraySize is %d, which turns job arrays off", slices.Max(job.ArrayTasks), cfg.MaxArraySize))
@@ -124,6 +128,32 @@ func CheckSubmit(job Job, snap Snapshot) error {
 		return err
 	}
 	return p.checkFits(&pj)
+}
+
+// checkUserShare refuses a job that would take its user past
+// MaxJobCountPerUser: the user's job records, counted as MaxJobCount counts
+// them (each array task, and finished jobs until MinJobAge), plus the
+// tasks asked for. Slurm has no such share; it is refused as QOS
+// MaxSubmitJobsPerUser is (ESLURM_ACCOUNTING_POLICY), and sbatch does not
+// retry it as it retries a full MaxJobCount: waiting in a loop would not
+// free the user's own jobs.
+func checkUserShare(job *Job, tasks int, snap Snapshot) error {
+	share := snap.Config.MaxJobCountPerUser
+	if share <= 0 {
+		return nil
+	}
+	n := 0
+	for i := range snap.Jobs {
+		if snap.Jobs[i].User == job.User {
+			n++
+		}
+	}
+	if n+tasks <= share {
+		return nil
+	}
+	return refuse(slurm.ErrAccountingPolicy, fmt.Sprintf(
+		"%s holds %d %s (pending, running, or ended less than MinJobAge ago) and asked for %d more; one user may hold %d of MaxJobCount's %d (MaxJobCountPerUser), so that others can still submit: cancel what is not needed (scancel) and submit again once those have left the queue (MinJobAge after their end), or ask the administrator to raise MaxJobCountPerUser",
+		job.User, n, plural(n, "job", "jobs"), tasks, share, snap.Config.maxJobCount()))
 }
 
 // checkPartLimits is EnforcePartLimits: a time limit over the partition's

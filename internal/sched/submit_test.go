@@ -28,6 +28,13 @@ func TestCheckSubmit(t *testing.T) {
 		}
 		return b
 	}
+	// alice holds 3 jobs of 10 (one ended, still kept), bob 1; one user may
+	// hold 4.
+	shared := func() *st.SnapBuilder {
+		return st.Anchor().Configure(func(c *sched.Config) { c.MaxJobCount, c.MaxJobCountPerUser = 10, 4 }).
+			Job(st.Job(1).User("alice"), st.Job(2).User("alice").State(slurm.Running, 0),
+				st.Job(3).User("alice").State(slurm.Completed, 0), st.Job(4).User("bob"))
+	}
 	limitedQOS := st.Anchor().QOS(sched.QOS{Name: "short", UsageFactor: 1, MaxSubmitJobsPerUser: 2}).
 		Job(st.Job(1).User("alice").QOS("short"), st.Job(2).User("alice").QOS("short").State(slurm.Completed, 0))
 	tests := []struct {
@@ -87,6 +94,25 @@ func TestCheckSubmit(t *testing.T) {
 			want: &sched.SubmitError{Code: slurm.ErrAccountingPolicy,
 				Msg:    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
 				Detail: "asked for 2 more jobs in QOS short, where alice has 1 pending or running; its MaxSubmitJobsPerUser is 2: wait for some to end"},
+		},
+		{
+			name: "MaxJobCountPerUser takes a job up to the user's share",
+			snap: shared(), job: st.Job(5).User("alice"),
+		},
+		{
+			name: "MaxJobCountPerUser counts ended jobs still kept and each array task, as MaxJobCount does",
+			snap: shared(), job: st.Job(5).User("alice").ArrayTasks(0, 1),
+			want: &sched.SubmitError{Code: slurm.ErrAccountingPolicy,
+				Msg:    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
+				Detail: "alice holds 3 jobs (pending, running, or ended less than MinJobAge ago) and asked for 2 more; one user may hold 4 of MaxJobCount's 10 (MaxJobCountPerUser), so that others can still submit: cancel what is not needed (scancel) and submit again once those have left the queue (MinJobAge after their end), or ask the administrator to raise MaxJobCountPerUser"},
+		},
+		{
+			name: "MaxJobCountPerUser leaves room for others: bob submits beside alice's share",
+			snap: shared(), job: st.Job(5).User("bob").ArrayTasks(0, 1, 2),
+		},
+		{
+			name: "MaxJobCountPerUser 0 is no limit",
+			snap: shared().Configure(func(c *sched.Config) { c.MaxJobCountPerUser = 0 }), job: st.Job(5).User("alice").ArrayTasks(0, 1, 2, 3, 4),
 		},
 		{
 			name: "array task ids must stay below MaxArraySize",

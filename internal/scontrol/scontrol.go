@@ -382,6 +382,7 @@ func (s *scontrolArgs) control(action, arg string, hold bool) {
 		s.exit, last = 1, r
 		if s.quiet != 1 {
 			fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", cli.ResultWords(r), r.Job)
+			cli.PrintResultHint(r, s.sio)
 		}
 	}
 	if hold && last.Code != 0 {
@@ -424,6 +425,7 @@ func (s *scontrolArgs) controlByName(action, name string) {
 			s.exit, last = 1, r
 			if s.quiet != 1 {
 				fmt.Fprintf(s.sio.Stderr, "%s for job %s\n", cli.ResultWords(r), r.Job)
+				cli.PrintResultHint(r, s.sio)
 			}
 		}
 	}
