@@ -1,6 +1,8 @@
 package stepd
 
 import (
+	"golang.org/x/sys/unix"
+
 	"bufio"
 	"encoding/json"
 	"errors"
@@ -106,7 +108,12 @@ const maxRequest = 64 << 10
 // An error from the supervisor comes back as an error too, with the reply.
 func Call(dir string, req Request) (Reply, error) {
 	path := filepath.Join(dir, SocketFile)
-	c, err := net.DialTimeout("unix", path, 5*time.Second)
+	name, done, err := unixName(path)
+	if err != nil {
+		return Reply{}, fmt.Errorf("job supervisor not reachable at %s: %w", path, err)
+	}
+	c, err := net.DialTimeout("unix", name, 5*time.Second)
+	done()
 	if err != nil {
 		return Reply{}, fmt.Errorf("job supervisor not reachable at %s: %w", path, err)
 	}
@@ -135,15 +142,19 @@ type call struct {
 // removed first: the caller holds the state directory's lock, so no live
 // supervisor owns it.
 func listen(path string) (*net.UnixListener, error) {
-	if len(path) >= 108 {
-		return nil, fmt.Errorf("control socket path %s is too long for a Unix socket (%d bytes, at most 107)", path, len(path))
-	}
 	_ = os.Remove(path)
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	name, done, err := unixName(path)
 	if err != nil {
 		return nil, fmt.Errorf("control socket: %w", err)
 	}
-	ln.SetUnlinkOnClose(true)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: name, Net: "unix"})
+	done()
+	if err != nil {
+		return nil, fmt.Errorf("control socket: %w", err)
+	}
+	// Closing removes the socket by the name it was bound to, which
+	// must be the path itself (cleanup removes it otherwise).
+	ln.SetUnlinkOnClose(name == path)
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("control socket: %w", err)
@@ -239,4 +250,30 @@ func (r *limitedReader) Read(p []byte) (int, error) {
 	n, err := r.c.Read(p)
 	r.n -= n
 	return n, err
+}
+
+// maxSunPath is the longest path a Unix socket address holds (sun_path's
+// 108 bytes, less the terminating NUL).
+const maxSunPath = 107
+
+// unixName is a name for the socket at path that bind and connect accept:
+// path itself while it fits a socket address, else the same file reached
+// through a descriptor of its directory, /proc/self/fd/N/NAME (a state
+// directory deep in the file system made job supervisors fail to start,
+// and their jobs loop through lost and requeued). done closes that
+// descriptor once the socket is bound or connected.
+func unixName(path string) (name string, done func(), err error) {
+	if len(path) <= maxSunPath {
+		return path, func() {}, nil
+	}
+	fd, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", nil, fmt.Errorf("opening the directory of %s: %w", path, err)
+	}
+	name = fmt.Sprintf("/proc/self/fd/%d/%s", fd, filepath.Base(path))
+	if len(name) > maxSunPath {
+		unix.Close(fd)
+		return "", nil, fmt.Errorf("socket name %s is too long for a Unix socket", filepath.Base(path))
+	}
+	return name, func() { unix.Close(fd) }, nil
 }

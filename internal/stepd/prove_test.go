@@ -133,3 +133,39 @@ func TestARequestForAnotherRunIsRefused(t *testing.T) {
 		t.Fatalf("the job's own cancel left it %s", st.State)
 	}
 }
+
+// TestASupervisorDeepInTheFileSystemAnswers: a run directory whose
+// control socket's path is longer than a Unix socket address holds (a
+// long StateSaveLocation) still gets a supervisor that answers; before,
+// it failed to start and its job looped through lost and requeued.
+func TestASupervisorDeepInTheFileSystemAnswers(t *testing.T) {
+	t.Parallel()
+	j := newJob(t, "#!/bin/sh\necho started\nexec sleep 300\n")
+	deep := filepath.Join(filepath.Dir(j.dir), strings.Repeat("d", 60), strings.Repeat("e", 60), "state")
+	if err := os.MkdirAll(filepath.Dir(deep), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(j.dir, deep); err != nil {
+		t.Fatal(err)
+	}
+	j.dir = deep
+	j.spec.Script = filepath.Join(deep, "script")
+	if n := len(filepath.Join(j.dir, SocketFile)); n <= maxSunPath {
+		t.Fatalf("the socket's path is %d bytes: not deep enough to test", n)
+	}
+	j.start()
+	j.waitOutput("slurm-"+strconv.Itoa(int(j.spec.JobID))+".out", "started\n")
+	rep, err := Call(j.dir, Request{Op: OpStatus})
+	if err != nil || rep.Status == nil || rep.Status.State != "RUNNING" {
+		t.Fatalf("status of a deep supervisor: %+v, %v", rep, err)
+	}
+	if _, err := Call(j.dir, Request{Op: OpCancel, Kill: true}); err != nil {
+		t.Fatal(err)
+	}
+	if st := j.wait(); st.State != "CANCELLED" {
+		t.Fatalf("state %s after the cancel", st.State)
+	}
+	if _, err := os.Lstat(filepath.Join(j.dir, SocketFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the control socket is left behind: %v", err)
+	}
+}

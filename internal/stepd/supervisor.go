@@ -760,6 +760,7 @@ const statusRetry = time.Second
 func (sv *supervisor) cleanup() {
 	close(sv.done)
 	sv.ln.Close()
+	_ = os.Remove(sv.id.Socket) // bound through /proc when its path is long (unixName)
 	// Let the answers already given reach their callers (a cancel that
 	// killed the job at once is answered after the job ended), for a
 	// moment at most: a caller that does not read must not hold the
