@@ -185,8 +185,10 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 			continue
 		}
 		if err := o.apply(ev.key, v, true, false); err != "" {
-			fmt.Fprintf(sio.Stderr, "srun: error: %s\n", err)
-			return o, 1, true
+			for _, line := range strings.Split(err, "\n") {
+				fmt.Fprintf(sio.Stderr, "srun: error: %s\n", line)
+			}
+			return o, exitFor(err), true
 		}
 	}
 	p := getopt.NewParser(srunTable, getopt.RequireOrder, args)
@@ -212,7 +214,9 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 			return o, 0, true
 		}
 		if msg := o.apply(key, r.Value, r.HasValue, true); msg != "" {
-			fmt.Fprintf(sio.Stderr, "srun: error: %s\n", msg)
+			for _, line := range strings.Split(msg, "\n") {
+				fmt.Fprintf(sio.Stderr, "srun: error: %s\n", line)
+			}
 			return o, exitFor(msg), true
 		}
 		if !srunOnly[key] {
@@ -223,10 +227,10 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 	return o, 0, false
 }
 
-// exitFor is srun's exit code for a bad value: a time that does not parse
-// exits 255 (Slurm's exit(-1)), the others error_exit (1).
+// exitFor is srun's exit code for a bad value: a time or --gpu-bind that
+// does not parse exits 255 (Slurm's exit(-1)), the others error_exit (1).
 func exitFor(msg string) int {
-	if strings.HasPrefix(msg, "Invalid --time") {
+	if strings.HasPrefix(msg, "Invalid --time") || strings.Contains(msg, "Invalid --gpu-bind") {
 		return 255
 	}
 	return 1
