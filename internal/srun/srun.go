@@ -48,9 +48,10 @@ type srunOpts struct {
 	overlap       bool
 	overcommit    bool
 	// gpu holds srun's GPU options (the SLURM_GPUS* variables, then
-	// --gpus and friends) by option name, read; gpuOpts says which were
-	// given; gpusPerTask is --gpus-per-task as given and gpuBind
-	// --gpu-bind, which make the tasks' binding (jobscript.TresBind).
+	// --gpus and friends) by option name, read; nil when none was given.
+	// gresNone is --gres=none. gpusPerTask is --gpus-per-task as given and
+	// gpuBind --gpu-bind, which make the tasks' binding
+	// (jobscript.TresBind).
 	gpu         map[string][]jobscript.Gres
 	gresNone    bool
 	gpusPerTask string
@@ -188,7 +189,11 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 			for _, line := range strings.Split(err, "\n") {
 				fmt.Fprintf(sio.Stderr, "srun: error: %s\n", line)
 			}
-			return o, exitFor(err), true
+			code := 1
+			if strings.Contains(err, "Invalid --gpu-bind") {
+				code = 255
+			}
+			return o, code, true
 		}
 	}
 	p := getopt.NewParser(srunTable, getopt.RequireOrder, args)
