@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
@@ -41,7 +42,12 @@ type StepRequest struct {
 	Overlap bool `json:"overlap,omitempty"`
 	// MemMB is --mem (MiB on the node); 0 when not given.
 	MemMB uint64 `json:"mem_mb,omitempty"`
-	// GPUs is --gpus; -1 when not given (the step sees all of the job's).
+	// GPUSpec is srun's GPU options (its SLURM_GPUS* input variables, then
+	// its command line); nil when none was given, and the step asks what
+	// its job asked for. An empty one asks for no GPU (--gpus=0).
+	GPUSpec *jobscript.GPUSpec `json:"gpu_spec,omitempty"`
+	// GPUs is what an srun of an earlier version sends for --gpus: -1
+	// when not given; read only without GPUSpec.
 	GPUs int `json:"gpus"`
 	// Name is the step's name in accounting: -J, or the command's name.
 	Name string `json:"name"`
@@ -80,9 +86,12 @@ type Step struct {
 	// is not exact); GPUs the GPU indices it may use.
 	CPUs []int `json:"cpus"`
 	GPUs []int `json:"gpus,omitempty"`
-	// JobGPUs are the job's GPUs; Node the node's name.
-	JobGPUs []int  `json:"job_gpus,omitempty"`
-	Node    string `json:"node"`
+	// JobGPUs are the job's GPUs; Node the node's name and NodeGPUs the
+	// number of GPUs it has (--gpu-bind's masks and maps are checked
+	// against it).
+	JobGPUs  []int  `json:"job_gpus,omitempty"`
+	Node     string `json:"node"`
+	NodeGPUs int    `json:"node_gpus,omitempty"`
 	// KillWait is slurm.conf's KillWait, which srun names when a step is
 	// aborted.
 	KillWait time.Duration `json:"kill_wait"`

@@ -143,6 +143,7 @@ func change(j store.Job, ch changes, who updater, cfg *config.Config, prio uint3
 		}
 		r := &j.Request
 		r.GPUsPerNode, r.GPUsPerTask = nil, nil
+		r.DropGPUsPerSocket()
 		if ch.Gres != nil {
 			r.Gres, r.GPUs, r.GresNone = ch.gres, nil, len(ch.gres) == 0
 		}

@@ -847,6 +847,7 @@ func specOptions(r *jobscript.Request) stepd.Options {
 		GPUs:          gresSpec(r.GPUs),
 		GPUsPerNode:   gresSpec(r.GPUsPerNode),
 		GPUsPerTask:   gresSpec(r.GPUsPerTask),
+		GPUsPerSocket: gresSpec(r.GPUsPerSocket()),
 		OpenMode:      r.OpenMode,
 		Export:        r.Export,
 	}
@@ -862,6 +863,7 @@ func specOptions(r *jobscript.Request) stepd.Options {
 	if r.Dependency != nil {
 		o.Dependency = r.Dependency.Spec
 	}
+	o.GPUBind, _ = r.OtherValue("gpu-bind")
 	if r.Nice != nil {
 		o.Nice = *r.Nice
 	}

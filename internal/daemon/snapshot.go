@@ -174,20 +174,12 @@ func schedNode(c *config.Config, gs gpu.Snapshot, drained bool) sched.Node {
 	return n
 }
 
-// schedRequest is what a job asks of one node, in the core's terms.
+// schedRequest is what a job asks of one node, in the core's terms: its
+// GPUs as every GPU option adds up on this node (jobscript's NodeGPUs),
+// shards as GPU memory.
 func schedRequest(r *jobscript.Request, shard slurmtime.Bytes) sched.Request {
-	var req sched.Request
-	for _, set := range [][]jobscript.Gres{r.GPUs, r.GPUsPerNode, r.Gres} {
-		for _, g := range set {
-			switch g.Name {
-			case "gpu":
-				req.GPUs = int(g.Count)
-				req.GPUType = g.Type
-			case "shard":
-				req.GPUMem = int64(g.Count) * int64(shard)
-			}
-		}
-	}
+	need := r.NodeGPUs()
+	req := sched.Request{GPUs: need.GPUs, GPUType: need.Type, GPUMem: int64(need.Shards) * int64(shard)}
 	if r.GPUMem > 0 {
 		req.GPUMem = int64(r.GPUMem)
 	}

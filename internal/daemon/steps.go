@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/procfs"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
@@ -30,8 +31,12 @@ import (
 //   - a step that is not exact (srun without --exact, -c or --mem) holds all
 //     of the job's CPUs, so it waits until no other step holds any;
 //   - an exact step holds the CPUs it asks for (tasks × CPUs per task);
-//   - a step with --gpus=N holds N of the job's GPUs; one without sees all
-//     of them and holds none (Slurm gives it all the job's GRES);
+//   - a step holds the GPUs it asks for (srun's --gpus, --gpus-per-node,
+//     --gpus-per-task, --gres, or the SLURM_GPUS* variables it inherits
+//     from the batch script); one that asks for none asks what its job
+//     asked for, never more (so a step of an --exclusive job, which holds
+//     every GPU, gets only the GPUs its job asked for); a step sharing its
+//     job's GPU memory sees its GPUs and holds none (jobscript.StepGPUs);
 //   - an --overlap step holds nothing and waits for nothing.
 //
 // A step that does not fit now is refused with "Requested nodes are busy";
@@ -125,19 +130,37 @@ type placed struct {
 // code is 0 and p the step when it fits now, slurm.ErrNodesBusy when it
 // would fit once other steps end, and otherwise the Slurm error that
 // refuses it, with notes srun prints before it.
-func placeStep(job jobRes, held []activeStep, ask api.StepRequest) (p placed, code slurm.Errno, notes []string) {
+func placeStep(job jobRes, held []activeStep, ask api.StepRequest, need jobscript.StepNeed) (p placed, code slurm.Errno, notes []string) {
 	hs := make([]sched.StepHeld, len(held))
 	for i, h := range held {
 		hs[i] = sched.StepHeld{CPUs: h.cpus, GPUs: h.gpus}
 	}
+	gpus := need.GPUs
+	if need.All {
+		gpus = -1
+	}
 	sp, err := sched.PlaceStep(sched.StepJob{CPUs: job.cpus, GPUs: job.gpus, MemMB: job.memMB}, hs,
-		sched.StepAsk{NTasks: ask.NTasks, CPUsPerTask: ask.CPUsPerTask, MemMB: ask.MemMB, GPUs: ask.GPUs,
-			Overcommit: ask.Overcommit, Overlap: ask.Overlap, Exact: ask.Exact})
+		sched.StepAsk{NTasks: ask.NTasks, CPUsPerTask: ask.CPUsPerTask, MemMB: ask.MemMB, GPUs: gpus,
+			GPUsPerTask: need.PerTask, Overcommit: ask.Overcommit, Overlap: ask.Overlap, Exact: ask.Exact})
 	var se *sched.StepError
 	if errors.As(err, &se) {
 		return placed{}, se.Code, se.Notes
 	}
 	return placed{ntasks: sp.NTasks, cpus: sp.CPUs, gpus: sp.GPUs, heldCPUs: sp.HeldCPUs, heldGPUs: sp.HeldGPUs}, 0, nil
+}
+
+// stepGPUs is what a step asks of its job's GPUs (jobscript.StepGPUs):
+// srun's GPU options, or what an srun of an earlier version sent as
+// --gpus, or none (the job's request).
+func stepGPUs(r *jobscript.Request, ask api.StepRequest) (jobscript.StepNeed, error) {
+	spec := ask.GPUSpec
+	if spec == nil && ask.GPUs >= 0 {
+		spec = &jobscript.GPUSpec{}
+		if ask.GPUs > 0 {
+			spec.PerJob = []jobscript.Gres{{Name: "gpu", Count: uint64(ask.GPUs)}}
+		}
+	}
+	return jobscript.StepGPUs(r, spec)
 }
 
 // stepRefusal is a step refused with Slurm's code and words; notes come
@@ -210,6 +233,10 @@ func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepR
 // channel that closes when a step ends.
 func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Identity, ask api.StepRequest) (api.Step, <-chan struct{}, error) {
 	x := d.extras()
+	need, err := stepGPUs(&j.Request, ask)
+	if err != nil {
+		return api.Step{}, nil, stepRefusal(slurm.ErrInvalidGRES, err.Error())
+	}
 	next, err := d.nextStepID(ctx, j)
 	if err != nil {
 		return api.Step{}, nil, err
@@ -237,7 +264,7 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 			res.cpus = append(res.cpus, i)
 		}
 	}
-	p, code, notes := placeStep(res, held, ask)
+	p, code, notes := placeStep(res, held, ask, need)
 	changed := x.changed
 	if code != 0 {
 		x.mu.Unlock()
@@ -267,8 +294,11 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 		// now on reaches them and spares srun.
 		d.tellSteps(j)
 	}
+	d.mu.Lock()
+	nodeGPUs := len(d.gsnap.GPUs)
+	d.mu.Unlock()
 	return api.Step{JobID: j.ID, StepID: s.id, Run: j.Restarts, NTasks: p.ntasks, CPUs: p.cpus, GPUs: p.gpus,
-		JobGPUs: res.gpus, Node: d.config().Node.NodeName, KillWait: d.config().KillWait}, changed, nil
+		JobGPUs: res.gpus, Node: d.config().Node.NodeName, NodeGPUs: nodeGPUs, KillWait: d.config().KillWait}, changed, nil
 }
 
 // nextStepID is the id the job's next step gets in its current run: one

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
@@ -29,7 +30,7 @@ func TestPlaceStep(t *testing.T) {
 			job, []activeStep{{gpus: []int{1}}}, api.StepRequest{NTasks: 1, Exact: true, GPUs: 1},
 			out{P: placed{ntasks: 1, cpus: []int{4}, gpus: []int{3}, heldCPUs: []int{4}, heldGPUs: []int{3}}}},
 		{"more GPUs than the job has are refused with Slurm's note",
-			job, nil, api.StepRequest{NTasks: 1, GPUs: 3},
+			job, nil, api.StepRequest{NTasks: 1, GPUs: -1, GPUSpec: &jobscript.GPUSpec{PerTask: []jobscript.Gres{{Name: "gpu", Count: 3}}}},
 			out{Code: slurm.ErrInvalidGRES, Notes: []string{"Step requested gres=gpu:3 is more than the job's gres=gpu:2"}}},
 		{"more memory than the job has is refused",
 			job, nil, api.StepRequest{NTasks: 1, MemMB: 3000, GPUs: -1},
@@ -37,7 +38,12 @@ func TestPlaceStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, code, notes := placeStep(tt.job, tt.held, tt.ask)
+			// The job asked for its two GPUs with --gpus=2.
+			need, err := stepGPUs(&jobscript.Request{GPUs: []jobscript.Gres{{Name: "gpu", Count: 2}}}, tt.ask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, code, notes := placeStep(tt.job, tt.held, tt.ask, need)
 			got := out{P: p, Code: code, Notes: notes}
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(placed{})); diff != "" {
 				t.Errorf("placeStep (-want +got):\n%s", diff)

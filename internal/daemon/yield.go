@@ -369,7 +369,7 @@ func jobGPUs(j store.Job) int {
 	if n := len(j.Alloc.GPUs); n > 0 {
 		return n
 	}
-	return max(schedRequest(&j.Request, 0).GPUs, 1)
+	return max(j.Request.NodeGPUs().GPUs, 1)
 }
 
 // yieldFor is the pending job that the GPUs a yield frees go to first, as
@@ -430,9 +430,19 @@ func applyYieldRequest(j *store.Job, batch int, gpus *int, gpuMem int64) {
 	}
 }
 
-// setGPUCount changes how many GPUs a request asks for, wherever it asked
-// (--gpus, --gpus-per-node or --gres=gpu), keeping the type.
+// setGPUCount changes how many GPUs a request asks for in all: where it
+// asked per job or per node (--gpus, --gpus-per-node or --gres=gpu), the
+// first of these now asks n, keeping its type; asking per task or per
+// socket is dropped, since n need not divide among them.
 func setGPUCount(r *jobscript.Request, n int) {
+	typ := ""
+	for _, g := range append(r.GPUsPerSocket(), r.GPUsPerTask...) {
+		if g.Name == "gpu" && typ == "" {
+			typ = g.Type
+		}
+	}
+	r.GPUsPerTask = nil
+	r.DropGPUsPerSocket()
 	for _, set := range []*[]jobscript.Gres{&r.GPUs, &r.GPUsPerNode, &r.Gres} {
 		for i := range *set {
 			if (*set)[i].Name == "gpu" {
@@ -441,7 +451,7 @@ func setGPUCount(r *jobscript.Request, n int) {
 			}
 		}
 	}
-	r.GPUs = append(r.GPUs, jobscript.Gres{Name: "gpu", Count: uint64(n)})
+	r.GPUs = append(r.GPUs, jobscript.Gres{Name: "gpu", Type: typ, Count: uint64(n)})
 }
 
 // finishYield requeues a yielded job with its new request, its priority

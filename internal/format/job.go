@@ -195,23 +195,18 @@ func gpus(j *api.Job) int {
 	return gresCount(j, "gpu")
 }
 
-// gresCount adds up what the request asks of one generic resource.
+// gresCount is what the request asks of one generic resource, "gpu" or
+// "shard", on the node: every way sbatch takes GPUs added up as the
+// scheduler adds them (jobscript's NodeGPUs).
 func gresCount(j *api.Job, name string) int {
-	r := &j.Request
-	n := uint64(0)
-	for _, list := range [][]jobscript.Gres{r.GPUs, r.GPUsPerNode, r.Gres} {
-		for _, g := range list {
-			if g.Name == name {
-				n += g.Count
-			}
-		}
+	need := j.Request.NodeGPUs()
+	switch name {
+	case "gpu":
+		return need.GPUs
+	case "shard":
+		return need.Shards
 	}
-	for _, g := range r.GPUsPerTask {
-		if g.Name == name {
-			n += g.Count * uint64(tasks(j))
-		}
-	}
-	return int(n)
+	return 0
 }
 
 // billing is the job's billing TRES under its partition's weights (empty
@@ -275,6 +270,8 @@ func tresPer(list ...[]jobscript.Gres) string {
 func tresPerJob(j *api.Job) string  { return tresPer(j.Request.GPUs) }
 func tresPerNode(j *api.Job) string { return tresPer(j.Request.Gres, j.Request.GPUsPerNode) }
 func tresPerTask(j *api.Job) string { return tresPer(j.Request.GPUsPerTask) }
+
+func tresPerSocket(j *api.Job) string { return tresPer(j.Request.GPUsPerSocket()) }
 
 // dependency is the job's dependency as the controller shows it: the
 // clauses still waited on, unfulfilled, or failed when they can never be

@@ -174,7 +174,8 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	for _, f := range []struct{ k, v string }{
 		{"CpusPerTres", cpusPerTres(j)}, {"MemPerTres", memPerTres(j)},
 		{"TresBind", tresOption(j, "gpu-bind")}, {"TresFreq", tresOption(j, "gpu-freq")},
-		{"TresPerJob", tresPerJob(j)}, {"TresPerNode", tresPerNode(j)}, {"TresPerTask", tresPerTask(j)},
+		{"TresPerJob", tresPerJob(j)}, {"TresPerNode", tresPerNode(j)}, {"TresPerSocket", tresPerSocket(j)},
+		{"TresPerTask", tresPerTask(j)},
 	} {
 		if f.v != "" {
 			nl()

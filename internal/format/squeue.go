@@ -275,10 +275,10 @@ var jobFields = []*jobField{
 		return "N/A"
 	}},
 	{names: []string{"tres", "tres-alloc"}, header: "TRES_ALLOC", value: func(r *Row) string { return tres(r.Full, r.Env.Config) }},
-	{names: []string{"tres-bind"}, header: "TRES_BIND", value: str("N/A")},
+	{names: []string{"tres-bind"}, header: "TRES_BIND", value: func(r *Row) string { return na(tresOption(r.Full, "gpu-bind")) }},
 	{names: []string{"tres-freq"}, header: "TRES_FREQ", value: str("N/A")},
 	{names: []string{"tres-per-job"}, header: "TRES_PER_JOB", value: func(r *Row) string { return na(tresPerJob(r.Full)) }},
-	{names: []string{"tres-per-socket"}, header: "TRES_PER_SOCKET", value: str("N/A")},
+	{names: []string{"tres-per-socket"}, header: "TRES_PER_SOCKET", value: func(r *Row) string { return na(tresPerSocket(r.Full)) }},
 	{names: []string{"tres-per-task"}, header: "TRES_PER_TASK", value: func(r *Row) string { return na(tresPerTask(r.Full)) }},
 	{names: []string{"mcslabel"}, header: "MCSLABEL", value: str(Null)},
 	{names: []string{"deadline"}, header: "DEADLINE", value: func(r *Row) string { return timeOrNA(r.Full.Request.Deadline) }},

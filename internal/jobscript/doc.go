@@ -57,7 +57,7 @@
 //   - Heterogeneous jobs (":" and "#SBATCH hetjob") are refused.
 //   - #PBS and #BSUB directives are not translated (sbatch's xlate.c), and
 //     the values of the cluster-only options that sbatch hands to plugins
-//     (--cpu-freq, --gpu-bind, --gpu-freq, --mem-bind, --hint,
+//     (--cpu-freq, --gpu-freq, --mem-bind, --hint,
 //     --acctg-freq, --power, --propagate) are kept as given, unchecked.
 //
 // Glossary:

@@ -68,7 +68,7 @@ var options = []optDef{
 	{Option: row("extra-node-info", 'B', req), set: setExtraNodeInfo},
 	{Option: row("get-user-env", 0, opt), set: setGetUserEnv},
 	{Option: row("gid", 0, req), set: str(func(r *Request) *string { return &r.GID })},
-	{Option: row("gpu-bind", 0, req), set: keep("gpu-bind")},
+	{Option: row("gpu-bind", 0, req), set: setGPUBind},
 	{Option: row("gpu-freq", 0, req), set: keep("gpu-freq")},
 	{Option: row("gpus", 'G', req), set: raw(func(s *state) *string { return &s.gpus })},
 	{Option: row("gpus-per-node", 0, req), set: raw(func(s *state) *string { return &s.gpusPerNode })},
@@ -427,6 +427,16 @@ func setGres(s *state, v string, _ bool) *Error {
 		return &Error{Kind: KindGresHelp, Option: "--gres"}
 	}
 	s.gres, s.gresSet = v, true
+	return nil
+}
+
+// setGPUBind checks --gpu-bind as arg_set_gpu_bind does; a bad one exits
+// 255 (slurm_process_option_or_exit).
+func setGPUBind(s *state, v string, has bool) *Error {
+	if msg := GPUBindError(v); msg != "" {
+		return invalid(exitOption, "%s", msg)
+	}
+	s.other("gpu-bind", v, has)
 	return nil
 }
 

@@ -26,12 +26,14 @@ type StepAsk struct {
 	NTasks      int
 	CPUsPerTask int
 	MemMB       uint64
-	// GPUs is --gpus=N; -1 (none given) sees all of the job's and holds
-	// none.
-	GPUs       int
-	Overcommit bool
-	Overlap    bool
-	Exact      bool
+	// GPUs is how many of the job's GPUs the step holds, plus GPUsPerTask
+	// for each of its tasks; GPUs -1 sees all of the job's and holds none
+	// (a step sharing its job's GPU memory, or asking per socket alone).
+	GPUs        int
+	GPUsPerTask int
+	Overcommit  bool
+	Overlap     bool
+	Exact       bool
 }
 
 // StepPlace is where a step goes: the CPUs and GPUs it may use, and those
@@ -74,9 +76,14 @@ func PlaceStep(job StepJob, held []StepHeld, ask StepAsk) (StepPlace, error) {
 		return StepPlace{}, &StepError{Code: slurm.ErrTooManyRequestedCPUs}
 	case job.MemMB > 0 && ask.MemMB > job.MemMB:
 		return StepPlace{}, &StepError{Code: slurm.ErrInvalidTaskMemory}
-	case ask.GPUs > len(job.GPUs):
+	}
+	gpus := ask.GPUs
+	if gpus >= 0 {
+		gpus += ask.GPUsPerTask * p.NTasks
+	}
+	if gpus > len(job.GPUs) {
 		return StepPlace{}, &StepError{Code: slurm.ErrInvalidGRES,
-			Notes: []string{fmt.Sprintf("Step requested gres=gpu:%d is more than the job's gres=gpu:%d", ask.GPUs, len(job.GPUs))}}
+			Notes: []string{fmt.Sprintf("Step requested gres=gpu:%d is more than the job's gres=gpu:%d", gpus, len(job.GPUs))}}
 	}
 	exact := ask.Exact
 	if ask.Overlap {
@@ -85,8 +92,8 @@ func PlaceStep(job StepJob, held []StepHeld, ask StepAsk) (StepPlace, error) {
 			p.CPUs = p.CPUs[:need]
 		}
 		p.GPUs = slices.Clone(job.GPUs)
-		if ask.GPUs >= 0 {
-			p.GPUs = p.GPUs[:ask.GPUs]
+		if gpus >= 0 {
+			p.GPUs = p.GPUs[:gpus]
 		}
 		return p, nil
 	}
@@ -107,12 +114,12 @@ func PlaceStep(job StepJob, held []StepHeld, ask StepAsk) (StepPlace, error) {
 	}
 	p.HeldCPUs = p.CPUs
 	switch {
-	case ask.GPUs < 0:
+	case gpus < 0:
 		p.GPUs = slices.Clone(job.GPUs)
-	case len(freeGPU) < ask.GPUs:
+	case len(freeGPU) < gpus:
 		return StepPlace{}, &StepError{Code: slurm.ErrNodesBusy}
 	default:
-		p.GPUs = freeGPU[:ask.GPUs]
+		p.GPUs = freeGPU[:gpus]
 		p.HeldGPUs = p.GPUs
 	}
 	return p, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,9 +47,16 @@ type srunOpts struct {
 	exact         bool
 	overlap       bool
 	overcommit    bool
-	// gpus is --gpus and friends on the command line; -1 when not given.
-	gpus  int
-	memMB uint64
+	// gpu holds srun's GPU options (the SLURM_GPUS* variables, then
+	// --gpus and friends) by option name, read; nil when none was given.
+	// gresNone is --gres=none. gpusPerTask is --gpus-per-task as given and
+	// gpuBind --gpu-bind, which make the tasks' binding
+	// (jobscript.TresBind).
+	gpu         map[string][]jobscript.Gres
+	gresNone    bool
+	gpusPerTask string
+	gpuBind     string
+	memMB       uint64
 
 	label, unbuffered, pty    bool
 	disableStatus, quitOnIntr bool
@@ -124,6 +132,12 @@ var srunEnvVars = []struct{ name, key string }{
 	{"SLURM_EXACT", "exact"},
 	{"SLURM_EXPORT_ENV", "export"},
 	{"SRUN_EXPORT_ENV", "export"},
+	{"SLURM_GPUS", "gpus"},
+	{"SLURM_GPU_BIND", "gpu-bind"},
+	{"SLURM_GPUS_PER_NODE", "gpus-per-node"},
+	{"SLURM_GPUS_PER_SOCKET", "gpus-per-socket"},
+	{"SLURM_GPUS_PER_TASK", "gpus-per-task"},
+	{"SLURM_GRES", "gres"},
 	{"SLURM_JOB_ID", "jobid"},
 	{"SLURM_KILL_BAD_EXIT", "kill-on-bad-exit"},
 	{"SLURM_LABELIO", "label"},
@@ -162,7 +176,7 @@ var srunOnly = map[string]bool{
 // _opt_env, then _opt_args). done means srun has finished with code
 // (help, version, or an error printed).
 func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
-	o = &srunOpts{gpus: -1}
+	o = &srunOpts{}
 	if v, ok := sio.Getenv("SLURM_JOB_NAME"); ok {
 		o.envJobName = v
 	}
@@ -172,8 +186,14 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 			continue
 		}
 		if err := o.apply(ev.key, v, true, false); err != "" {
-			fmt.Fprintf(sio.Stderr, "srun: error: %s\n", err)
-			return o, 1, true
+			for _, line := range strings.Split(err, "\n") {
+				fmt.Fprintf(sio.Stderr, "srun: error: %s\n", line)
+			}
+			code := 1
+			if strings.Contains(err, "Invalid --gpu-bind") {
+				code = 255
+			}
+			return o, code, true
 		}
 	}
 	p := getopt.NewParser(srunTable, getopt.RequireOrder, args)
@@ -199,7 +219,9 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 			return o, 0, true
 		}
 		if msg := o.apply(key, r.Value, r.HasValue, true); msg != "" {
-			fmt.Fprintf(sio.Stderr, "srun: error: %s\n", msg)
+			for _, line := range strings.Split(msg, "\n") {
+				fmt.Fprintf(sio.Stderr, "srun: error: %s\n", line)
+			}
 			return o, exitFor(msg), true
 		}
 		if !srunOnly[key] {
@@ -210,10 +232,10 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 	return o, 0, false
 }
 
-// exitFor is srun's exit code for a bad value: a time that does not parse
-// exits 255 (Slurm's exit(-1)), the others error_exit (1).
+// exitFor is srun's exit code for a bad value: a time or --gpu-bind that
+// does not parse exits 255 (Slurm's exit(-1)), the others error_exit (1).
 func exitFor(msg string) int {
-	if strings.HasPrefix(msg, "Invalid --time") {
+	if strings.HasPrefix(msg, "Invalid --time") || strings.Contains(msg, "Invalid --gpu-bind") {
 		return 255
 	}
 	return 1
@@ -306,17 +328,13 @@ func (o *srunOpts) apply(key, v string, has, cli bool) string {
 			o.memMB = n
 		}
 		o.exactImplied = o.exactImplied || cli
-	case "gpus", "gres", "gpus-per-node", "gpus-per-task":
-		if cli {
-			if n, ok := gpuCount(key, v); ok {
-				if key == "gpus-per-task" {
-					n *= max(o.ntasks, 1)
-				}
-				o.gpus = n
-			} else if key != "gres" {
-				msg = fmt.Sprintf("Invalid --%s specification", key)
-			}
+	case "gpus", "gres", "gpus-per-node", "gpus-per-socket", "gpus-per-task":
+		msg = o.setGPUs(key, v)
+	case "gpu-bind":
+		if bad := jobscript.GPUBindError(v); bad != "" {
+			return bad
 		}
+		o.gpuBind = v
 	}
 	return msg
 }
@@ -331,29 +349,48 @@ func megabytes(v string) (uint64, bool) {
 	return uint64(b / slurmtime.MiB), true
 }
 
-// gpuCount reads the GPU count of --gpus ([type:]N), --gpus-per-node,
-// --gpus-per-task or --gres (gpu[:type][:N], other GRES ignored).
-func gpuCount(key, v string) (int, bool) {
-	total, found := 0, false
-	for _, item := range strings.Split(v, ",") {
-		parts := strings.Split(item, ":")
-		if key == "gres" {
-			if parts[0] != "gpu" {
-				continue
-			}
-			parts = parts[1:]
-			if len(parts) == 0 {
-				total, found = total+1, true
-				continue
-			}
-		}
-		n, err := strconv.Atoi(parts[len(parts)-1])
-		if err != nil || n < 0 || len(parts) > 2 {
-			return 0, false
-		}
-		total, found = total+n, true
+// setGPUs sets one GPU option (a later value replacing an earlier one,
+// as srun's options do); it returns Slurm's words for a value that does
+// not parse.
+func (o *srunOpts) setGPUs(key, v string) string {
+	if o.gpu == nil {
+		o.gpu = map[string][]jobscript.Gres{}
 	}
-	return total, found
+	if key == "gres" {
+		o.gresNone = strings.EqualFold(v, "none")
+		if o.gresNone {
+			o.gpu[key] = nil
+			return ""
+		}
+	}
+	gs, ok := jobscript.ParseGPUOption(key, v)
+	if !ok {
+		return jobscript.MsgInvalidGres
+	}
+	o.gpu[key] = gs
+	if key == "gpus-per-task" {
+		o.gpusPerTask = v
+	}
+	return ""
+}
+
+// gpuSpec is what srun asks of GPUs for its step, as launch.c puts its
+// options into the step request: --gpus per step, --gpus-per-node and
+// --gres per node, per socket, per task; nil when no GPU option was
+// given. --gres=none asks for none at all (_copy_job_tres_to_step).
+func (o *srunOpts) gpuSpec() *jobscript.GPUSpec {
+	if o.gpu == nil {
+		return nil
+	}
+	if o.gresNone {
+		return &jobscript.GPUSpec{}
+	}
+	return &jobscript.GPUSpec{
+		PerJob:    o.gpu["gpus"],
+		PerNode:   append(slices.Clip(o.gpu["gpus-per-node"]), o.gpu["gres"]...),
+		PerSocket: o.gpu["gpus-per-socket"],
+		PerTask:   o.gpu["gpus-per-task"],
+	}
 }
 
 // validCPUBind checks --cpu-bind's words as slurm_verify_cpu_bind does.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 )
 
 // stepInfo is what a task's environment and file names say about its step.
@@ -23,14 +25,20 @@ type stepInfo struct {
 	// GPUs in a GPU job (which must see none) from a job without any.
 	gpus       []int
 	jobHasGPUs bool
-	umask      int
+	// nodeGPUs is the number of GPUs on the node; tresBind the step's
+	// binding of its tasks to its GPUs ("gpu:per_task:1"), "" for none
+	// (jobscript.BindGPUs).
+	nodeGPUs int
+	tresBind string
+	umask    int
 	// jobName is what SLURM_JOB_NAME is when the environment has none.
 	jobName string
 	user    string
 }
 
 // gpuVars are the variables the GRES plugins set to the GPUs a task may
-// use, as physical indices.
+// use, as physical indices (SLURM_STEP_GPUS too: slurmstepd sets it per
+// task, to the task's GPUs under --gpu-bind).
 var gpuVars = []string{"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK", "SLURM_STEP_GPUS"}
 
 // taskEnv is task's environment: base (srun's own environment, or the
@@ -72,10 +80,17 @@ func taskEnv(base []string, export string, s stepInfo, task int) []string {
 		}
 	}
 	maps.Copy(e, set)
+	delete(e, "SLURMD_TRES_BIND")
+	if s.tresBind != "" {
+		e["SLURMD_TRES_BIND"] = s.tresBind
+	}
 	switch {
 	case len(s.gpus) > 0:
-		ids := make([]string, len(s.gpus))
-		for i, g := range s.gpus {
+		// The task's own GPUs under the step's binding (never outside the
+		// step's); SLURM_GPUS_ON_NODE counts the step's.
+		mine, _ := jobscript.BindGPUs(s.tresBind, s.gpus, s.nodeGPUs, task)
+		ids := make([]string, len(mine))
+		for i, g := range mine {
 			ids[i] = strconv.Itoa(g)
 		}
 		for _, k := range gpuVars {

@@ -15,6 +15,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
@@ -38,7 +39,8 @@ func stepRequest(o *srunOpts, join bool, env []string) api.StepRequest {
 		n = 1
 	}
 	req := api.StepRequest{JobID: o.jobID, NTasks: n, CPUsPerTask: o.cpusPerTask, Overcommit: o.overcommit,
-		Exact: o.exact || o.exactImplied, Overlap: o.overlap, MemMB: o.memMB, GPUs: o.gpus, Name: o.stepName(), Join: join}
+		Exact: o.exact || o.exactImplied, Overlap: o.overlap, MemMB: o.memMB, GPUs: -1, GPUSpec: o.gpuSpec(),
+		Name: o.stepName(), Join: join}
 	if join {
 		req.Env = env
 	}
@@ -78,7 +80,8 @@ func runStepIn(o *srunOpts, sio cli.IO, join bool, a *allocRun) int {
 		base = a.env
 	}
 	info := stepInfo{jobID: st.JobID, stepID: st.StepID, ntasks: st.NTasks, node: st.Node, cpus: len(st.CPUs),
-		gpus: st.GPUs, jobHasGPUs: len(st.JobGPUs) > 0, umask: umask(), jobName: o.stepName(), user: callerName()}
+		gpus: st.GPUs, jobHasGPUs: len(st.JobGPUs) > 0, nodeGPUs: st.NodeGPUs, tresBind: jobscript.TresBind(o.gpuBind, o.gpusPerTask),
+		umask: umask(), jobName: o.stepName(), user: callerName()}
 	if o.cpusPerTask > 0 {
 		info.cpusPerTask = o.cpusPerTask
 	}

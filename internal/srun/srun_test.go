@@ -2,6 +2,8 @@ package srun
 
 import (
 	"bytes"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
@@ -58,15 +61,29 @@ func TestParseSrun(t *testing.T) {
 			got{Req: api.StepRequest{JobID: 3, NTasks: 1, GPUs: -1, Name: "true"}, JobID: 3, Command: []string{"true"}}},
 		{"--mem and --gpus ask the step for them; -J names it",
 			map[string]string{"SLURM_JOB_ID": "3"}, []string{"--mem=2G", "--gpus=a100:1", "-J", "train", "--overlap", "python", "t.py"},
-			got{Req: api.StepRequest{JobID: 3, NTasks: 1, MemMB: 2048, GPUs: 1, Exact: true, Overlap: true, Name: "train"}, JobID: 3,
+			got{Req: api.StepRequest{JobID: 3, NTasks: 1, MemMB: 2048, GPUs: -1, Exact: true, Overlap: true, Name: "train",
+				GPUSpec: &jobscript.GPUSpec{PerJob: []jobscript.Gres{{Name: "gpu", Type: "a100", Count: 1}}}}, JobID: 3,
 				Command: []string{"python", "t.py"}, Alloc: []jobscript.Setting{{Name: "mem", Value: "2G", HasValue: true},
 					{Name: "gpus", Value: "a100:1", HasValue: true}, {Name: "job-name", Value: "train", HasValue: true}}}},
 		{"options after the command are the command's", nil, []string{"-t", "10", "cmd", "-n", "3"},
 			got{Req: api.StepRequest{NTasks: 1, GPUs: -1, Name: "cmd"}, Command: []string{"cmd", "-n", "3"},
 				Alloc: []jobscript.Setting{{Name: "time", Value: "10", HasValue: true}}}},
-		{"--gres=gpu:2 counts GPUs, other GRES do not", map[string]string{"SLURM_JOB_ID": "3"}, []string{"--gres=gpu:a100:2,shard:4", "x"},
-			got{Req: api.StepRequest{JobID: 3, NTasks: 1, GPUs: 2, Name: "x"}, JobID: 3, Command: []string{"x"},
-				Alloc: []jobscript.Setting{{Name: "gres", Value: "gpu:a100:2,shard:4", HasValue: true}}}},
+		{"--gres asks per node, other GRES with the GPUs", map[string]string{"SLURM_JOB_ID": "3"}, []string{"--gres=gpu:a100:2,shard:4", "x"},
+			got{Req: api.StepRequest{JobID: 3, NTasks: 1, GPUs: -1, Name: "x",
+				GPUSpec: &jobscript.GPUSpec{PerNode: []jobscript.Gres{{Name: "gpu", Type: "a100", Count: 2}, {Name: "shard", Count: 4}}}},
+				JobID: 3, Command: []string{"x"}, Alloc: []jobscript.Setting{{Name: "gres", Value: "gpu:a100:2,shard:4", HasValue: true}}}},
+		{"the batch script's SLURM_GPUS_PER_* are the step's own request; the command line wins",
+			map[string]string{"SLURM_JOB_ID": "3", "SLURM_GPUS_PER_NODE": "1", "SLURM_GPUS_PER_TASK": "2", "SLURM_GPUS": "4"},
+			[]string{"--gpus=3", "x"},
+			got{Req: api.StepRequest{JobID: 3, NTasks: 1, GPUs: -1, Name: "x", GPUSpec: &jobscript.GPUSpec{
+				PerJob:  []jobscript.Gres{{Name: "gpu", Count: 3}},
+				PerNode: []jobscript.Gres{{Name: "gpu", Count: 1}},
+				PerTask: []jobscript.Gres{{Name: "gpu", Count: 2}}}},
+				JobID: 3, Command: []string{"x"}, Alloc: []jobscript.Setting{{Name: "gpus", Value: "3", HasValue: true}}}},
+		{"--gres=none asks for no GPU, whatever else is inherited",
+			map[string]string{"SLURM_JOB_ID": "3", "SLURM_GPUS": "2"}, []string{"--gres=none", "x"},
+			got{Req: api.StepRequest{JobID: 3, NTasks: 1, GPUs: -1, Name: "x", GPUSpec: &jobscript.GPUSpec{}},
+				JobID: 3, Command: []string{"x"}, Alloc: []jobscript.Setting{{Name: "gres", Value: "none", HasValue: true}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,6 +119,12 @@ func TestParseSrunRefusals(t *testing.T) {
 			"srun: error: Invalid numeric value \"abc\" for --jobid.\n"},
 		{"a bad time limit exits 255", []string{"-t", "bad", "true"}, 255,
 			"srun: error: Invalid --time specification\n"},
+		{"a GPU count that does not parse", []string{"--gpus-per-task=a100:x", "true"}, 1,
+			"srun: error: Invalid generic resource (gres) specification\n"},
+		{"a --gpu-bind Slurm does not know exits 255", []string{"--gpu-bind=foo", "true"}, 255,
+			"srun: error: Invalid --gpu-bind argument: gpu:foo\n"},
+		{"a map_gpu with a letter, as tres_bind_verify_cmdline says it", []string{"--gpu-bind=map_gpu:0,x1", "true"}, 255,
+			"srun: error: Failed to validate x1, offending character is x\nsrun: error: Invalid --gpu-bind argument: gpu:map_gpu:0,x1\n"},
 		{"a flag given a value", []string{"--label=3", "true"}, 255,
 			"srun: option '--label' doesn't allow an argument\nTry \"srun --help\" for more information\n"},
 	}
@@ -177,6 +200,8 @@ func TestTaskEnvGPUs(t *testing.T) {
 		{"a step without GPUs in a GPU job sees none", stepInfo{ntasks: 1, jobHasGPUs: true}, ""},
 		{"a job without GPUs sets nothing", stepInfo{ntasks: 1}, "unset"},
 		{"a step's GPUs as physical indices", stepInfo{ntasks: 1, gpus: []int{2, 3}, jobHasGPUs: true}, "2,3"},
+		{"per_task:1 binds task 0 to the step's first GPU", stepInfo{ntasks: 2, gpus: []int{2, 3}, jobHasGPUs: true, tresBind: "gpu:per_task:1"}, "2"},
+		{"closest binds to all of the step's", stepInfo{ntasks: 2, gpus: []int{2, 3}, jobHasGPUs: true, tresBind: "gpu:closest"}, "2,3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,6 +215,35 @@ func TestTaskEnvGPUs(t *testing.T) {
 				t.Errorf("CUDA_VISIBLE_DEVICES %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestTaskEnvBinding: each task of a step bound per task sees its own GPU
+// in every GPU variable, SLURM_GPUS_ON_NODE counts the step's, and
+// SLURMD_TRES_BIND says the binding (testdata/gpuenv/gpus_per_task_1_n2.txt).
+func TestTaskEnvBinding(t *testing.T) {
+	s := stepInfo{ntasks: 2, gpus: []int{0, 1}, jobHasGPUs: true, nodeGPUs: 4, tresBind: "gpu:per_task:1"}
+	for task, want := range []string{"0", "1"} {
+		env := map[string]string{}
+		for _, kv := range taskEnv([]string{"SLURMD_TRES_BIND=gpu:old", "SLURM_JOB_GPUS=0,1"}, "", s, task) {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		for _, k := range []string{"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "SLURM_STEP_GPUS"} {
+			if env[k] != want {
+				t.Errorf("task %d: %s=%q, want %q", task, k, env[k], want)
+			}
+		}
+		if env["SLURM_GPUS_ON_NODE"] != "2" || env["SLURMD_TRES_BIND"] != "gpu:per_task:1" || env["SLURM_JOB_GPUS"] != "0,1" {
+			t.Errorf("task %d: SLURM_GPUS_ON_NODE=%q SLURMD_TRES_BIND=%q SLURM_JOB_GPUS=%q, want 2, gpu:per_task:1, 0,1",
+				task, env["SLURM_GPUS_ON_NODE"], env["SLURMD_TRES_BIND"], env["SLURM_JOB_GPUS"])
+		}
+	}
+	// Without a binding, an inherited SLURMD_TRES_BIND is not the step's.
+	for _, kv := range taskEnv([]string{"SLURMD_TRES_BIND=gpu:old"}, "", stepInfo{ntasks: 1}, 0) {
+		if strings.HasPrefix(kv, "SLURMD_TRES_BIND=") {
+			t.Errorf("a step without binding has %s", kv)
+		}
 	}
 }
 
@@ -352,4 +406,40 @@ func TestStepState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTaskEnvShowsOnlyTheStepsGPUs: whatever the step's GPUs and its
+// binding (any --gpu-bind srun takes, or none), a task's GPU variables
+// name only GPUs of its step, and at least one of them when the step has
+// any.
+func TestTaskEnvShowsOnlyTheStepsGPUs(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ngpu := rapid.IntRange(1, 8).Draw(t, "node-gpus")
+		var gpus []int
+		for g := range ngpu {
+			if rapid.Bool().Draw(t, "in-step") {
+				gpus = append(gpus, g)
+			}
+		}
+		bind := rapid.SampledFrom([]string{"", "closest", "none", "single:1", "single:3", "per_task:1", "per_task:2",
+			"map_gpu:0,1*2,3", "map_gpu:7", "mask_gpu:0x3,0xc", "mask_gpu:0xff", "verbose,per_task:1"}).Draw(t, "bind")
+		s := stepInfo{ntasks: rapid.IntRange(1, 6).Draw(t, "tasks"), gpus: gpus, jobHasGPUs: true, nodeGPUs: ngpu,
+			tresBind: jobscript.TresBind(bind, "")}
+		for task := range s.ntasks {
+			for _, kv := range taskEnv([]string{"CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7"}, "", s, task) {
+				k, v, _ := strings.Cut(kv, "=")
+				if !slices.Contains(gpuVars, k) {
+					continue
+				}
+				if v == "" && len(gpus) > 0 {
+					t.Fatalf("step GPUs %v, binding %q: task %d has %s empty", gpus, bind, task, k)
+				}
+				for _, id := range strings.Split(v, ",") {
+					if n, err := strconv.Atoi(id); v != "" && (err != nil || !slices.Contains(gpus, n)) {
+						t.Fatalf("step GPUs %v, binding %q: task %d has %s=%s", gpus, bind, task, k, v)
+					}
+				}
+			}
+		}
+	})
 }

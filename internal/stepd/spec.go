@@ -152,9 +152,11 @@ type Options struct {
 	NTasksSet     bool   `json:"ntasks_set,omitempty"`
 	NTasksPerNode int    `json:"ntasks_per_node,omitempty"`
 	CPUsPerGPU    int    `json:"cpus_per_gpu,omitempty"`
-	GPUs          string `json:"gpus,omitempty"`          // --gpus as given: SLURM_GPUS
-	GPUsPerNode   string `json:"gpus_per_node,omitempty"` // SLURM_GPUS_PER_NODE
-	GPUsPerTask   string `json:"gpus_per_task,omitempty"` // SLURM_GPUS_PER_TASK
+	GPUs          string `json:"gpus,omitempty"`            // --gpus as given: SLURM_GPUS
+	GPUsPerNode   string `json:"gpus_per_node,omitempty"`   // SLURM_GPUS_PER_NODE
+	GPUsPerTask   string `json:"gpus_per_task,omitempty"`   // SLURM_GPUS_PER_TASK
+	GPUsPerSocket string `json:"gpus_per_socket,omitempty"` // SLURM_GPUS_PER_SOCKET
+	GPUBind       string `json:"gpu_bind,omitempty"`        // --gpu-bind as given: SLURM_GPU_BIND
 	// Memory in MiB as Slurm's job record holds it: per CPU or per node
 	// (one of them), and --mem-per-gpu.
 	MemPerCPU  uint64 `json:"mem_per_cpu,omitempty"`
