@@ -784,9 +784,17 @@ func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]
 		return nil, err
 	}
 	v := d.viewer(req.Caller)
+	cfg := d.config()
 	out := recs[:0]
 	for _, r := range recs {
 		r.Job.State = endingState(&r.Job)
+		// A job that asked for no time limit runs under its partition's
+		// DefaultTime, which slurmctld writes into the job and so into
+		// accounting; the row keeps 0 for it (squeue and scontrol fill it
+		// the same way, live).
+		if r.Job.TimeLimit == 0 {
+			r.Job.TimeLimit = effectiveLimit(cfg, &r.Job)
+		}
 		if len(want) > 0 && !slices.Contains(want, r.Job.State) {
 			continue
 		}
