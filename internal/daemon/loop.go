@@ -573,6 +573,7 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 		j.Eligible = now
 	}
 	j.Alloc = storeAlloc(ps.s.Alloc)
+	j.Alloc.Priority = ps.s.Priority // the pass's priority, which it keeps
 	// Watched from before the commit: a cancel that reads RUNNING
 	// waits for the supervisor's socket instead of missing it.
 	d.mu.Lock()
