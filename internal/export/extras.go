@@ -335,4 +335,3 @@ func (g gen) extras() []File {
 	}
 	return out
 }
-
