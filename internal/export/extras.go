@@ -196,7 +196,29 @@ func (g gen) jobMapScript(start bool) string {
 dir=%[2]s
 gpus=${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-}}
 [ -n "$gpus" ] && [ -n "${SLURM_JOB_ID:-}" ] || exit 0
-mkdir -p "$dir" 2>/dev/null && chmod 755 "$dir" 2>/dev/null
+# Root writes here: the directory and every one above it must be root's (or
+# this script's user's), no link, and writable by no one else (a sticky one
+# such as /tmp above it aside), as slurm-lite checks JobMappingDir. Else a
+# user's link would have root overwrite, or copy out, a file of its choosing.
+safe() {
+	p=$dir
+	while :; do
+		if [ -L "$p" ]; then return 1; fi
+		if [ -e "$p" ]; then
+			owner=$(stat -c %%u "$p") || return 1
+			[ "$owner" = 0 ] || [ "$owner" = "$(id -u)" ] || return 1
+			if [ -n "$(find "$p" -maxdepth 0 -perm /022)" ]; then
+				[ "$p" != "$dir" ] && [ -k "$p" ] || return 1
+			fi
+		fi
+		[ "$p" = / ] && return 0
+		p=$(dirname "$p")
+	done
+}
+safe && mkdir -p "$dir" 2>/dev/null && safe || {
+	echo "jobmap: $dir is not root's alone (or cannot be made): the job mapping is not kept" >&2
+	exit 0
+}
 (
 	flock 9
 	for gpu in $(echo "$gpus" | tr ',' ' '); do

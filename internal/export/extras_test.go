@@ -292,3 +292,49 @@ Events = ["DRAIN"]
 		}
 	}
 }
+
+// The exported Prolog runs as root: a JobMappingDir that another user
+// could write (or a link in its place) is not written, and what a link
+// points at is left alone; the job runs all the same (exit 0).
+func TestJobMapScriptsRefuseADirectoryOthersCanWrite(t *testing.T) {
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock (util-linux) here")
+	}
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	os.WriteFile(secret, []byte("root's\n"), 0o600)
+	other := filepath.Join(dir, "other")
+	os.Mkdir(other, 0o755)
+	open := filepath.Join(dir, "open")
+	os.Mkdir(open, 0o755)
+	os.Chmod(open, 0o777)
+	for _, tc := range []struct{ name, mapDir string }{
+		{"a directory all may write", open},
+		{"below a directory all may write", filepath.Join(open, "map")},
+		{"a link in its place", filepath.Join(dir, "link")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Symlink(other, filepath.Join(dir, "link"))
+			// A planted link where the script writes its temporary file.
+			os.Symlink(secret, filepath.Join(other, ".0.tmp"))
+			os.Symlink(secret, filepath.Join(open, ".0.tmp"))
+			files, _, _ := generated(t, fromText(t, "JobMappingDir = \""+tc.mapDir+"\"\n"+node), Input{GPUs: fourA100()})
+			script := filepath.Join(dir, "prolog.sh")
+			os.WriteFile(script, []byte(files[JobMapProlog]), 0o755)
+			cmd := exec.Command("/bin/sh", script)
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "SLURM_JOB_ID=7", "SLURM_JOB_GPUS=0"}
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "is not root's alone") {
+				t.Errorf("prolog: %v, output %q; want exit 0 and a refusal", err, out)
+			}
+			if b, _ := os.ReadFile(secret); string(b) != "root's\n" {
+				t.Errorf("the linked file now holds %q", b)
+			}
+			for _, d := range []string{other, open} {
+				if _, err := os.Stat(filepath.Join(d, "0")); err == nil {
+					t.Errorf("a mapping file was written in %s", d)
+				}
+			}
+		})
+	}
+}

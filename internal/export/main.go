@@ -13,9 +13,12 @@ import (
 // description is the long help of `slurmd-lite export --help`.
 const description = `Writes slurm.conf, gres.conf, cgroup.conf and sacctmgr.sh into DIR: the
 configuration that reproduces this machine's partitions, GPUs, shards,
-weights, preemption, QOS limits and shares on real Slurm. The top of
-slurm.conf lists what real Slurm does not have and what it does instead.
-docs/migrate.md walks through the move. The configuration read is
+weights, preemption, QOS limits and shares on real Slurm. Where the
+configuration uses them, also job_submit.lua ([[Route]]s), prometheus.yml
+(/metrics), jobmap-prolog.sh and jobmap-epilog.sh (JobMappingDir), and
+strigger.sh with webhook.sh (the webhooks' drains). The top of slurm.conf
+lists what real Slurm does not have, what it does instead and what a lab
+loses. docs/migrate.md walks through the move. The configuration read is
 slurmd-lite's -f (default: $SLURM_LITE_CONF, else
 /etc/slurm-lite/slurm-lite.toml, else built-in defaults).`
 
