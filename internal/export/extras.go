@@ -321,7 +321,7 @@ set_trigger() { # OPTION EVENT URL
 func (g gen) webhookSh() string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
-	g.header(&b, "webhook.sh, the program of strigger.sh's triggers,", "# ")
+	g.header(&b, "webhook.sh, the program of strigger.sh's triggers", "# ")
 	fmt.Fprintf(&b, `#
 # webhook.sh EVENT URL NODES: POSTs what slurm-lite's [[Notify]] sent for a node
 # event, {"event", "time", "cluster", "node"}, to URL (slurmctld appends NODES).
