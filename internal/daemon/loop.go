@@ -585,7 +585,8 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 	if len(j.Alloc.GPUs) == 0 {
 		on = "without GPUs" // not "on GPUs []"
 	}
-	detail := fmt.Sprintf("started %s after %s pending", on, now.Sub(j.Submit).Round(time.Second))
+	// (Never less than none: a clock stepped back since the submission.)
+	detail := fmt.Sprintf("started %s after %s pending", on, max(now.Sub(j.Submit), 0).Round(time.Second))
 	if _, err := tx.AppendEvent(d.schedEvent(j.ID, evStart, detail)); err != nil {
 		return j, err
 	}
