@@ -336,6 +336,8 @@ func asWeb(e api.Event) web.Event {
 	ev := web.Event{Time: e.Time.Unix(), Who: e.ActorName, Action: e.Action, JobID: e.JobID, Detail: e.Detail}
 	switch {
 	case e.JobID != 0:
+		// (No array in the walk: a job is named by its id.)
+		ev.ID = strconv.Itoa(int(e.JobID))
 	case e.GPU == api.NodeDrainUUID:
 	case e.GPUIndex >= 0:
 		ev.GPU = strconv.Itoa(e.GPUIndex)
