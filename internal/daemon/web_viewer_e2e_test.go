@@ -391,6 +391,11 @@ func (w *webWalk) look(step string) {
 			if name, ok := shown[strconv.Itoa(int(j.ID))]; !w.private && !j.State.Finished() && (!ok || name != j.Name) {
 				agree = false
 			}
+			// /metrics names a running job's GPUs once a sample has it.
+			if !w.private && j.State == slurm.Running && !strings.Contains(bodies["/metrics"], fmt.Sprintf(`job="%d",`, j.ID)) &&
+				!strings.Contains(bodies["/metrics"], fmt.Sprintf(`,%d",`, j.ID)) {
+				agree = false
+			}
 		}
 		if agree || time.Now().After(deadline) {
 			break
