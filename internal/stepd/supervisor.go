@@ -286,6 +286,7 @@ func (sv *supervisor) startJob() error {
 		Rlimits: s.Rlimits,
 		CPUs:    s.CPUs,
 		Node:    s.NodeName,
+		Login:   newLoginRequest(s),
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
