@@ -102,6 +102,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		d.log.Info("submission refused", "user", caller.User, "why", err.Hint)
 		return api.Submitted{}, err
 	}
+	defaultMemory(&r, cfg)
 	j := store.Job{
 		User: caller.User, UID: caller.UID, GID: caller.GID,
 		Account: r.Account, Partition: r.Partition, QOS: r.QOS,
