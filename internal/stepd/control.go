@@ -67,9 +67,10 @@ type Request struct {
 	// handler, or a wrapper's sh -c), which must get its answer and exit
 	// 0, and its wrappers after it, before the job goes. A batch job's
 	// supervisor takes the cancel at once and sends its line and first
-	// signal once Spare and its ancestors in the job, up to the batch
-	// shell, have exited (the grace at most); an interactive job's first
-	// signal skips Spare. SIGKILL after the grace reaches everything.
+	// signal once Spare and its ancestors in the job below the batch
+	// shell have exited and the batch shell has moved on (the grace at
+	// most; supervisor.go's asked); an interactive job's first signal
+	// skips Spare. SIGKILL after the grace reaches everything.
 	Spare int `json:"spare,omitempty"`
 	// Steps are the job's running steps (OpSteps; on OpSignal, when not
 	// nil, they replace what OpSteps last said).

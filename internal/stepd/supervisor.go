@@ -177,7 +177,7 @@ type supervisor struct {
 	// once the signal goes. signalled: the ending's line and first signal
 	// went out.
 	asking    []askingProc
-	askT      *time.Ticker
+	askT      *time.Timer
 	askC      <-chan time.Time
 	askUntil  time.Time
 	askGrace  time.Duration
@@ -385,6 +385,9 @@ func (sv *supervisor) loop() {
 		case <-sv.askC:
 			if sv.asked() || !time.Now().Before(sv.askUntil) {
 				sv.signalEnding()
+			} else {
+				// A timer, not a ticker: looks at least askPoll apart.
+				sv.askT.Reset(askPoll)
 			}
 		case c := <-sv.calls:
 			if c.req.Op == OpFinish {
@@ -523,7 +526,7 @@ func (sv *supervisor) end(e Ending, grace time.Duration, kill bool) {
 	if sv.adopt == nil {
 		if sv.asking = sv.askers(sv.spare); len(sv.asking) > 0 {
 			sv.askUntil = e.At.Add(grace)
-			sv.askT = time.NewTicker(askPoll)
+			sv.askT = time.NewTimer(askPoll)
 			sv.askC = sv.askT.C
 			sv.log.Printf("job %d: ending (%s) once the processes that asked for it have had the answer: %v, for %v at most",
 				sv.spec.JobID, cmp.Or(e.Why, "cancel"), askingPIDs(sv.asking), grace)
@@ -533,8 +536,9 @@ func (sv *supervisor) end(e Ending, grace time.Duration, kill bool) {
 	sv.signalEnding()
 }
 
-// askPoll is how often a cancel that waits for its askers looks at them.
-const askPoll = 10 * time.Millisecond
+// askPoll is the time between two looks at the processes a cancel waits
+// for.
+const askPoll = 20 * time.Millisecond
 
 // endingLine is the "*** JOB ... CANCELLED AT ... ***" line of the ending.
 func (sv *supervisor) endingLine() string {
@@ -572,6 +576,8 @@ func (sv *supervisor) signalEnding() {
 type askingProc struct {
 	pid   int
 	start uint64
+	// sleeping counts the looks in a row (asked) that found it sleeping.
+	sleeping int
 }
 
 func askingPIDs(a []askingProc) []int {
@@ -596,7 +602,7 @@ func (sv *supervisor) askers(pid int) []askingProc {
 		if err != nil || !st.Live() {
 			break
 		}
-		out = append(out, askingProc{pid, st.StartTime})
+		out = append(out, askingProc{pid: pid, start: st.StartTime})
 		if pid == sv.mainPID {
 			break
 		}
@@ -606,20 +612,31 @@ func (sv *supervisor) askers(pid int) []askingProc {
 }
 
 // asked reports whether the processes that asked for the cancel have had
-// their answer: the one that asked has exited and been reaped, and so has
-// each of its callers up the chain until one that is still running has
-// moved on and now waits for something else (state S: sleeping). A
-// zombie's parent has not yet collected its exit status; a running
-// (R) caller may still be acting on it, as a shell printing the rc it got
-// (`sh -c 'scontrol requeue $SLURM_JOB_ID; echo rc=$?'`; the script
-// running it `echo`es the wrapper's rc too, as real Slurm's let it).
+// their answer: the one that asked, and each process it runs under up to
+// the batch shell (the wrappers: sh -c, a program's subprocess), have
+// exited and been reaped, so each has passed on what it got; and the batch
+// shell, when it ran them, has moved on: it was seen sleeping (state S:
+// waiting for a child it started since, for input, for time) at two looks
+// in a row, askPoll apart, or it has exited too. A zombie's parent has not
+// yet collected its exit status; a running (R) batch shell may still be
+// acting on it (`echo "wrapper rc=$?"`). Two looks, because a process that
+// has just reaped its child may sleep for an instant before it goes on
+// (seen with dash under load); the wrappers are waited for to the end for
+// the same reason. A wrapper that goes on running after the answer (a
+// program that requeues its job and carries on) holds the stop for the
+// grace time at most.
 func (sv *supervisor) asked() bool {
 	for i, p := range sv.asking {
 		st, err := procfs.ReadStat(p.pid)
 		if err != nil || st.StartTime != p.start {
 			continue // reaped
 		}
-		return i > 0 && st.State == 'S'
+		if i == 0 || p.pid != sv.mainPID || st.State != 'S' {
+			sv.asking[i].sleeping = 0
+			return false
+		}
+		sv.asking[i].sleeping++
+		return sv.asking[i].sleeping >= 2
 	}
 	return true
 }
