@@ -125,3 +125,61 @@ func envLines(text string) map[string]string {
 	}
 	return m
 }
+
+func init() { e2eCmds["showgolden"] = cmdShowGolden }
+
+// showGoldenLine is line 1 of a scontrol show job recording made by
+// scripts/record-exclusive: the job's id, then the sbatch command that
+// made it and the setting it ran under.
+var (
+	showGoldenLine    = regexp.MustCompile(`^\$ scontrol show job (\d+)  # (sbatch .*), on the golden cluster with (.*)$`)
+	showGoldenAccount = regexp.MustCompile(`((?:^| )Account=)\S+`)
+)
+
+// showgolden NAME...: submit the sbatch command line of each recording
+// NAME (testdata/golden/NAME.txt, by scripts/record-exclusive) with
+// --parsable to the daemon of $SLURM_LITE_CONF, wait until it runs, and
+// compare its scontrol show job with real Slurm's field by field, what
+// differs naturally masked as for testdata/showjob (showjob); cancel it.
+func cmdShowGolden(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: showgolden NAME...")
+	}
+	var failed []string
+	for _, name := range args {
+		data, err := os.ReadFile(filepath.Join(goldenDir, name+".txt"))
+		ts.Check(err)
+		first, rest, _ := strings.Cut(string(data), "\n")
+		m := showGoldenLine.FindStringSubmatch(first)
+		out, _, ok := strings.Cut(rest, "--- stderr ---\n")
+		out, ok2 := strings.CutPrefix(out, "--- stdout ---\n")
+		if m == nil || !ok || !ok2 {
+			ts.Fatalf("%s.txt is not a recording of scripts/record-exclusive", name)
+		}
+		line := strings.Replace(m[2], "sbatch ", "sbatch --parsable ", 1)
+		got, errOut, code := runShowJobCommand(ts, line, nil)
+		id := strings.TrimSpace(got)
+		if code != 0 || id == "" {
+			ts.Fatalf("%s: %s: exit %d\n%s", name, line, code, errOut)
+		}
+		settleShowJob(ts, id, false)
+		show, errOut, code := runShowJobCommand(ts, "scontrol show job "+id, nil)
+		if code != 0 {
+			ts.Fatalf("%s: scontrol show job %s: exit %d\n%s", name, id, code, errOut)
+		}
+		ts.Logf("%s (%s): %s\n%s", name, m[3], line, show)
+		// The account is root's default one, which the recording's
+		// associations named root: not what is compared here.
+		out, show = showGoldenAccount.ReplaceAllString(out, "${1}*"), showGoldenAccount.ReplaceAllString(show, "${1}*")
+		want := showJobFields(maskShowJob(out, "/srv/slurm/work", recordIDs(out, m[1]), "", ""))
+		have := showJobFields(maskShowJob(show, ts.Getenv("WORK"), recordIDs(show, id), "", ""))
+		if diff := diffShowJobFieldsMasking(want, have, false); diff != "" {
+			failed = append(failed, fmt.Sprintf("%s (%s):\n%s", name, m[3], diff))
+		}
+		runShowJobCommand(ts, "scancel "+id, nil)
+		settleShowJob(ts, id, true)
+	}
+	if len(failed) > 0 {
+		ts.Fatalf("scontrol show job differs from real Slurm's (-real +ours):\n%s", strings.Join(failed, "\n"))
+	}
+}
