@@ -173,9 +173,9 @@ type supervisor struct {
 
 	ending *Ending
 	// While a cancel waits for the processes that asked for it (asking,
-	// see askers): the poll's ticks, the wait's end, the grace to give
-	// once the signal goes. signalled: the ending's line and first signal
-	// went out.
+	// see askers and asked): the timer of the next look, the wait's end,
+	// the grace to give once the signal goes. signalled: the ending's
+	// line and first signal went out.
 	asking    []askingProc
 	askT      *time.Timer
 	askC      <-chan time.Time
