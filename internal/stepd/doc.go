@@ -63,7 +63,10 @@
 //   - Ending: the supervisor ending a job (time limit, cancel, requeue,
 //     preemption): the "*** JOB N ON NODE CANCELLED AT T [DUE TO WHY] ***"
 //     line in the job's error file, SIGCONT and SIGTERM (or the signal
-//     asked) to every process, SIGKILL to what is left after KillWait.
+//     asked) to every process, SIGKILL to what is left after KillWait. One
+//     a process of the job asked for (scontrol requeue $SLURM_JOB_ID, maybe
+//     through sh -c) is taken at once and carried out once that process
+//     and its wrappers have had the answer (supervisor.go's asked).
 //   - Identity: (pid, boot id, process start time), which names one
 //     process for the machine's life, where a pid alone does not.
 //   - Exit code: Slurm's "code:signal": "3:0" for exit 3, "0:9" for
