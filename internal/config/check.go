@@ -196,6 +196,7 @@ func (p *parser) checkTop(c *Config) {
 	if c.GPUSampleInterval < time.Second {
 		p.errorf(key("GPUSampleInterval"), "GPUSampleInterval %d is below 1 second; use 1 or more", c.GPUSampleInterval/time.Second)
 	}
+	p.checkDefMem(c)
 	if c.ShardSize <= 0 {
 		p.errorf(key("ShardSize"), "ShardSize must be above 0; write e.g. \"1G\"")
 	}
@@ -304,6 +305,21 @@ func (p *parser) checkScheduler(c *Config) {
 	p.notNegative(at("default_queue_depth"), n+"default_queue_depth", s.DefaultQueueDepth)
 	// slurm.conf refuses more than 512 MB (read_config.c).
 	p.inRange(at("max_script_size"), n+"max_script_size", int64(s.MaxScriptSize), 1, 512<<20)
+}
+
+// checkDefMem checks DefMemPerCPU and DefMemPerNode: one of them at most,
+// as slurm.conf, and a DefMemPerNode that fits the node (a larger one
+// would keep every job that asks for no memory pending). A size is
+// rounded up to whole megabytes when read.
+func (p *parser) checkDefMem(c *Config) {
+	if c.DefMemPerCPU > 0 && c.DefMemPerNode > 0 {
+		p.errorf(key("DefMemPerNode"), "DefMemPerCPU and DefMemPerNode are mutually exclusive, as in slurm.conf: keep one (DefMemPerCPU = %q is per allocated CPU, DefMemPerNode = %q per job)",
+			slurmtime.FormatSize(c.DefMemPerCPU), slurmtime.FormatSize(c.DefMemPerNode))
+	}
+	if p.isGiven(key("Node", "RealMemory")) && c.Node.RealMemory > 0 && c.DefMemPerNode > c.Node.RealMemory {
+		p.errorf(key("DefMemPerNode"), "DefMemPerNode %s is more than the node's RealMemory %s: every job that asks for no memory would wait forever; write at most %q",
+			slurmtime.FormatSize(c.DefMemPerNode), slurmtime.FormatSize(c.Node.RealMemory), slurmtime.FormatSize(c.Node.RealMemory))
+	}
 }
 
 func (p *parser) checkNode(c *Config) {

@@ -35,6 +35,16 @@ type Config struct {
 	MessageTimeout time.Duration `toml:"MessageTimeout" conf:"seconds"`
 	// ShardSize is the GPU memory one gres/shard stands for.
 	ShardSize slurmtime.Bytes `toml:"ShardSize"`
+	// DefMemPerCPU and DefMemPerNode are slurm.conf's: the memory a job
+	// that asks for none (no --mem, --mem-per-cpu or --mem-per-gpu) is
+	// given at submission, per allocated CPU or for the job, as its
+	// allocation, its cgroup limit and SLURM_MEM_PER_CPU or
+	// SLURM_MEM_PER_NODE; an --exclusive job gets DefMemPerCPU x all the
+	// CPUs. At most one of them; 0 (the default, Slurm's DefMemPerNode =
+	// UNLIMITED): such a job has no memory limit, and an --exclusive one
+	// holds all of RealMemory.
+	DefMemPerCPU  slurmtime.Bytes `toml:"DefMemPerCPU"`
+	DefMemPerNode slurmtime.Bytes `toml:"DefMemPerNode"`
 	// MinJobAge is how long a finished job stays visible to squeue.
 	MinJobAge time.Duration `toml:"MinJobAge" conf:"seconds"`
 	// MaxArraySize bounds array task ids (ids are below it); 0 disables arrays.

@@ -111,6 +111,16 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:1: ShardSize must be a size such as "16G" or "500M" (a bare number is megabytes), not a list`,
 		},
 		{
+			"DefMemPerCPU and DefMemPerNode together",
+			lines(`DefMemPerCPU = 1000`, `DefMemPerNode = "8G"`),
+			`slurm-lite.toml:2: DefMemPerCPU and DefMemPerNode are mutually exclusive, as in slurm.conf: keep one (DefMemPerCPU = "1000M" is per allocated CPU, DefMemPerNode = "8G" per job)`,
+		},
+		{
+			"a DefMemPerNode larger than the node",
+			lines(`DefMemPerNode = "300G"`, `[Node]`, `RealMemory = "256G"`),
+			`slurm-lite.toml:1: DefMemPerNode 300G is more than the node's RealMemory 256G: every job that asks for no memory would wait forever; write at most "256G"`,
+		},
+		{
 			"TRES limits naming an unknown TRES",
 			lines(`[[QOS]]`, `Name = "normal"`, `MaxTRESPerUser = "gpu=4"`),
 			`slurm-lite.toml:3: QOS "normal": MaxTRESPerUser "gpu=4": unknown TRES "gpu" (slurm-lite counts cpu, mem, node, billing, gres/gpu, gres/gpu:TYPE and gres/shard)`,

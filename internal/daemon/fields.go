@@ -9,6 +9,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
 // A submission's own fields are checked before anything else, as
@@ -176,4 +177,25 @@ func checkUpdateFields(u api.Update) *fieldRefusal {
 			fmt.Sprintf("Nice=%d is out of range; give a value within ±%d", *u.Nice, niceLimit)}
 	}
 	return nil
+}
+
+// defaultMemory gives a job that asks for no memory (no --mem,
+// --mem-per-cpu or --mem-per-gpu) DefMemPerCPU or DefMemPerNode, as
+// slurmctld does when it creates the job: it is the job's request from
+// then on, so a later change of the configuration leaves it as it was
+// submitted. Without either, the job asks for none (no limit).
+func defaultMemory(r *jobscript.Request, cfg *config.Config) {
+	if r.MemPerCPU != nil || r.MemPerNode != nil || r.MemPerGPU != nil {
+		return
+	}
+	mib := func(b slurmtime.Bytes) *uint64 {
+		v := uint64((b + slurmtime.MiB - 1) / slurmtime.MiB)
+		return &v
+	}
+	switch {
+	case cfg.DefMemPerCPU > 0:
+		r.MemPerCPU = mib(cfg.DefMemPerCPU)
+	case cfg.DefMemPerNode > 0:
+		r.MemPerNode = mib(cfg.DefMemPerNode)
+	}
 }

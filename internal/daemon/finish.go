@@ -501,8 +501,10 @@ func (d *Daemon) stop(ctx context.Context, id uint32, why, detail string) {
 	_ = d.stopSparing(ctx, id, why, detail, 0, true) // logged there; the loop tries again
 }
 
-// stopSparing is stop, whose first signal skips process spare (the
-// caller's, when a job requeues itself: see stepd.Request.Spare); audit
+// stopSparing is stop, asked by process spare (the caller's, when a job
+// requeues itself: its supervisor answers first and stops the job once
+// spare and the job's processes it runs under have exited, see
+// stepd.Request.Spare); audit
 // says whether to record the stop as the scheduler's (a caller's requeue
 // is recorded as the caller's by its handler).
 func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string, spare int, audit bool) error {
@@ -558,9 +560,17 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 	if j.Request.Signal != nil && j.Request.Signal.Signal != 0 && why == stepd.WhyPreemption {
 		req.Signal = j.Request.Signal.Signal // the job's checkpoint signal
 	}
-	if _, err := d.callSupervisor(j, req); err != nil {
+	rep, err := d.callSupervisor(j, req)
+	if err != nil {
 		d.log.Error("stopping job", "job", id, "err", err)
 		return d.whyUnreached(j, err)
+	}
+	if st := rep.Status; st != nil && st.Ending == nil {
+		// The batch script had ended by itself: the supervisor took no
+		// stop (settle keeps the job's own end), so this is not a
+		// requeue, and the caller must not be told it is.
+		d.log.Info("stopping job: it had ended by itself", "job", id, "state", string(st.State))
+		return d.whyUnreached(j, errors.New("the batch script had ended before the stop"))
 	}
 	d.log.Info("stopping job", "job", id, "why", detail)
 	return nil

@@ -103,6 +103,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		d.log.Info("submission refused", "user", caller.User, "why", err.Hint)
 		return api.Submitted{}, err
 	}
+	defaultMemory(&r, cfg)
 	j := store.Job{
 		User: caller.User, UID: caller.UID, GID: caller.GID,
 		Account: r.Account, Partition: r.Partition, QOS: r.QOS,
@@ -719,13 +720,17 @@ func (d *Daemon) requeueReq(ctx context.Context, caller localapi.Identity, j sto
 		r.Code, r.Error = slurm.ErrDisabled, slurm.ErrDisabled.Error()
 	case j.State == slurm.Running:
 		// A job may requeue itself (submitit's checkpoint handler runs
-		// scontrol requeue $SLURM_JOB_ID). The stop is handed to the
-		// supervisor before the answer, so the requeue holds even if the
-		// daemon dies right after answering; its SIGTERM spares the caller,
-		// which gets its answer and exits 0, as Slurm's scontrol does.
-		// (Signalled with the job, it died with 143, which submitit took
-		// for the job's failure.) Recorded first: the requeue the stop
-		// leads to comes after it in the trail.
+		// scontrol requeue $SLURM_JOB_ID, directly or through sh -c). The
+		// stop is handed to the supervisor before the answer, so the
+		// requeue holds even if the daemon dies right after answering
+		// (the supervisor's status says it from then on); the supervisor
+		// holds the stop's signal until the caller and the job's
+		// processes it runs under (sh -c, up to the batch shell) have
+		// exited, so they hear rc 0 first, as from Slurm's scontrol,
+		// whose answer comes before slurmd stops the job. (Signalled with
+		// the job, scontrol died with 143, which submitit took for the
+		// job's failure; a wrapper did too.) Recorded first: the requeue
+		// the stop leads to comes after it in the trail.
 		d.audit(ctx, caller, j.ID, evRequeue, "requeue asked while RUNNING")
 		// A stop that could not be handed over is not a requeue: the
 		// caller hears so, and may try again.

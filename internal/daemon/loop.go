@@ -24,6 +24,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // placeholderBase starts the ids the core sees for array tasks still in
@@ -802,7 +803,13 @@ func credential(j store.Job) (stepd.Credential, error) {
 			}
 		}
 	}
+	// The login shell, which os/user does not give: what --get-user-env
+	// runs, and SHELL in a login environment (/bin/sh where none is set,
+	// as login(1)).
 	c.Shell = "/bin/sh"
+	if pw, err := userdb.ByID(j.UID); err == nil && pw.Shell != "" {
+		c.Shell = pw.Shell
+	}
 	return c, nil
 }
 
@@ -856,6 +863,7 @@ func specOptions(r *jobscript.Request) stepd.Options {
 		GPUsPerSocket: gresSpec(r.GPUsPerSocket()),
 		OpenMode:      r.OpenMode,
 		Export:        r.Export,
+		GetUserEnv:    r.GetUserEnv != nil,
 	}
 	if r.MemPerCPU != nil {
 		o.MemPerCPU = *r.MemPerCPU

@@ -72,11 +72,28 @@ func TestSchedRequest(t *testing.T) {
 }
 
 func TestExclusiveTakesTheWholeMachine(t *testing.T) {
-	n := sched.Node{CPUs: 16, Mem: 64 << 30, GPUs: make([]sched.GPU, 4)}
-	got := exclusive(sched.Request{CPUs: 1, GPUType: "a100", GPUMem: 1 << 30}, n)
-	want := sched.Request{CPUs: 16, GPUs: 4, Mem: 64 << 30}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("exclusive (-want +got):\n%s", diff)
+	n := sched.Node{CPUs: 16, Mem: 64000 << 20, GPUs: make([]sched.GPU, 4)}
+	u := func(v uint64) *uint64 { return &v }
+	tests := []struct {
+		name string
+		r    jobscript.Request
+		mem  int64
+	}{
+		{"no memory asked, no DefMemPer*: all of it", jobscript.Request{}, 64000 << 20},
+		{"--mem=0: all of it", jobscript.Request{MemPerNode: u(0)}, 64000 << 20},
+		{"DefMemPerCPU=1000 (or --mem-per-cpu=1000): 1000M x 16 CPUs", jobscript.Request{MemPerCPU: u(1000)}, 16000 << 20},
+		{"--mem=4G: 4G", jobscript.Request{MemPerNode: u(4096)}, 4096 << 20},
+		{"--mem-per-gpu=10G: 10G x 4 GPUs", jobscript.Request{MemPerGPU: u(10240)}, 40960 << 20},
+		{"--mem-per-cpu=8000: held to the node's memory", jobscript.Request{MemPerCPU: u(8000)}, 64000 << 20},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := exclusive(sched.Request{CPUs: 1, GPUType: "a100", GPUMem: 1 << 30}, n, &tc.r)
+			want := sched.Request{CPUs: 16, GPUs: 4, Mem: tc.mem}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("exclusive (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

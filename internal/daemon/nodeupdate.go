@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -222,6 +223,10 @@ func (d *Daemon) updateWholeNode(ctx context.Context, caller localapi.Identity, 
 func (d *Daemon) updateGPUs(ctx context.Context, caller localapi.Identity, u api.NodeUpdate, now time.Time) error {
 	d.mu.Lock()
 	gs := d.gsnap
+	// A drain is in force from its request, not from the next sample:
+	// a resume right after a drain (an administrator's script) was
+	// refused as "not drained" until the sample had caught up.
+	stored := maps.Clone(d.drained)
 	d.mu.Unlock()
 	type target struct {
 		uuid    string
@@ -234,7 +239,7 @@ func (d *Daemon) updateGPUs(ctx context.Context, caller localapi.Identity, u api
 		if !ok || g.Index < 0 {
 			return localapi.Errorf(http.StatusBadRequest, "no GPU %q on this node: give an index, a UUID or a PCI bus id (sinfo -G lists them)", id)
 		}
-		targets = append(targets, target{uuid: g.UUID, index: g.Index, drained: g.State == gpu.Drained || g.State == gpu.Lost})
+		targets = append(targets, target{uuid: g.UUID, index: g.Index, drained: g.State == gpu.Drained || g.State == gpu.Lost || stored[g.UUID]})
 	}
 	for _, t := range targets {
 		if u.State != api.NodeDrain && !t.drained {

@@ -201,13 +201,29 @@ func schedRequest(r *jobscript.Request, shard slurmtime.Bytes) sched.Request {
 }
 
 // exclusive is --exclusive on a one-node cluster: the whole machine, as
-// real Slurm gives it (every CPU and GPU, and all the memory).
-func exclusive(req sched.Request, n sched.Node) sched.Request {
+// real Slurm gives it (every CPU and GPU), and the memory the job asks for
+// over all of them: --mem-per-cpu (or DefMemPerCPU, which the job got at
+// submission) times every CPU, --mem-per-gpu times every GPU, --mem (or
+// DefMemPerNode) as given; all of it for --mem=0, or when it asks for none
+// (Slurm's DefMemPerNode=UNLIMITED): golden/scontrol_show_job_exclusive_*.
+// A product over all the CPUs or GPUs is held to the node's memory: the
+// job has the node to itself.
+func exclusive(req sched.Request, n sched.Node, r *jobscript.Request) sched.Request {
 	req.CPUs = n.CPUs
 	req.GPUs = len(n.GPUs)
 	req.GPUType = ""
 	req.GPUMem = 0
-	req.Mem = n.Mem
+	const mib = int64(slurmtime.MiB)
+	switch {
+	case r.MemPerCPU != nil:
+		req.Mem = min(int64(*r.MemPerCPU)*mib*int64(n.CPUs), n.Mem)
+	case r.MemPerNode != nil && *r.MemPerNode > 0:
+		req.Mem = int64(*r.MemPerNode) * mib
+	case r.MemPerGPU != nil && len(n.GPUs) > 0:
+		req.Mem = min(int64(*r.MemPerGPU)*mib*int64(len(n.GPUs)), n.Mem)
+	default:
+		req.Mem = n.Mem
+	}
 	return req
 }
 
@@ -265,7 +281,7 @@ func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sche
 		FixedPriority: j.Priority,
 	}
 	if r.Sharing == jobscript.Exclusive {
-		sj.Req = exclusive(sj.Req, node)
+		sj.Req = exclusive(sj.Req, node, r)
 	}
 	if j.ExitCode.Signal != 0 && sj.ExitCode == 0 {
 		sj.ExitCode = 128 + j.ExitCode.Signal

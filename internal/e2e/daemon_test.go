@@ -168,18 +168,33 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 		lastJob.ExitCode, lastJob.Reason, lastJob.Restarts, lastJob.Notes)
 }
 
-// asuser [-dir DIR] USER CMD [ARGS...]: run a command as another user
-// (the tests run as root), in DIR (default $WORK). Its stdout and stderr,
-// trimmed, go in $ASUSER_STDOUT and $ASUSER_STDERR, and its exit status in
-// $ASUSER_EXIT; the status is checked as exec would (! asuser expects a
-// failure). Guard scripts with [root] and [user:NAME].
+// asuser [-dir DIR] [-env NAME=VALUE]... [-unset NAME]... USER CMD [ARGS...]:
+// run a command as another user (the tests run as root), in DIR (default
+// $WORK), with PATH (the copies of the commands other users can run
+// first: a job it submits finds them there), SLURM_LITE_CONF, HOME and
+// USER, changed by -env and -unset. Its stdout and stderr, trimmed, go in
+// $ASUSER_STDOUT and $ASUSER_STDERR, and its exit status in $ASUSER_EXIT;
+// the status is checked as exec would (! asuser expects a failure). Guard
+// scripts with [root] and [user:NAME].
 func cmdAsUser(ts *testscript.TestScript, neg bool, args []string) {
 	dir := ts.Getenv("WORK")
-	if len(args) > 2 && args[0] == "-dir" {
-		dir, args = args[1], args[2:]
+	var set []string
+	var unset []string
+	for len(args) > 2 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-dir":
+			dir = args[1]
+		case "-env":
+			set = append(set, args[1])
+		case "-unset":
+			unset = append(unset, args[1])
+		default:
+			ts.Fatalf("asuser: unknown flag %s", args[0])
+		}
+		args = args[2:]
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: asuser [-dir DIR] USER CMD [ARGS...]")
+		ts.Fatalf("usage: asuser [-dir DIR] [-env NAME=VALUE]... [-unset NAME]... USER CMD [ARGS...]")
 	}
 	u := requireUser(ts, args[0])
 	uid, _ := strconv.Atoi(u.Uid)
@@ -187,8 +202,20 @@ func cmdAsUser(ts *testscript.TestScript, neg bool, args []string) {
 	path := sharedCommand(ts, args[1])
 	cmd := exec.Command(path, args[2:]...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + ts.Getenv("PATH"), "SLURM_LITE_CONF=" + ts.Getenv("SLURM_LITE_CONF"),
-		"HOME=" + u.HomeDir, "USER=" + u.Username}
+	env := map[string]string{"PATH": ts.Getenv("SLITE_SHARED_BIN") + ":" + ts.Getenv("PATH"),
+		"SLURM_LITE_CONF": ts.Getenv("SLURM_LITE_CONF"), "HOME": u.HomeDir, "USER": u.Username}
+	for _, kv := range set {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	for _, k := range unset {
+		delete(env, k)
+	}
+	cmd.Env = nil
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	slices.Sort(cmd.Env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

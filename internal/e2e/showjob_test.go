@@ -246,12 +246,20 @@ func showJobFields(out string) []showJobField {
 }
 
 // diffShowJobFields lists the fields whose values differ, one a line,
-// but for one difference that is known and left alone. A job that asks
-// for no memory gets DefMemPerCPU=1000 on the recorded cluster and no
-// limit on slurm-lite (DefMemPerNode=UNLIMITED, by design):
-// MinMemoryCPU=1000M against MinMemoryNode=0, and TRES are compared
-// without their mem=.
+// but for two differences that are known and left alone. A --mem-per-gpu
+// job shows MinMemoryCPU=1000M on the recorded cluster (DefMemPerCPU,
+// which Slurm records beside the per-GPU memory) and MinMemoryNode=0 on
+// slurm-lite, which gives the default only to a job that asks for no
+// memory: those two fields, and TRES compared without their mem=. (A
+// daemon without DefMemPerCPU shows every job that asks for no memory so.)
 func diffShowJobFields(want, got []showJobField) string {
+	return diffShowJobFieldsMasking(want, got, true)
+}
+
+// diffShowJobFieldsMasking is diffShowJobFields, with the default memory's
+// difference left alone only when defMem is set (a daemon with DefMemPerCPU
+// = 1000, as the recorded cluster, must show the same).
+func diffShowJobFieldsMasking(want, got []showJobField, defMem bool) string {
 	wm, gm := map[string]string{}, map[string]string{}
 	var order []string
 	for _, f := range want {
@@ -267,7 +275,7 @@ func diffShowJobFields(want, got []showJobField) string {
 	memRe := regexp.MustCompile(`mem=[^,]*,`)
 	for k, v := range wm {
 		rec, ok := strings.CutSuffix(k, " MinMemoryCPU")
-		if !ok || v != "1000M" {
+		if !ok || v != "1000M" || !defMem {
 			continue
 		}
 		if _, has := gm[k]; has || gm[rec+" MinMemoryNode"] != "0" {

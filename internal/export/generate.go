@@ -337,8 +337,15 @@ func (g gen) slurmConf() string {
 	}
 	kv("SelectType", "select/cons_tres")
 	kv("SelectTypeParameters", "CR_Core_Memory")
-	if c.Node.CPUs > 0 && c.Node.RealMemory > 0 {
-		b.WriteString("# A job without --mem gets its CPUs' share of the node's memory (slurm-lite sets no limit).\n")
+	switch {
+	case c.DefMemPerCPU > 0:
+		kv("DefMemPerCPU", strconv.FormatInt(int64(c.DefMemPerCPU/slurmtime.MiB), 10))
+	case c.DefMemPerNode > 0:
+		kv("DefMemPerNode", strconv.FormatInt(int64(c.DefMemPerNode/slurmtime.MiB), 10))
+	case c.Node.CPUs > 0 && c.Node.RealMemory > 0:
+		// Without a default, Slurm would give such a job the whole node
+		// (CR_Core_Memory), and every other job would wait.
+		b.WriteString("# A job without --mem gets its CPUs' share of the node's memory (slurm-lite, without DefMemPerCPU, sets no limit).\n")
 		kv("DefMemPerCPU", strconv.FormatInt(int64(c.Node.RealMemory/slurmtime.MiB)/int64(c.Node.CPUs), 10))
 	}
 	kv("GresTypes", "gpu,shard")

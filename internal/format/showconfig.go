@@ -125,9 +125,19 @@ func enforcePartLimits(v string) string {
 	return v
 }
 
-// defMem is the default memory line: slurm-lite gives jobs that ask for
-// none no memory limit, which Slurm prints as DefMemPerNode = UNLIMITED.
-func (c *ConfigView) defMem() (string, string) { return "DefMemPerNode", "UNLIMITED" }
+// defMem is the default memory line: DefMemPerCPU or DefMemPerNode in
+// megabytes where one is set, else DefMemPerNode = UNLIMITED (a job that
+// asks for no memory has no limit).
+func (c *ConfigView) defMem() (string, string) {
+	mb := func(b slurmtime.Bytes) string { return strconv.FormatInt(int64(b/slurmtime.MiB), 10) }
+	switch {
+	case c.Config.DefMemPerCPU > 0:
+		return "DefMemPerCPU", mb(c.Config.DefMemPerCPU)
+	case c.Config.DefMemPerNode > 0:
+		return "DefMemPerNode", mb(c.Config.DefMemPerNode)
+	}
+	return "DefMemPerNode", "UNLIMITED"
+}
 
 // enforce is AccountingStorageEnforce: associations unless users outside
 // every account may run jobs.

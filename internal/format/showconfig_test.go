@@ -42,6 +42,9 @@ func TestShowConfigValues(t *testing.T) {
 			"PriorityDecayHalfLife": "7-00:00:00", "PriorityFlags": "", "PreemptMode": "OFF",
 			"SchedulerParameters": "(null)", "AccountingStorageEnforce": "associations,limits,qos",
 			"DefMemPerNode": "UNLIMITED", "DefMemPerCPU": "", "EnforcePartLimits": "ALL"}},
+		{"DefMemPerCPU in megabytes, as golden/scontrol_show_config.txt", `DefMemPerCPU = 1000`, map[string]string{
+			"DefMemPerCPU": "1000", "DefMemPerNode": ""}},
+		{"DefMemPerNode", `DefMemPerNode = "8G"`, map[string]string{"DefMemPerCPU": "", "DefMemPerNode": "8192"}},
 		{"EnforcePartLimits as slurmctld prints it", `EnforcePartLimits = "YES"`, map[string]string{"EnforcePartLimits": "ANY"}},
 		{"EnforcePartLimits off", `EnforcePartLimits = "NO"`, map[string]string{"EnforcePartLimits": "NO"}},
 		{"settings of the file", `

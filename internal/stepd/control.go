@@ -62,10 +62,15 @@ type Request struct {
 	Why   string        `json:"why,omitempty"`
 	Grace time.Duration `json:"grace,omitempty"`
 	Kill  bool          `json:"kill,omitempty"`
-	// Spare, on OpCancel, is a process of the job that the first signal
-	// skips: the `scontrol requeue` a job runs on itself (submitit's
-	// checkpoint handler), which must get its answer and exit 0 before
-	// the job goes; SIGKILL after the grace still reaches it.
+	// Spare, on OpCancel, is the process that asked for it: the
+	// `scontrol requeue` a job runs on itself (submitit's checkpoint
+	// handler, or a wrapper's sh -c), which must get its answer and exit
+	// 0, and its wrappers after it, before the job goes. A batch job's
+	// supervisor takes the cancel at once and sends its line and first
+	// signal once Spare and its ancestors in the job below the batch
+	// shell have exited and the batch shell has moved on (the grace at
+	// most; supervisor.go's asked); an interactive job's first signal
+	// skips Spare. SIGKILL after the grace reaches everything.
 	Spare int `json:"spare,omitempty"`
 	// Steps are the job's running steps (OpSteps; on OpSignal, when not
 	// nil, they replace what OpSteps last said).

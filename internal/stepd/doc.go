@@ -63,7 +63,10 @@
 //   - Ending: the supervisor ending a job (time limit, cancel, requeue,
 //     preemption): the "*** JOB N ON NODE CANCELLED AT T [DUE TO WHY] ***"
 //     line in the job's error file, SIGCONT and SIGTERM (or the signal
-//     asked) to every process, SIGKILL to what is left after KillWait.
+//     asked) to every process, SIGKILL to what is left after KillWait. One
+//     a process of the job asked for (scontrol requeue $SLURM_JOB_ID, maybe
+//     through sh -c) is taken at once and carried out once that process
+//     and its wrappers have had the answer (supervisor.go's asked).
 //   - Identity: (pid, boot id, process start time), which names one
 //     process for the machine's life, where a pid alone does not.
 //   - Exit code: Slurm's "code:signal": "3:0" for exit 3, "0:9" for
@@ -166,17 +169,19 @@
 //     batch shell exits keep the rest of KillWait; slurmstepd kills them
 //     when the batch shell ends, so a program saving a checkpoint is cut
 //     short when bash exits on SIGTERM first.
-//   - The login environment for --export=NONE or a list is what login(1)
-//     sets (HOME, LOGNAME, PATH, SHELL, USER) without running the user's
-//     profile ("su - USER" in Slurm), which may hang or print.
+//   - The login environment (--get-user-env, or --export=NONE or a list)
+//     is what the user's login shell exports after reading their profile,
+//     as slurmd's "su - USER -c env" gives it (loginenv.go), but read by
+//     running the shell as the user directly, not through su and PAM:
+//     pam_env's /etc/environment and the variables of a PAM session
+//     (pam_systemd's XDG_*) are not there; MAIL is set as pam_mail sets it.
 //   - Variables that describe a job (SLURM_NTASKS, SLURM_ARRAY_*,
 //     SLURM_RESTART_COUNT, the GPU variables, ...) are removed from
 //     sbatch's environment before the job's own are set: a job submitted
 //     from inside another job does not inherit the outer job's values, as
 //     it does in Slurm.
 //   - SLURM_WORKING_CLUSTER (the controller's address, port and protocol
-//     version) and SLURM_GET_USER_ENV are not set: slurm-lite has no such
-//     controller, and the login environment is made here.
+//     version) is not set: slurm-lite has no such controller.
 //   - SLURM_CONF is never set; commands in a job find the daemon through
 //     SLURM_LITE_CONF. CUDA_DEVICE_ORDER=PCI_BUS_ID, so that CUDA numbers
 //     GPUs as NVML and CUDA_VISIBLE_DEVICES do.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 )
 
 // Debian's login.defs ENV_SUPATH and ENV_PATH: PATH in a login
@@ -55,9 +57,20 @@ var ownedVars = []string{
 // with GPUs), SLURM_RESTART_COUNT (only after a requeue), SLURM_NTASKS
 // (only with -n), and slurm-lite's own SLURM_LITE_CONF,
 // SLITE_CHECKPOINT_DIR, SLITE_BATCH_SIZE and CUDA_DEVICE_ORDER.
+//
+// A job that loads its user's login environment (--get-user-env, or an
+// --export other than ALL: loginenv.go) has it under all of this, as
+// slurmd lays the job's environment over it; JobEnv puts the login
+// defaults of loginEnv in its place (what the launcher falls back to).
 func JobEnv(s *Spec, submitEnv []string) []string {
+	return jobEnvWithLogin(s, submitEnv, nil)
+}
+
+// jobEnvWithLogin is JobEnv over login, the user's login environment as
+// their shell made it (nil: the login defaults).
+func jobEnvWithLogin(s *Spec, submitEnv []string, login map[string]string) []string {
 	e := envMap{}
-	base(e, s, submitEnv)
+	base(e, s, submitEnv, login)
 	for _, k := range ownedVars {
 		e.unset(k)
 	}
@@ -72,16 +85,21 @@ func JobEnv(s *Spec, submitEnv []string) []string {
 
 // base is the environment --export asks for (sbatch's _fill_job_desc_from_opts
 // and env_merge_filter, then slurmd's _get_user_env, which lays the job's
-// variables over the user's login environment).
-func base(e envMap, s *Spec, submitEnv []string) {
+// variables over the user's login environment, login, or nil for the
+// login defaults).
+func base(e envMap, s *Spec, submitEnv []string, login map[string]string) {
+	if login == nil {
+		login = loginEnv(s)
+	}
 	x := s.Options.Export
-	if x == nil || (!x.None && x.All && len(x.Vars) == 0 && strings.EqualFold(x.Spec, "ALL")) {
+	if exportAll(x) {
+		if s.Options.GetUserEnv {
+			maps.Copy(e, login) // sbatch's environment wins
+		}
 		e.merge(submitEnv)
 		return
 	}
-	for k, v := range loginEnv(s) {
-		e[k] = v
-	}
+	maps.Copy(e, login)
 	if !x.None {
 		// Tokens in order, each overwriting what came before.
 		if x.All {
@@ -102,28 +120,34 @@ func base(e envMap, s *Spec, submitEnv []string) {
 	}
 }
 
-// loginEnv is what a login gives the job's user: slurmd runs "su - USER"
-// for it; we take what login(1) sets, without running the user's profile
-// (which may hang or print; a script that wants it starts with bash -l).
+// exportAll reports whether --export passes sbatch's whole environment
+// and nothing else: ALL, as given or by default.
+func exportAll(x *jobscript.Export) bool {
+	return x == nil || (!x.None && x.All && len(x.Vars) == 0 && strings.EqualFold(x.Spec, "ALL"))
+}
+
+// loginEnv are the login defaults: what su - sets for the job's user
+// before their shell reads its profile. The launcher reads the profile's
+// environment (loginenv.go); these stand in where it cannot be read.
 func loginEnv(s *Spec) map[string]string {
-	shell := s.User.Shell
-	if shell == "" {
-		shell = "/bin/sh"
+	m := map[string]string{}
+	for _, kv := range loginShellEnv(s.User, loginPath(s)) {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
 	}
-	path := s.LoginPath
-	if path == "" {
-		path = loginPathUser
-		if s.User.UID == 0 {
-			path = loginPathRoot
-		}
+	return m
+}
+
+// loginPath is PATH as su - sets it (login.defs' ENV_SUPATH for root,
+// ENV_PATH for the others), or the spec's LoginPath.
+func loginPath(s *Spec) string {
+	if s.LoginPath != "" {
+		return s.LoginPath
 	}
-	return map[string]string{
-		"HOME":    s.User.Home,
-		"LOGNAME": s.User.Name,
-		"PATH":    path,
-		"SHELL":   shell,
-		"USER":    s.User.Name,
+	if s.User.UID == 0 {
+		return loginPathRoot
 	}
+	return loginPathUser
 }
 
 // jobVars sets the variables that describe the job.
@@ -203,6 +227,9 @@ func jobVars(e envMap, s *Spec) {
 	setStr(e, "SLURM_JOB_DEPENDENCY", r.Dependency)
 	if x := r.Export; x != nil && !strings.EqualFold(x.Spec, "ALL") {
 		e["SLURM_EXPORT_ENV"] = x.Spec
+	}
+	if s.loadsLogin() {
+		e["SLURM_GET_USER_ENV"] = "1"
 	}
 
 	// setup_env and slurmstepd: the task's place and the user.

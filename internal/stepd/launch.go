@@ -97,6 +97,11 @@ type launch struct {
 	Rlimits map[string]uint64 `json:"rlimits,omitempty"`
 	CPUs    []int             `json:"cpus,omitempty"`
 	Node    string            `json:"node"`
+	// Login, when set, has the launcher read the user's login
+	// environment and make Env over it (loginenv.go); Env is the job's
+	// environment over the login defaults, which it keeps when the
+	// login environment cannot be read.
+	Login *loginRequest `json:"login,omitempty"`
 }
 
 // rlimitResources are the limits sbatch propagates (PropagateResourceLimits
@@ -178,6 +183,15 @@ func launcherMain() {
 		if err := os.Chdir("/tmp"); err != nil {
 			fail("couldn't chdir to /tmp either. dying.")
 			os.Exit(1)
+		}
+	}
+	if l.Login != nil {
+		// As the job's user, in the job's cgroup: a cancel meanwhile
+		// ends the login shell with the launcher.
+		env, why := l.Login.jobEnv()
+		l.Env = env
+		if why != "" {
+			fmt.Fprintln(os.Stderr, why)
 		}
 	}
 	env := append(l.Env, "SLURM_TASK_PID="+strconv.Itoa(os.Getpid()))

@@ -126,6 +126,9 @@ type Spec struct {
 	// LoginPath is PATH in a login environment (--export=NONE or a
 	// list); "" takes Debian's login.defs defaults.
 	LoginPath string `json:"login_path,omitempty"`
+	// LoginEnvTimeout bounds the reading of the user's login environment
+	// (loginenv.go); 0 is slurmd's 120 seconds.
+	LoginEnvTimeout time.Duration `json:"login_env_timeout,omitempty"`
 
 	// Record is the daemon's own record of the job as this run started
 	// (its store row, as JSON). The supervisor never reads it: it is how
@@ -166,6 +169,9 @@ type Options struct {
 	OpenMode   string            `json:"open_mode,omitempty"`
 	Dependency string            `json:"dependency,omitempty"`
 	Export     *jobscript.Export `json:"export,omitempty"`
+	// GetUserEnv is --get-user-env (in any form): the job starts from
+	// its user's login environment (loginenv.go).
+	GetUserEnv bool `json:"get_user_env,omitempty"`
 	// Nice is sbatch's scheduling priority (SLURM_PRIO_PROCESS).
 	Nice int `json:"nice,omitempty"`
 }

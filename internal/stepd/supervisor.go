@@ -135,7 +135,9 @@ type supervisor struct {
 	log  *log.Logger
 	id   Identity
 	tr   *tracker
-	// spare is the process a cancel's first signal skips (Request.Spare).
+	// spare is the process a cancel's first signal skips (Request.Spare),
+	// in an interactive job; a batch job's cancel waits for it and the
+	// processes it runs under instead (asking, below).
 	spare int
 	// steps are the job's running steps (Request.Steps): TargetSteps is
 	// their sruns' tasks. cancelled are the steps whose "*** STEP ...
@@ -169,12 +171,22 @@ type supervisor struct {
 	// later limit does not send it again.
 	warned bool
 
-	ending   *Ending
-	killT    *time.Timer
-	killC    <-chan time.Time
-	killAt   time.Time
-	killedAt time.Time
-	lastGone time.Time
+	ending *Ending
+	// While a cancel waits for the processes that asked for it (asking,
+	// see askers and asked): the timer of the next look, the wait's end,
+	// the grace to give once the signal goes. signalled: the ending's
+	// line and first signal went out.
+	asking    []askingProc
+	askT      *time.Timer
+	askC      <-chan time.Time
+	askUntil  time.Time
+	askGrace  time.Duration
+	signalled bool
+	killT     *time.Timer
+	killC     <-chan time.Time
+	killAt    time.Time
+	killedAt  time.Time
+	lastGone  time.Time
 
 	// An interactive job's (Spec.Adopt, adopt.go): its caller, a report
 	// of the caller's end, and the ticks that note its process groups.
@@ -274,6 +286,7 @@ func (sv *supervisor) startJob() error {
 		Rlimits: s.Rlimits,
 		CPUs:    s.CPUs,
 		Node:    s.NodeName,
+		Login:   newLoginRequest(s),
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -343,6 +356,13 @@ func (sv *supervisor) loop() {
 				pollC = pollT.C
 			}
 			if sv.gone() {
+				if sv.ending != nil && !sv.signalled {
+					// Everything ended while the ending waited for its
+					// askers: its line still says what became of the job.
+					sv.stopAsking()
+					sv.signalled = true
+					sv.stepdError(sv.endingLine())
+				}
 				return
 			}
 		}
@@ -362,6 +382,13 @@ func (sv *supervisor) loop() {
 		case <-sv.killC:
 			sv.killC = nil
 			sv.kill()
+		case <-sv.askC:
+			if sv.asked() || !time.Now().Before(sv.askUntil) {
+				sv.signalEnding()
+			} else {
+				// A timer, not a ticker: looks at least askPoll apart.
+				sv.askT.Reset(askPoll)
+			}
 		case c := <-sv.calls:
 			if c.req.Op == OpFinish {
 				sv.finishAdopted(c)
@@ -450,14 +477,35 @@ func (sv *supervisor) reap() {
 // must wake to see the signal), and SIGKILL after grace; with kill,
 // SIGKILL at once. A second request may only bring SIGKILL closer; the
 // first reason stays.
+//
+// A batch job's cancel that a process of the job asked for (Request.Spare:
+// `scontrol requeue $SLURM_JOB_ID` in the script, or in a wrapper the
+// script runs) is answered first and carried out after, as slurmctld
+// answers before slurmd stops the job: the ending is taken at once (the
+// status says so from now on, so the requeue holds whatever happens to
+// the daemon), and its line and first signal wait until the process that
+// asked, and the processes it runs under up to the batch shell, have had
+// their answer (askers, asked), for grace at most. So `sh -c 'scontrol
+// requeue $SLURM_JOB_ID; echo rc=$?'` prints rc=0 before the job is
+// stopped, and the script that ran it sees the wrapper's 0.
 func (sv *supervisor) end(e Ending, grace time.Duration, kill bool) {
 	if sv.mainDone || (kill && sv.ending != nil) {
 		// The script ended by itself (the job is over whatever is asked),
 		// or a forced kill follows a cancel.
+		if sv.ending != nil && !sv.signalled {
+			sv.stopAsking()
+			sv.signalled = true
+			sv.stepdError(sv.endingLine())
+		}
 		sv.kill()
 		return
 	}
 	if sv.ending != nil {
+		if !sv.signalled {
+			// A second request (a cancel, the time limit) while the
+			// first waits for its askers: no more waiting.
+			sv.signalEnding()
+		}
 		if sv.killC != nil && time.Now().Add(grace).Before(sv.killAt) {
 			sv.killT.Reset(grace)
 			sv.killAt = time.Now().Add(grace)
@@ -466,25 +514,138 @@ func (sv *supervisor) end(e Ending, grace time.Duration, kill bool) {
 	}
 	e.At = time.Now()
 	sv.ending = &e
-	line := fmt.Sprintf("*** JOB %d ON %s CANCELLED AT %s", sv.spec.JobID, sv.spec.NodeName, e.At.Format(timeFormat))
-	if e.Why != "" {
-		line += " DUE TO " + e.Why
-	}
-	sv.stepdError(line + " ***")
+	sv.askGrace = grace
 	if kill {
+		sv.signalled = true
+		sv.stepdError(sv.endingLine())
 		e.Signal = syscall.SIGKILL
 		sv.log.Printf("job %d: ending (%s): SIGKILL", sv.spec.JobID, cmp.Or(e.Why, "cancel"))
 		sv.kill()
 		return
 	}
-	pids := slices.DeleteFunc(sv.tr.pids(), func(pid int) bool { return pid == sv.spare && pid > 1 })
+	if sv.adopt == nil {
+		if sv.asking = sv.askers(sv.spare); len(sv.asking) > 0 {
+			sv.askUntil = e.At.Add(grace)
+			sv.askT = time.NewTimer(askPoll)
+			sv.askC = sv.askT.C
+			sv.log.Printf("job %d: ending (%s) once the processes that asked for it have had the answer: %v, for %v at most",
+				sv.spec.JobID, cmp.Or(e.Why, "cancel"), askingPIDs(sv.asking), grace)
+			return
+		}
+	}
+	sv.signalEnding()
+}
+
+// askPoll is the time between two looks at the processes a cancel waits
+// for.
+const askPoll = 20 * time.Millisecond
+
+// endingLine is the "*** JOB ... CANCELLED AT ... ***" line of the ending.
+func (sv *supervisor) endingLine() string {
+	line := fmt.Sprintf("*** JOB %d ON %s CANCELLED AT %s", sv.spec.JobID, sv.spec.NodeName, time.Now().Format(timeFormat))
+	if sv.ending.Why != "" {
+		line += " DUE TO " + sv.ending.Why
+	}
+	return line + " ***"
+}
+
+// signalEnding carries out the ending taken by end: its line, SIGCONT and
+// its first signal to every process (an interactive job's spare one
+// aside), SIGKILL after its grace.
+func (sv *supervisor) signalEnding() {
+	sv.stopAsking()
+	sv.signalled = true
+	e := sv.ending
+	sv.stepdError(sv.endingLine())
+	pids := sv.tr.pids()
+	if sv.adopt != nil {
+		pids = slices.DeleteFunc(pids, func(pid int) bool { return pid == sv.spare && pid > 1 })
+	}
 	signalPIDs(pids, syscall.SIGCONT)
 	n := signalPIDs(pids, e.Signal)
+	grace := sv.askGrace
 	sv.log.Printf("job %d: ending (%s): SIG%s to %d processes, SIGKILL in %v",
 		sv.spec.JobID, cmp.Or(e.Why, "cancel"), slurmtime.SignalName(e.Signal), n, grace)
 	sv.killT = time.NewTimer(grace)
 	sv.killC = sv.killT.C
-	sv.killAt = e.At.Add(grace)
+	sv.killAt = time.Now().Add(grace)
+}
+
+// askingProc is one process a cancel waits for: its pid and start time,
+// so that a pid used again is not taken for it.
+type askingProc struct {
+	pid   int
+	start uint64
+	// sleeping counts the looks in a row (asked) that found it sleeping.
+	sleeping int
+}
+
+func askingPIDs(a []askingProc) []int {
+	pids := make([]int, len(a))
+	for i, p := range a {
+		pids[i] = p.pid
+	}
+	return pids
+}
+
+// askers are the processes a cancel asked by pid waits for: pid itself
+// and its ancestors in the job, up to the batch shell; none when pid is
+// not the job's (a user's terminal).
+func (sv *supervisor) askers(pid int) []askingProc {
+	if pid <= 1 || pid == sv.mainPID {
+		return nil
+	}
+	job := sv.tr.pids()
+	var out []askingProc
+	for pid > 1 && pid != os.Getpid() && slices.Contains(job, pid) {
+		st, err := procfs.ReadStat(pid)
+		if err != nil || !st.Live() {
+			break
+		}
+		out = append(out, askingProc{pid: pid, start: st.StartTime})
+		if pid == sv.mainPID {
+			break
+		}
+		pid = st.PPID
+	}
+	return out
+}
+
+// asked reports whether the processes that asked for the cancel have had
+// their answer: the one that asked, and each process it runs under up to
+// the batch shell (the wrappers: sh -c, a program's subprocess), have
+// exited and been reaped, so each has passed on what it got; and the batch
+// shell, when it ran them, has moved on: it was seen sleeping (state S:
+// waiting for a child it started since, for input, for time) at two looks
+// in a row, askPoll apart, or it has exited too. A zombie's parent has not
+// yet collected its exit status; a running (R) batch shell may still be
+// acting on it (`echo "wrapper rc=$?"`). Two looks, because a process that
+// has just reaped its child may sleep for an instant before it goes on
+// (seen with dash under load); the wrappers are waited for to the end for
+// the same reason. A wrapper that goes on running after the answer (a
+// program that requeues its job and carries on) holds the stop for the
+// grace time at most.
+func (sv *supervisor) asked() bool {
+	for i, p := range sv.asking {
+		st, err := procfs.ReadStat(p.pid)
+		if err != nil || st.StartTime != p.start {
+			continue // reaped
+		}
+		if i == 0 || p.pid != sv.mainPID || st.State != 'S' {
+			sv.asking[i].sleeping = 0
+			return false
+		}
+		sv.asking[i].sleeping++
+		return sv.asking[i].sleeping >= 2
+	}
+	return true
+}
+
+func (sv *supervisor) stopAsking() {
+	if sv.askT != nil {
+		sv.askT.Stop()
+	}
+	sv.askT, sv.askC, sv.asking = nil, nil, nil
 }
 
 // timeFormat is slurm_make_time_str's default.

@@ -37,6 +37,9 @@ type User struct {
 	UID  uint32
 	GID  uint32
 	Home string
+	// Shell is the login shell, "" when the entry names none (login(1)
+	// then takes /bin/sh).
+	Shell string
 }
 
 // Group is a group(5) entry.
@@ -111,7 +114,7 @@ func findUser(db, key string, match func([]string) bool) (User, error) {
 		if err1 != nil || err2 != nil {
 			return false
 		}
-		u = User{Name: f[0], UID: uint32(uid), GID: uint32(gid), Home: f[5]}
+		u = User{Name: f[0], UID: uint32(uid), GID: uint32(gid), Home: f[5], Shell: f[6]}
 		return true
 	})
 	return u, err
