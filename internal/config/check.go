@@ -531,6 +531,7 @@ func (p *parser) checkAccounts(c *Config) {
 		if a.Shares < 1 {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, a.Shares)
 		}
+		p.inRange(at("Priority"), label+": Priority", int64(a.Priority), 0, math.MaxInt32)
 		users := map[string]bool{}
 		for j, u := range a.Users {
 			if p.name(at("Users").index(j), label+": Users: user", u) && users[u] {
@@ -604,6 +605,7 @@ func (p *parser) checkUsers(c *Config) {
 		if u.Shares < 1 {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, u.Shares)
 		}
+		p.inRange(at("Priority"), label+": Priority", int64(u.Priority), 0, math.MaxInt32)
 		for j, q := range u.QOS {
 			if c.QOSByName(q) == nil {
 				p.errorf(at("QOS").index(j), "%s: QOS %q is not defined%s", label, q, didYouMean(q, qosNames(c)))

@@ -158,8 +158,9 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	if shareExempt(j.UID) {
 		snap.Config.MaxJobCountPerUser = 0
 	}
+	j.Submit = now
+	j.Eligible = eligibleAtSubmit(&j, now)
 	sj := schedJob(j, 0, -1, cfg.ShardSize, snap.Nodes[0])
-	sj.Submit = now
 	if r.Array != nil {
 		sj.ArrayTasks = r.Array.Tasks
 	}
@@ -660,6 +661,7 @@ func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool,
 			return errDenied
 		default:
 			cur.Hold, cur.Reason = store.HoldNone, slurm.ReasonNone
+			releasedEligible(&cur, d.now())
 		}
 		if err := tx.PutJob(cur); err != nil {
 			return err
@@ -963,7 +965,16 @@ func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]
 		}
 		out = append(out, api.PriorityRow{JobID: id, Partition: r.Partition, User: r.User, Account: sj.Account,
 			Priority: r.Priority, Site: r.Site, Age: r.Age, Assoc: r.Assoc, FairShare: r.FairShare,
-			JobSize: r.JobSize, PartitionPrio: r.PartitionPrio, QOSPrio: r.QOSPrio, QOS: sj.QOS, Nice: r.Nice})
+			JobSize: r.JobSize, PartitionPrio: r.PartitionPrio, QOSPrio: r.QOSPrio, QOS: sj.QOS, Nice: r.Nice,
+			TRES: apiTRES(r.TRES)})
 	}
 	return out, nil
+}
+
+func apiTRES(ts []sched.TRESFactor) []api.PriorityTRES {
+	var out []api.PriorityTRES
+	for _, t := range ts {
+		out = append(out, api.PriorityTRES{Name: t.Name, Weight: t.Weight, Value: t.Value})
+	}
+	return out
 }

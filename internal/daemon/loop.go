@@ -197,6 +197,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.mu.Unlock()
 
 	plan := sched.Cycle(snap.Snapshot)
+	d.recordEligible(ctx, snap, plan.Eligible)
 
 	decisions := map[uint32]sched.Decision{}
 	for _, dec := range plan.Pending {

@@ -28,7 +28,13 @@ func schedConfig(c *config.Config) sched.Config {
 		JobSize:   uint32(max(p.WeightJobSize, 0)),
 		Partition: uint32(max(p.WeightPartition, 0)),
 		QOS:       uint32(max(p.WeightQOS, 0)),
+		Assoc:     uint32(max(p.WeightAssoc, 0)),
+		TRES:      schedTRESWeights(p.WeightTRES),
 	}
+	sc.ShardSize = int64(c.ShardSize)
+	// Slurm's tree always holds root/root, which `sacctmgr add cluster`
+	// makes (and the exported sacctmgr.sh leaves in place).
+	sc.RootAssoc = true
 	sc.MaxAge = p.MaxAge
 	sc.DecayHalfLife = p.DecayHalfLife
 	sc.FavorSmall = p.FavorSmall
@@ -47,6 +53,16 @@ func schedConfig(c *config.Config) sched.Config {
 	sc.Shrink, sc.ShrinkTries, sc.ShrinkPayback, sc.ShrinkRegrow = y.Shrink, y.ShrinkTries, y.ShrinkPayback, y.ShrinkRegrow
 	sc.YieldPayback, sc.YieldOwn, sc.YieldCost = y.Payback, y.Own, y.Cost
 	return sc
+}
+
+// schedTRESWeights is PriorityWeightTRES in the core's terms: in Slurm's
+// TRES order (config's), the order sprio lists the factors in.
+func schedTRESWeights(w config.TRESWeights) []sched.TRESWeight {
+	var out []sched.TRESWeight
+	for _, n := range w.Names() {
+		out = append(out, sched.TRESWeight{Name: n, Weight: w[n]})
+	}
+	return out
 }
 
 // routedPartition is the partition of a job that names none: the first
@@ -119,7 +135,7 @@ func schedAccounts(c *config.Config) []sched.Account {
 	users := map[string][]sched.UserShare{}
 	for _, u := range c.Users {
 		users[u.Account] = append(users[u.Account], sched.UserShare{
-			Name: u.Name, Shares: u.Shares, Default: u.DefaultAccount == u.Account,
+			Name: u.Name, Shares: u.Shares, Priority: u.Priority, Default: u.DefaultAccount == u.Account,
 		})
 	}
 	// Slurm creates root's own association in the root account with the
@@ -134,7 +150,7 @@ func schedAccounts(c *config.Config) []sched.Account {
 		if a.Name == config.RootAccount {
 			continue
 		}
-		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Users: users[a.Name]})
+		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Priority: a.Priority, Users: users[a.Name]})
 	}
 	return out
 }

@@ -26,6 +26,8 @@ type pass struct {
 	maxQOSPrio    float64
 	tree          *shareTree
 	totalCPUs     int
+	// partTRES caches each partition's TRES totals (partitionTRES).
+	partTRES [][]float64
 
 	nodeIdx   map[string]int
 	slots     []gpuSlot

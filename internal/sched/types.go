@@ -149,13 +149,19 @@ type Account struct {
 	Parent string
 	// Shares are the account's RawShares among its siblings.
 	Shares int
-	Users  []UserShare
+	// Priority is the association's Priority (sacctmgr's), for the
+	// association factor; 0 inherits the parent's, as an association
+	// without one does in Slurm.
+	Priority int
+	Users    []UserShare
 }
 
 // UserShare is a user's association with an account.
 type UserShare struct {
 	Name   string
 	Shares int
+	// Priority is the association's Priority; 0 inherits the account's.
+	Priority int
 	// Default makes this the user's default account (Slurm's
 	// DefaultAccount), charged by jobs that name none. Without one, the
 	// first account listing the user is the default.
@@ -205,9 +211,11 @@ type Job struct {
 	ExitCode int
 
 	Submit time.Time
-	// Eligible is when the job became eligible (hold released, dependency
-	// met, begin time reached); age counts from here. Zero means
-	// max(Submit, Begin). A job requeued by a yield keeps its old value.
+	// Eligible is when the job became eligible (submitted, hold released,
+	// dependency met, begin time reached): sacct's Eligible, and where age
+	// counts from. Zero until then (Plan.Eligible reports it); a job
+	// without one that waits on nothing counts age from max(Submit,
+	// Begin). A job requeued by a yield keeps its old value.
 	Eligible time.Time
 	Begin    time.Time // --begin; zero for none
 	Start    time.Time // running jobs
@@ -321,6 +329,17 @@ type Plan struct {
 	// Pending has one decision for every pending job not started, in
 	// scheduling order.
 	Pending []Decision
+	// Eligible are the pending jobs (started ones included) that have no
+	// Eligible time and are eligible now: the caller records the time, as
+	// slurmctld records a job's eligible time (its begin_time) the first
+	// time it finds it independent.
+	Eligible []Eligibility
+}
+
+// Eligibility is when a job became eligible.
+type Eligibility struct {
+	JobID uint32
+	At    time.Time
 }
 
 // Start is a job to start now.
