@@ -385,9 +385,39 @@ func (p *parser) checkPriority(c *Config) {
 		p.errorf(at("DecayHalfLife"), "Priority.DecayHalfLife 0 (no decay) with UsageResetPeriod NONE lets usage grow forever; set a DecayHalfLife such as \"7-0\" or a UsageResetPeriod")
 	}
 	for i := range pr.Flags {
-		p.enum(at("Flags").index(i), "Priority.Flags", &pr.Flags[i], priorityFlags...)
+		if p.enum(at("Flags").index(i), "Priority.Flags", &pr.Flags[i], priorityFlags...) {
+			if why, refused := unsupportedPriorityFlags[pr.Flags[i]]; refused {
+				p.errorf(at("Flags").index(i), "Priority.Flags %s is not supported: %s; remove it", pr.Flags[i], why)
+			}
+		}
 	}
 }
+
+// unsupportedPriorityFlags are Slurm's PriorityFlags that slurm-lite would
+// accept and not obey, refused with why: each is obeyed or refused.
+var unsupportedPriorityFlags = map[string]string{
+	"CALCULATE_RUNNING": "slurm-lite does not recompute the priority of running jobs",
+	"DEPTH_OBLIVIOUS":   "slurm-lite has Fair Tree and the classic formula (NO_FAIR_TREE), not the depth-oblivious one",
+	"INCR_ONLY":         "slurm-lite keeps no earlier priority of a job to hold the new one above",
+}
+
+// unsupportedQOSFlags are sacctmgr's QOS flags that slurm-lite refuses,
+// with why; DenyOnLimit is obeyed.
+var unsupportedQOSFlags = map[string]string{
+	"EnforceUsageThreshold": "slurm-lite has no UsageThreshold for it to enforce",
+	"NoDecay":               "slurm-lite keeps no usage per QOS (GrpTRESMins) for it to stop decaying; fair-share usage decays as the association's",
+	"NoReserve":             "slurm-lite's backfill reserves resources for every blocked job",
+	"OverPartQOS":           "slurm-lite checks the partition's QOS first, then the job's, always",
+	"PartitionMaxNodes":     "on one machine there is no partition node limit to ignore",
+	"PartitionMinNodes":     "on one machine there is no partition node limit to ignore",
+	"PartitionTimeLimit":    "slurm-lite always holds a job to its partition's MaxTime",
+	"RequiresReservation":   "slurm-lite's jobs may not name a reservation",
+	"UsageFactorSafe":       "slurm-lite has no usage limits (GrpTRESMins) that UsageFactor could be applied to",
+}
+
+// enforcedQOSTRES are the TRES a QOS's MaxTRESPerUser and MaxTRESPerJob may
+// limit: those the scheduler counts.
+var enforcedQOSTRES = []string{"cpu", "mem", "node", "billing", "gres/gpu"}
 
 // sacctmgr's QOS flags.
 var qosFlags = []string{"DenyOnLimit", "EnforceUsageThreshold", "NoDecay", "NoReserve", "OverPartQOS",
@@ -416,7 +446,22 @@ func (p *parser) checkQOS(c *Config) {
 			p.errorf(at("UsageFactor"), "%s: UsageFactor %g is negative; use 0 (free) or more", label, q.UsageFactor)
 		}
 		for j := range q.Flags {
-			p.enum(at("Flags").index(j), label+": Flags", &q.Flags[j], qosFlags...)
+			if p.enum(at("Flags").index(j), label+": Flags", &q.Flags[j], qosFlags...) {
+				if why, refused := unsupportedQOSFlags[q.Flags[j]]; refused {
+					p.errorf(at("Flags").index(j), "%s: flag %s is not supported: %s; remove it", label, q.Flags[j], why)
+				}
+			}
+		}
+		for _, k := range []string{"MaxTRESPerUser", "MaxTRESPerJob"} {
+			lim := q.MaxTRESPerUser
+			if k == "MaxTRESPerJob" {
+				lim = q.MaxTRESPerJob
+			}
+			for _, n := range sortedKeys(lim) {
+				if !slices.Contains(enforcedQOSTRES, n) {
+					p.errorf(at(k), "%s: %s limits %s, which slurm-lite does not enforce; limit %s instead", label, k, n, strings.Join(enforcedQOSTRES, ", "))
+				}
+			}
 		}
 	}
 }

@@ -149,6 +149,10 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	if j.QOS == "" {
 		j.QOS = "normal"
 	}
+	if e := qosAllowed(cfg, j.User, j.Account, j.QOS); e != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
+		return api.Submitted{}, e
+	}
 
 	now := d.now()
 	snap, err := d.submitSnapshot(ctx, now, req.Body.TestOnly)

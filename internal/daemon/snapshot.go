@@ -104,6 +104,7 @@ func schedPartitions(c *config.Config) []sched.Partition {
 			Down:          p.State == config.StateDown || p.State == config.StateInactive,
 			Closed:        p.State == config.StateDrain || p.State == config.StateInactive,
 			AllowAccounts: p.AllowAccounts,
+			QOS:           p.QOS,
 		}
 		if w := p.TRESBillingWeights; len(w) > 0 {
 			sp.Billing = &sched.TRESWeights{CPU: w["cpu"], MemGiB: w["mem"] * 1024, GPU: w["gres/gpu"]}
@@ -121,11 +122,22 @@ func schedQOS(c *config.Config) []sched.QOS {
 			Priority:             q.Priority,
 			UsageFactor:          q.UsageFactor,
 			MaxGPUsPerUser:       int(q.MaxTRESPerUser["gres/gpu"]),
+			PerUser:              tresLimits(q.MaxTRESPerUser),
+			PerJob:               tresLimits(q.MaxTRESPerJob),
+			MaxWall:              q.MaxWall,
 			MaxJobsPerUser:       q.MaxJobsPerUser,
 			MaxSubmitJobsPerUser: q.MaxSubmitJobsPerUser,
+			DenyOnLimit:          q.HasFlag("DenyOnLimit"),
 		})
 	}
 	return out
+}
+
+// tresLimits are a QOS's TRES limits in the core's terms (config refuses
+// the TRES it does not enforce).
+func tresLimits(t config.TRES) sched.TRESLimits {
+	return sched.TRESLimits{CPUs: int(t["cpu"]), Mem: t["mem"] * int64(slurmtime.MiB), Nodes: int(t["node"]),
+		Billing: int(t["billing"]), GPUs: int(t["gres/gpu"])}
 }
 
 func schedAccounts(c *config.Config) []sched.Account {

@@ -260,3 +260,16 @@ func TestRootAssocWithoutAccounts(t *testing.T) {
 		t.Errorf("user rows (-want +got):\n%s", diff)
 	}
 }
+
+// A job that gives no time limit gets its QOS's MaxWall when the
+// partition's limit is longer (acct_policy.c, _set_time_limit): it is the
+// limit it starts with.
+func TestQOSMaxWallIsTheDefaultLimit(t *testing.T) {
+	snap := st.Snap().Node(st.Node("n").GPUs(1, "a100", 80*st.GiB)).
+		QOS(sched.QOS{Name: "short", UsageFactor: 1, MaxWall: 30 * time.Minute}).
+		Job(st.Job(1).QOS("short")).Build()
+	plan := sched.Cycle(snap)
+	if len(plan.Starts) != 1 || plan.Starts[0].TimeLimit != 30*time.Minute {
+		t.Errorf("starts = %+v, want job 1 with the QOS's MaxWall of 30 minutes", plan.Starts)
+	}
+}

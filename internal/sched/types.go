@@ -109,6 +109,10 @@ type Partition struct {
 	// AllowAccounts are the accounts whose jobs CheckSubmit admits; empty
 	// for all.
 	AllowAccounts []string
+	// QOS is the partition's QOS (slurm.conf's QOS=): its limits hold for
+	// every job of the partition, before those of the job's own QOS; ""
+	// for none.
+	QOS string
 	// Billing holds the TRESBillingWeights; nil means a GPU counts 1.
 	Billing *TRESWeights
 }
@@ -134,11 +138,32 @@ type QOS struct {
 	// MaxGPUsPerUser is MaxTRESPerUser=gres/gpu=N: whole GPUs a user's
 	// running jobs in this QOS may hold together.
 	MaxGPUsPerUser int
+	// PerUser are MaxTRESPerUser's other TRES: CPUs, memory (bytes),
+	// nodes and billing a user's running jobs may hold together.
+	PerUser TRESLimits
+	// PerJob is MaxTRESPerJob: what one job may ask for (GPUs whole).
+	PerJob TRESLimits
+	// MaxWall is MaxWall: the longest time limit of a job; 0 for none. A
+	// job that gives no limit gets at most this one.
+	MaxWall time.Duration
 	// MaxJobsPerUser caps a user's running jobs in this QOS.
 	MaxJobsPerUser int
 	// MaxSubmitJobsPerUser caps a user's pending and running jobs in this QOS;
 	// submissions beyond it are refused.
 	MaxSubmitJobsPerUser int
+	// DenyOnLimit refuses at submission a job over a per-job limit (or a
+	// per-user limit on its own), instead of leaving it pending with the
+	// limit as its reason (the QOS flag DenyOnLimit).
+	DenyOnLimit bool
+}
+
+// TRESLimits are a QOS's limits on TRES; 0 is no limit.
+type TRESLimits struct {
+	CPUs    int
+	Mem     int64 // bytes
+	Nodes   int
+	Billing int
+	GPUs    int // whole GPUs (per job only: per user is MaxGPUsPerUser)
 }
 
 // Account is a node of the fair-share tree.
