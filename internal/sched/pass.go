@@ -83,16 +83,16 @@ type userCount struct {
 
 // pjob is a job as the pass resolved it.
 type pjob struct {
-	job    *Job
-	part   int // -1: no such partition
-	qos    int // -1: none; -2: no such QOS
+	job  *Job
+	part int // -1: no such partition
+	qos  int // -1: none; -2: no such QOS
 	// partQOS is the partition's QOS, -1 for none (or the same as qos).
 	partQOS int
-	assoc  int // -1: no association
-	tier   int
-	limit  int64 // effective time limit, seconds (forever: unlimited)
-	prio   uint32
-	submit int64 // Unix nanoseconds, for ordering
+	assoc   int // -1: no association
+	tier    int
+	limit   int64 // effective time limit, seconds (forever: unlimited)
+	prio    uint32
+	submit  int64 // Unix nanoseconds, for ordering
 	// yieldedTo: a pending job yielded for this one is pending too.
 	yieldedTo bool
 }
