@@ -296,12 +296,23 @@ func (p *parser) checkScheduler(c *Config) {
 	p.inRange(at("bf_window"), n+"bf_window", int64(s.BFWindow/time.Minute), 1, 43200)
 	p.inRange(at("bf_max_job_test"), n+"bf_max_job_test", int64(s.BFMaxJobTest), 1, 1000000)
 	p.inRange(at("bf_resolution"), n+"bf_resolution", int64(s.BFResolution/time.Second), 1, 3600)
-	if s.BFInterval == -time.Second {
+	// slurm-lite plans every pending job, backfill included, in one pass at
+	// every submission, end and change: these three set nothing here, so
+	// only Slurm's defaults (which export writes) are taken, and another
+	// value is refused, saying why, rather than accepted and ignored.
+	const everyPass = "slurm-lite runs its backfill over every pending job at each submission, job end and change"
+	switch {
+	case s.BFInterval == -time.Second:
 		p.errorf(at("bf_interval"), `%sbf_interval -1 (no backfill) is written SchedulerType = "sched/builtin" here`, n)
-	} else {
-		p.inRange(at("bf_interval"), n+"bf_interval", int64(s.BFInterval/time.Second), 1, 10800)
+	case s.BFInterval != 30*time.Second:
+		p.errorf(at("bf_interval"), "%sbf_interval %d is not supported: %s, not every bf_interval; remove it (Slurm's default, 30, is what export writes)", n, int64(s.BFInterval/time.Second), everyPass)
 	}
-	p.notNegative(at("default_queue_depth"), n+"default_queue_depth", s.DefaultQueueDepth)
+	if s.BFContinue {
+		p.errorf(at("bf_continue"), "%sbf_continue is not supported: %s, never interrupted; remove it", n, everyPass)
+	}
+	if s.DefaultQueueDepth != 100 {
+		p.errorf(at("default_queue_depth"), "%sdefault_queue_depth %d is not supported: %s, with no quick pass of a few jobs; remove it (Slurm's default, 100, is what export writes)", n, s.DefaultQueueDepth, everyPass)
+	}
 	// slurm.conf refuses more than 512 MB (read_config.c).
 	p.inRange(at("max_script_size"), n+"max_script_size", int64(s.MaxScriptSize), 1, 512<<20)
 }
@@ -376,8 +387,15 @@ func (p *parser) checkPriority(c *Config) {
 	if pr.MaxAge < 0 {
 		p.errorf(at("MaxAge"), "Priority.MaxAge must not be negative")
 	}
-	if pr.CalcPeriod < time.Minute {
+	switch {
+	case pr.CalcPeriod < time.Minute:
 		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod must be at least 1 minute")
+	case pr.CalcPeriod != 5*time.Minute:
+		// Slurm's decay thread charges usage and recomputes fair share
+		// and priorities every PriorityCalcPeriod; slurm-lite does it at
+		// every pass, so another value would set nothing.
+		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is not supported: slurm-lite charges usage and recomputes fair share and priorities at every scheduling pass, not every CalcPeriod; remove it (Slurm's default, 5 minutes, is what export writes)",
+			slurmtime.FormatClock(pr.CalcPeriod))
 	}
 	p.enum(at("UsageResetPeriod"), "Priority.UsageResetPeriod", &pr.UsageResetPeriod,
 		"NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY")

@@ -350,15 +350,24 @@ func storeUsage(us []sched.Usage) []store.Usage {
 }
 
 // effectiveLimit is the time limit in force for a job: its own, else its
-// partition's DefaultTime, else MaxTime.
+// partition's DefaultTime, else MaxTime, at most the MaxWall of its
+// partition's QOS and of its own (as the core resolves it).
 func effectiveLimit(c *config.Config, j *store.Job) time.Duration {
 	if j.TimeLimit != 0 {
 		return j.TimeLimit
 	}
+	limit := slurmtime.Infinite
+	var qos []string
 	for _, p := range c.Partitions {
 		if p.PartitionName == j.Partition {
-			return p.DefaultLimit()
+			limit = p.DefaultLimit()
+			qos = append(qos, p.QOS)
 		}
 	}
-	return slurmtime.Infinite
+	for _, name := range append(qos, j.QOS) {
+		if q := c.QOSByName(name); q != nil && q.MaxWall > 0 && (limit <= 0 || limit > q.MaxWall) {
+			limit = q.MaxWall
+		}
+	}
+	return limit
 }
