@@ -347,3 +347,53 @@ Users = ["alice"]
 		}
 	})
 }
+
+// CheckpointKeepDays: the first pass removes the checkpoint directory of a
+// job that ended longer ago than that, and keeps a younger one's.
+func TestCheckpointKeepDaysRemovesOldCheckpoints(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: checkpoint directories belong to the jobs' users")
+	}
+	t0 := time.Date(2030, time.January, 20, 12, 0, 0, 0, time.UTC)
+	ckpt := filepath.Join(t.TempDir(), "ckpt")
+	pattern := ckpt + "/%u/%j"
+	old := store.Job{ID: 1, User: "root", State: "COMPLETED", ArrayTaskID: -1,
+		Submit: t0.Add(-9 * 24 * time.Hour), Start: t0.Add(-9 * 24 * time.Hour), End: t0.Add(-8 * 24 * time.Hour)}
+	young := old
+	young.ID, young.End = 2, t0.Add(-6*24*time.Hour)
+	for _, j := range []store.Job{old, young} {
+		dir := checkpointDir(pattern, j)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "weights"), []byte("w"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conf := fmt.Sprintf(`GPUSampleInterval = 1
+CheckpointDir      = %q
+CheckpointKeepDays = 7
+
+[Node]
+NodeName = "gpu01"
+CPUs     = 4
+GPUs     = "none"
+`, pattern)
+	clockDaemon(t, conf, &fakeClock{t: t0}, func(st *store.Store) {
+		if _, err := st.Submit(context.Background(), []store.NewJob{{Job: old}, {Job: young}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	gone := func(j store.Job) bool {
+		_, err := os.Stat(checkpointDir(pattern, j))
+		return errors.Is(err, os.ErrNotExist)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !gone(old) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	}
+	if !gone(old) {
+		t.Errorf("the checkpoint of job 1, ended 8 days ago, is still there (CheckpointKeepDays = 7)")
+	}
+	if gone(young) {
+		t.Errorf("the checkpoint of job 2, ended 6 days ago, was removed (CheckpointKeepDays = 7)")
+	}
+}

@@ -273,3 +273,55 @@ func TestQOSMaxWallIsTheDefaultLimit(t *testing.T) {
 		t.Errorf("starts = %+v, want job 1 with the QOS's MaxWall of 30 minutes", plan.Starts)
 	}
 }
+
+// The PriorityFlags that change the factors: NO_NORMAL_PART and
+// NO_NORMAL_QOS weigh PriorityJobFactor and the QOS Priority as they are;
+// ACCRUE_ALWAYS counts age from submission despite a dependency.
+func TestPriorityFlagsOfTheFactors(t *testing.T) {
+	day := 24 * time.Hour
+	tests := []struct {
+		name  string
+		flags sched.PriorityFlags
+		snap  *st.SnapBuilder
+		want  sched.PriorityRow
+	}{
+		{
+			name: "NO_NORMAL_PART: the partition factor is PriorityJobFactor as is", flags: sched.FlagNoNormalPart,
+			snap: st.Snap().Part(st.Part("low").Default().JobFactor(3), st.Part("high").JobFactor(4)).
+				Configure(func(c *sched.Config) { c.Weights = sched.Weights{Partition: 10} }).Job(st.Job(1)),
+			want: sched.PriorityRow{Priority: 30, PartitionPrio: 30},
+		},
+		{
+			name: "NO_NORMAL_QOS: the QOS factor is the QOS Priority as is", flags: sched.FlagNoNormalQOS,
+			snap: st.Snap().QOS(sched.QOS{Name: "normal", Priority: 7, UsageFactor: 1}, sched.QOS{Name: "high", Priority: 40, UsageFactor: 1}).
+				Configure(func(c *sched.Config) { c.Weights = sched.Weights{QOS: 10} }).Job(st.Job(1).QOS("normal")),
+			want: sched.PriorityRow{Priority: 70, QOSPrio: 70},
+		},
+		{
+			name: "ACCRUE_ALWAYS: a job behind a dependency ages from its submission", flags: sched.FlagAccrueAlways,
+			snap: st.Snap().Configure(func(c *sched.Config) { c.Weights = sched.Weights{Age: 700}; c.MaxAge = 7 * day }).
+				Job(st.Job(9).Running(st.Epoch, ""), st.Job(1).Submitted(st.Epoch.Add(-day)).AfterOK(9)),
+			want: sched.PriorityRow{Priority: 100, Age: 100},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := tt.snap.Configure(func(c *sched.Config) { c.Flags |= tt.flags }).Build()
+			var got *sched.PriorityRow
+			rows := sched.Priorities(snap)
+			for i := range rows {
+				if rows[i].JobID == 1 {
+					got = &rows[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("no row for job 1: %+v", rows)
+			}
+			want := tt.want
+			want.JobID, want.User, want.Partition = 1, got.User, got.Partition
+			if diff := cmp.Diff(want, *got, sixDecimals); diff != "" {
+				t.Errorf("priority row (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
