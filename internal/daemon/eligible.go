@@ -18,7 +18,8 @@ import (
 //  1. the submission, for a job that is not held and waits on no
 //     dependency and no begin time; a --begin time in the future is the
 //     eligible time from the submission on (held or not), as Slurm keeps
-//     it;
+//     it; an array is left to the first pass, as slurmctld's scheduler
+//     sets an array's when it first looks at it;
 //  2. the release of a held job (scontrol release, update Priority);
 //  3. the pass that finds a job's dependencies met, or its begin time
 //     passed while it waited on a dependency (sched.Plan.Eligible);
@@ -37,7 +38,7 @@ func eligibleAtSubmit(j *store.Job, now time.Time) time.Time {
 	if r.Begin.After(now) {
 		return r.Begin
 	}
-	if j.Hold != store.HoldNone {
+	if j.Hold != store.HoldNone || r.Array != nil {
 		return time.Time{}
 	}
 	return now
