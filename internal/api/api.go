@@ -57,6 +57,10 @@ type Submitted struct {
 	Node      string    `json:"node,omitempty"`
 	CPUs      int       `json:"cpus,omitempty"`
 	Partition string    `json:"partition,omitempty"`
+	// Hint, for --test-only with no start time, says why: the reason the
+	// job would pend with, and its numbers (sbatch prints it as a
+	// "slurm-lite:" line after Slurm's).
+	Hint string `json:"hint,omitempty"`
 }
 
 // Job is a job as squeue and scontrol show it: the stored record plus what

@@ -350,7 +350,8 @@ func (d *Daemon) arrayEnd(ctx context.Context, j store.Job) {
 		return
 	}
 	meta := j
-	a := notify.Array{MinStatus: notify.WaitStatus(j.ExitCode), MaxStatus: notify.WaitStatus(j.ExitCode)}
+	// Each task counts as job_completion_logger saw it end (finish.go).
+	a := notify.Array{MinStatus: notify.WaitStatus(j.AccountedExitCode()), MaxStatus: notify.WaitStatus(j.AccountedExitCode())}
 	for _, r := range rows {
 		if !r.State.Finished() {
 			return // not the last
@@ -358,7 +359,7 @@ func (d *Daemon) arrayEnd(ctx context.Context, j store.Job) {
 		if r.ID == j.ArrayJobID {
 			meta = r
 		}
-		s := notify.WaitStatus(r.ExitCode)
+		s := notify.WaitStatus(r.AccountedExitCode())
 		a.MinStatus, a.MaxStatus = min(a.MinStatus, s), max(a.MaxStatus, s)
 	}
 	kind := notify.End

@@ -245,7 +245,12 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 		return err
 	}
 	d.log.Info("job ended", "job", id, "state", string(j.State), "exit", j.ExitCode.String())
-	d.tell(endKind(j), j, "", string(j.Reason))
+	// The end's mail goes out as slurmctld's job_completion_logger sends
+	// it: for a job the controller ended, before the script's status
+	// came in, so with accounting's exit code.
+	ended := j
+	ended.ExitCode = j.AccountedExitCode()
+	d.tell(endKind(j), ended, "", string(j.Reason))
 	d.arrayEnd(ctx, j)
 	for _, n := range j.Notes {
 		if strings.HasPrefix(n, gpu.LowMemoryNote) {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -190,7 +191,8 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 				return api.Submitted{}, e
 			}
 		}
-		return api.Submitted{JobID: next, Start: est.Start, Node: est.Node, CPUs: est.CPUs, Partition: est.Partition}, nil
+		return api.Submitted{JobID: next, Start: est.Start, Node: cmp.Or(est.Node, cfg.Node.NodeName), CPUs: est.CPUs,
+			Partition: est.Partition, Hint: unknownStart(est)}, nil
 	}
 	script := r.Script
 	j.Request.Script = ""
@@ -310,6 +312,11 @@ func (d *Daemon) liveView() liveView { return *d.view.Load() }
 func (v liveView) live(j *store.Job) api.Live {
 	dec, decided := v.decisions[j.ID]
 	l := api.Live{Priority: v.prio[j.ID], Reason: j.Reason}
+	if j.State != slurm.Pending {
+		// Not recomputed once started: the priority it started with, or
+		// one an operator set since (scontrol update Priority=).
+		l.Priority = cmp.Or(j.Priority, j.Alloc.Priority)
+	}
 	l.Limit = effectiveLimit(v.cfg, j)
 	switch {
 	case j.State == slurm.Pending && j.Hold == store.HoldNone && decided:
@@ -790,9 +797,18 @@ func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]
 		return nil, err
 	}
 	v := d.viewer(req.Caller)
+	cfg := d.config()
 	out := recs[:0]
 	for _, r := range recs {
 		r.Job.State = endingState(&r.Job)
+		// A job that asked for no time limit runs under its partition's
+		// DefaultTime, which slurmctld writes into the job and so into
+		// accounting; the row keeps 0 for it (squeue and scontrol fill it
+		// the same way, live).
+		if r.Job.TimeLimit == 0 {
+			r.Job.TimeLimit = effectiveLimit(cfg, &r.Job)
+		}
+		r.Job.ExitCode = r.Job.AccountedExitCode()
 		if len(want) > 0 && !slices.Contains(want, r.Job.State) {
 			continue
 		}

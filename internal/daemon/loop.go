@@ -579,6 +579,7 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 		j.Eligible = now
 	}
 	j.Alloc = storeAlloc(ps.s.Alloc)
+	j.Alloc.Priority = ps.s.Priority // the pass's priority, which it keeps
 	// Watched from before the commit: a cancel that reads RUNNING
 	// waits for the supervisor's socket instead of missing it.
 	d.mu.Lock()
@@ -587,7 +588,12 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 	if err := tx.PutJob(j); err != nil {
 		return j, err
 	}
-	detail := fmt.Sprintf("started on GPUs %v after %s pending", gpuIndices(j.Alloc), now.Sub(j.Submit).Round(time.Second))
+	on := fmt.Sprintf("on GPUs %v", gpuIndices(j.Alloc))
+	if len(j.Alloc.GPUs) == 0 {
+		on = "without GPUs" // not "on GPUs []"
+	}
+	// (Never less than none: a clock stepped back since the submission.)
+	detail := fmt.Sprintf("started %s after %s pending", on, max(now.Sub(j.Submit), 0).Round(time.Second))
 	if _, err := tx.AppendEvent(d.schedEvent(j.ID, evStart, detail)); err != nil {
 		return j, err
 	}

@@ -119,3 +119,24 @@ func neverStarts(est sched.Estimate) *localapi.Error {
 	e.Hint = hint
 	return e
 }
+
+// unknownStart is what sbatch --test-only adds when it has no start time
+// for a job that could start some day (a QOS or association limit, a
+// dependency, a begin time, running jobs with no time limit): the reason
+// the job would pend with, as squeue would show it, and the scheduler's
+// numbers behind it, such as "alice holds 1 GPUs in QOS normal and asks
+// for 4, MaxTRESPerUser is gres/gpu=4". Slurm's will-run test ignores such
+// limits and prints a start time from the resources alone, exit 0
+// (golden/sbatch_test_only_qos_max_gres_per_user_as_alice.txt): sbatch
+// still exits 0, and the line says why the job would not start then. ""
+// when the start is known.
+func unknownStart(est sched.Estimate) string {
+	if !est.Start.IsZero() || est.Reason == "" || est.Reason == slurm.ReasonNone {
+		return ""
+	}
+	hint := fmt.Sprintf("no start time: the job would pend with reason %s", est.Reason)
+	if est.Detail != "" {
+		hint += " (" + est.Detail + ")"
+	}
+	return hint
+}

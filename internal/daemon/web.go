@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -118,14 +119,20 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 	inUse := map[string]bool{}
 	total := map[string]uint64{}
 	owners := map[uint32]uint32{} // job id -> its user's uid, for the events
+	names := map[uint32]string{}  // job id -> as squeue names it, of the jobs seen
 	for _, g := range gs.GPUs {
 		total[g.UUID] = g.MemoryTotal
 	}
 	for i := range jobs {
 		raw := &jobs[i]
 		owners[raw.ID] = raw.UID
-		// 1. The counts, of every job, seen or not.
+		// 1. The counts, of every job, seen or not; the names of those
+		// seen, finished ones included, for the events.
 		st.States[string(raw.State)]++
+		j, seen := who.job(*raw)
+		if seen {
+			names[j.ID] = eventJobID(&j)
+		}
 		if raw.State.Finished() {
 			continue
 		}
@@ -143,8 +150,7 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		}
 		// 2. The rows, of the jobs the viewer sees, from the viewer's
 		// copy.
-		j, ok := who.job(*raw)
-		if !ok {
+		if !seen {
 			continue
 		}
 		l := v.live(&j)
@@ -227,9 +233,13 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 			if !who.seesUsage(r.User) {
 				continue
 			}
-			st.Shares = append(st.Shares, web.Share{Account: r.Account, User: r.User, Depth: r.Depth,
+			ws := web.Share{Account: r.Account, User: r.User, Depth: r.Depth,
 				RawShares: r.RawShares, NormShares: r.NormShares, RawUsage: r.RawUsage,
-				EffUsage: r.EffectvUsage, FairShare: r.FairShare})
+				EffUsage: r.EffectvUsage, FairShare: r.FairShare}
+			if fs := r.LevelFS; !math.IsNaN(fs) && !math.IsInf(fs, 0) {
+				ws.LevelFS = &fs
+			}
+			st.Shares = append(st.Shares, ws)
 		}
 	}
 	index := map[string]string{}
@@ -240,10 +250,24 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 	}
 	for _, e := range events {
 		owner, known := owners[e.JobID]
+		if e.JobID != 0 && !known {
+			// A job older than the window: its owner and its name from
+			// the store.
+			if j, err := d.st.Job(ctx, e.JobID); err == nil {
+				owner, known = j.UID, true
+				owners[j.ID] = j.UID
+				if seen, ok := who.job(j); ok {
+					names[j.ID] = eventJobID(&seen)
+				}
+			}
+		}
 		if !who.seesTrail(e.JobID, owner, known) {
 			continue
 		}
 		ev := web.Event{Time: e.Time.Unix(), Who: e.ActorName, Action: e.Action, JobID: e.JobID, GPU: e.GPU, Detail: e.Detail}
+		if e.JobID != 0 {
+			ev.ID = cmp.Or(names[e.JobID], strconv.FormatUint(uint64(e.JobID), 10))
+		}
 		if i, ok := index[e.GPU]; ok {
 			ev.GPU = i // as sinfo and scontrol name it
 		}
@@ -300,6 +324,16 @@ func jobID(j *store.Job, tasks string) string {
 		return strconv.FormatUint(uint64(j.ArrayJobID), 10) + "_" + strconv.Itoa(j.ArrayTaskID)
 	}
 	return strconv.FormatUint(uint64(j.ID), 10)
+}
+
+// eventJobID is a job's id in the events: 7, 7_3 for an array task, 7_*
+// for an array's pending tasks together (slurmctld's name for an array's
+// record), which change while the event stays.
+func eventJobID(j *store.Job) string {
+	if j.ArrayRecord() {
+		return strconv.FormatUint(uint64(j.ArrayJobID), 10) + "_*"
+	}
+	return jobID(j, "")
 }
 
 func boolRank(b bool) int {

@@ -336,6 +336,8 @@ func asWeb(e api.Event) web.Event {
 	ev := web.Event{Time: e.Time.Unix(), Who: e.ActorName, Action: e.Action, JobID: e.JobID, Detail: e.Detail}
 	switch {
 	case e.JobID != 0:
+		// (No array in the walk: a job is named by its id.)
+		ev.ID = strconv.Itoa(int(e.JobID))
 	case e.GPU == api.NodeDrainUUID:
 	case e.GPUIndex >= 0:
 		ev.GPU = strconv.Itoa(e.GPUIndex)
@@ -351,23 +353,54 @@ func asWeb(e api.Event) web.Event {
 // name and user and the newest events as root reads them.
 func (w *webWalk) look(step string) {
 	w.t.Helper()
-	bodies := map[string]string{}
-	for _, p := range web.Paths() {
-		bodies[p] = w.wd.get(p)
-	}
-	var st web.State
-	if err := json.Unmarshal([]byte(bodies["/api/dashboard"]), &st); err != nil {
-		w.t.Fatal(err)
-	}
-	var jobs []api.Job
-	if err := w.wd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs); err != nil {
-		w.t.Fatal(err)
-	}
-	running := 0
-	for _, j := range jobs {
-		if j.State == slurm.Running {
-			running++
+	// The dashboard shows the last pass's snapshot, the API the jobs as
+	// they are: a job that starts between the two reads (the pass after
+	// an end) is counted by one and not yet by the other. Read both again
+	// until they agree, for a few seconds at most.
+	var (
+		bodies  map[string]string
+		st      web.State
+		jobs    []api.Job
+		running int
+	)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		bodies = map[string]string{}
+		for _, p := range web.Paths() {
+			bodies[p] = w.wd.get(p)
 		}
+		st = web.State{}
+		if err := json.Unmarshal([]byte(bodies["/api/dashboard"]), &st); err != nil {
+			w.t.Fatal(err)
+		}
+		jobs = nil
+		if err := w.wd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs); err != nil {
+			w.t.Fatal(err)
+		}
+		running = 0
+		for _, j := range jobs {
+			if j.State == slurm.Running {
+				running++
+			}
+		}
+		agree := st.States["RUNNING"] == running
+		shown := map[string]string{}
+		for _, j := range st.Jobs {
+			shown[j.ID] = j.Name
+		}
+		for _, j := range jobs {
+			if name, ok := shown[strconv.Itoa(int(j.ID))]; !w.private && !j.State.Finished() && (!ok || name != j.Name) {
+				agree = false
+			}
+			// /metrics names a running job's GPUs once a sample has it.
+			if !w.private && j.State == slurm.Running && !strings.Contains(bodies["/metrics"], fmt.Sprintf(`job="%d",`, j.ID)) &&
+				!strings.Contains(bodies["/metrics"], fmt.Sprintf(`,%d",`, j.ID)) {
+				agree = false
+			}
+		}
+		if agree || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if w.private {
 		for p, body := range bodies {

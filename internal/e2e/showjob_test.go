@@ -246,8 +246,9 @@ func showJobFields(out string) []showJobField {
 }
 
 // diffShowJobFields lists the fields whose values differ, one a line,
-// but for two differences that are known and left alone. A job that asks for no memory gets DefMemPerCPU=1000 on the recorded
-// cluster and no limit on slurm-lite (DefMemPerNode=UNLIMITED, by design):
+// but for one difference that is known and left alone. A job that asks
+// for no memory gets DefMemPerCPU=1000 on the recorded cluster and no
+// limit on slurm-lite (DefMemPerNode=UNLIMITED, by design):
 // MinMemoryCPU=1000M against MinMemoryNode=0, and TRES are compared
 // without their mem=.
 func diffShowJobFields(want, got []showJobField) string {
@@ -262,15 +263,6 @@ func diffShowJobFields(want, got []showJobField) string {
 			order = append(order, f.key)
 		}
 		gm[f.key] = f.value
-	}
-	// A running job's priority is what the daemon's last pass gave it
-	// while pending, which Slurm keeps and slurm-lite does not: a job
-	// that started in the pass that first saw it shows 0.
-	for k, v := range wm {
-		if rec, ok := strings.CutSuffix(k, " JobState"); ok && v == "RUNNING" {
-			delete(wm, rec+" Priority")
-			delete(gm, rec+" Priority")
-		}
 	}
 	memRe := regexp.MustCompile(`mem=[^,]*,`)
 	for k, v := range wm {

@@ -17,6 +17,11 @@
 //	       cgroup.conf  device confinement, Slurm's answer to jobs that
 //	                    touch GPUs they were not given
 //	       sacctmgr.sh  cluster, QOS, accounts, users, shares; idempotent
+//	       and, where the configuration uses them (extras.go):
+//	       job_submit.lua     [[Route]]s for Slurm's job_submit/lua plugin
+//	       prometheus.yml     the exporters that stand for [Web]'s /metrics
+//	       jobmap-*.sh        Prolog and Epilog keeping JobMappingDir
+//	       strigger.sh, webhook.sh   the webhooks' drains as triggers
 //	  -> writeFiles                 every file to a temporary name in DIR,
 //	                                then renamed: all of them or none
 //

@@ -16,9 +16,12 @@ import (
 // description is the long help of `slurmd-lite export --help`.
 const description = `Writes slurm.conf, gres.conf, cgroup.conf and sacctmgr.sh into DIR: the
 configuration that reproduces this machine's partitions, GPUs, shards,
-weights, preemption, QOS limits and shares on real Slurm. The top of
-slurm.conf lists what real Slurm does not have and what it does instead.
-docs/migrate.md walks through the move. The configuration read is
+weights, preemption, QOS limits and shares on real Slurm. Where the
+configuration uses them, also job_submit.lua ([[Route]]s), prometheus.yml
+(/metrics), jobmap-prolog.sh and jobmap-epilog.sh (JobMappingDir), and
+strigger.sh with webhook.sh (the webhooks' drains). The top of slurm.conf
+lists what real Slurm does not have, what it does instead and what a lab
+loses. docs/migrate.md walks through the move. The configuration read is
 slurmd-lite's -f (default: $SLURM_LITE_CONF, else
 /etc/slurm-lite/slurm-lite.toml, else built-in defaults).`
 
@@ -31,12 +34,18 @@ type Flags struct {
 	Nodes      string `help:"Write the node as a template for several identical machines, e.g. gpu[01-04] (default: this node's name)." placeholder:"HOSTLIST"`
 	Controller string `help:"The host running slurmctld and slurmdbd (default: the first node)." placeholder:"HOST"`
 	Force      bool   `help:"Replace files of these names that exist in DIR."`
-	// Unexpected catches a directory given without --dir, to say so.
-	Unexpected []string `arg:"" optional:"" hidden:""`
 }
 
 // Help is the long description kong prints above the options.
 func (Flags) Help() string { return description }
+
+// Unexpected is the error of an argument given without an option: most
+// likely the output directory, which --dir names. slurmd-lite's command
+// line says it in place of kong's plain "unexpected argument" (export
+// takes no positional argument, so that --help shows none).
+func Unexpected(arg string) string {
+	return fmt.Sprintf("slurmd-lite export: unexpected argument %q: the output directory is given with --dir (see slurmd-lite export --help)", arg)
+}
 
 // options are what run needs: the flags and the configuration's path.
 type options struct {
@@ -47,10 +56,6 @@ type options struct {
 // Command is `slurmd-lite export` with its options read; config is the
 // configuration file ("" to look where the daemon looks).
 func Command(f Flags, config string, stdout, stderr io.Writer) int {
-	if len(f.Unexpected) > 0 {
-		fmt.Fprintf(stderr, "slurmd-lite export: unexpected argument %q: the output directory is given with --dir (see slurmd-lite export --help)\n", f.Unexpected[0])
-		return 2
-	}
 	if f.Dir == "" {
 		fmt.Fprintln(stderr, "slurmd-lite export: --dir needs a directory")
 		return 2

@@ -138,7 +138,6 @@ func TestMainRefuses(t *testing.T) {
 		stderr string
 	}{
 		{"an unknown option", []string{"--frobnicate"}, 2, "unknown flag --frobnicate"},
-		{"an output directory given without --dir", []string{"-f", good, "out"}, 2, `unexpected argument "out": the output directory is given with --dir`},
 		{"a configuration file that does not exist", []string{"-f", "/nonexistent/x.toml"}, 1, "/nonexistent/x.toml"},
 		{"a configuration with a mistake", []string{"-f", bad}, 1, bad + ":1:"},
 		{"--dir naming a file", []string{"-f", good, "--dir", file}, 1, `output directory "` + file + `" is a file: choose a directory with --dir`},

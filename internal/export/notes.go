@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,12 +29,14 @@ func (g gen) noEquivalent() []string {
 		fmt.Sprintf("  gres/shard as plain units: each GPU gets its memory / %s shards (gres.conf), so", shard),
 		"  --gres=shard:N keeps its meaning, but Slurm never checks free or used GPU memory.",
 		"  #SLITE lines are comments to Slurm. A GPU serves shards or one whole-GPU job, never both.",
+		"  A lab loses: small jobs packed by the memory they use, and a job past its share noticed.",
 		"- GPU memory held outside jobs (processes started by hand) counts as used here; Slurm does",
 		"  not look, and offers such a GPU as free.",
 		fmt.Sprintf("- Yield (scontrol yield, #SLITE --yieldable, --batch-size, YieldGroup = %s): none.", q(c.YieldGroup)),
 		"  The owner or an operator can `scontrol requeue JOBID`: the job is stopped and pends",
 		"  again (about two minutes, reason BeginTime) with SLURM_RESTART_COUNT incremented;",
 		"  its batch size and GPU count cannot change, and YieldGroup gives no rights.",
+		"  A lab loses: a long job making room for a short one without losing its place.",
 		fmt.Sprintf("- Idle-GPU reclaim (IdleGPUTimeout = %s): none; a job keeps its GPUs until it ends.", idle),
 		"  Filler partitions work as here through PreemptType/PreemptMode=REQUEUE: a higher",
 		"  PriorityTier job preempts them (SIGTERM, KillWait, SIGKILL, requeue), without",
@@ -72,19 +75,69 @@ func (g gen) noEquivalent() []string {
 			"- AllowUnlistedUsers = true: Slurm refuses jobs from users without an association:",
 			fmt.Sprintf("  add each with `sacctmgr add user NAME Account=%s`.", c.ImplicitAccount()))
 	}
+	if y := c.Yield; y.Shrink || y.Payback {
+		lines = append(lines,
+			fmt.Sprintf("- [Yield] Shrink = %t, Payback = %t, Own = %t (the scheduler's own shrinks and stops): none;",
+				y.Shrink, y.Payback, y.Own),
+			"  Slurm stops a running job for a waiting one only by partition preemption (PriorityTier,",
+			"  PreemptMode). A lab loses: short jobs started at once on a box that long jobs fill.")
+	}
+	if slices.ContainsFunc(c.QOS, func(qos config.QOS) bool { return qos.UsageFactor == 0 }) {
+		lines = append(lines,
+			"- Fillers' free fair share (a QOS with UsageFactor = 0): sacctmgr.sh sets it, and Slurm, as",
+			"  here, charges nothing to jobs that ask for that QOS (--qos), but ignores a partition's QOS",
+			"  UsageFactor. A lab loses nothing if every filler job names the QOS.")
+	}
+	if c.Web.Listen != "" {
+		lines = append(lines,
+			fmt.Sprintf("- The dashboard ([Web] Listen = %s): none; Grafana over prometheus.yml's exporters is", q(c.Web.Listen)),
+			"  the usual one. A lab loses: the page that says why each job waits and when it starts.",
+			"- /metrics: prometheus.yml says which exporters serve the slurm_* metrics under the same",
+			"  names; slurm-lite's own (yields, GPU memory reserved, users' fair share) have none.")
+	}
 	if len(c.Notify) > 0 {
 		lines = append(lines,
-			fmt.Sprintf("- [[Notify]] webhooks (%d): none; Slurm sends only --mail-type's mail, through", len(c.Notify)),
-			"  MailProg (a MailProg wrapper may post the subject line to a URL). slurm-lite's own",
-			"  events (YIELD, DRAIN, GPU_MEM_LOW, ...) do not exist there.")
+			fmt.Sprintf("- [[Notify]] webhooks (%d): a drain runs strigger.sh's trigger (webhook.sh POSTs it); a", len(c.Notify)),
+			"  job's events reach only its owner's --mail-type mail (MailProg), and YIELD, PREEMPT,",
+			"  CANCEL, HOLD, RELEASE, RESUME and GPU_MEM_LOW have no trigger. A lab loses: a message",
+			"  for every job's end, and the GPU events.")
 	}
 	if c.Node.GPUs == config.GPUsSimulated {
 		lines = append(lines,
 			"- GPUs = \"simulated\": these GPUs are the configuration's, not a machine's; gres.conf",
 			"  names /dev/nvidia0... for them.")
 	}
+	lines = append(lines, "", "Carried by this file and the files beside it:", "")
+	lines = append(lines, g.carried()...)
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}
+
+// carried are the notes on what slurm-lite does around the scheduler
+// that real Slurm carries through a key, a plugin or a program: one line
+// each, naming the file.
+func (g gen) carried() []string {
+	c := g.cfg
+	var lines []string
+	if n := len(c.Routes); n > 0 {
+		lines = append(lines, fmt.Sprintf("- [[Route]] (%d): %s routes a job without -p by its time limit, as here (JobSubmitPlugins=lua).", n, JobSubmitLua))
+	}
+	mail := "MailProg = " + strconv.Quote(c.MailProg)
+	if c.MailProg == "" {
+		mail = "no mail program here: Slurm's MailProg default is /bin/mail"
+	}
+	lines = append(lines, fmt.Sprintf("- --mail-type: %s; Slurm mails as here, with the same subject lines.", mail))
+	if c.Web.Listen != "" || c.JobMappingDir != "" {
+		lines = append(lines, fmt.Sprintf("- Metrics: %s scrapes prometheus-slurm-exporter and dcgm-exporter in place of /metrics.", Prometheus))
+	}
+	if c.JobMappingDir != "" {
+		lines = append(lines, fmt.Sprintf("- JobMappingDir = %s: %s and %s (Prolog=, Epilog=) keep it for dcgm-exporter.",
+			strconv.Quote(c.JobMappingDir), JobMapProlog, JobMapEpilog))
+	}
+	if g.triggers() {
+		lines = append(lines, fmt.Sprintf("- [[Notify]] DRAIN: %s sets strigger --drained triggers that run %s (run it once).", Strigger, Webhook))
 	}
 	return lines
 }

@@ -28,7 +28,8 @@ import (
 //	GpuJobs       JOBS        ids of the jobs holding it
 //	GpuForeign    FOREIGN     processes of no job: PID:USER:MEMORY,...
 //	GpuForeignMem FOREIGN_MEM memory those hold
-//	GpuProcs      PROCESSES   every process: PID:USER:MEMORY:JOB (JOB "-" for none)
+//	GpuProcs      PROCESSES   every process: PID:USER:MEMORY:JOB (JOB "-" for none;
+//	                          PID "-" on simulated GPUs, where a job has no process)
 //	GpuReason     REASON      why it is drained, taken or lost; "none"
 //	GpuTimestamp  TIMESTAMP   when it was drained, "Unknown"
 //	GpuUser       USER        who drained it, "Unknown"
@@ -88,6 +89,15 @@ func joinIDs(ids []uint32) string {
 		parts[i] = strconv.FormatUint(uint64(id), 10)
 	}
 	return strings.Join(parts, ",")
+}
+
+// procPID is a process's PID; "-" for a simulated GPU's stand-in for a
+// job, which is no process.
+func procPID(p api.Process) string {
+	if p.PID <= 0 {
+		return "-"
+	}
+	return strconv.Itoa(p.PID)
 }
 
 func procUser(p api.Process) string {
@@ -185,7 +195,7 @@ var gpuFields = []*sinfoField{
 				if job == "" {
 					job = "-"
 				}
-				parts = append(parts, fmt.Sprintf("%d:%s:%s:%s", p.PID, procUser(p), gpuSize(p.Memory), job))
+				parts = append(parts, fmt.Sprintf("%s:%s:%s:%s", procPID(p), procUser(p), gpuSize(p.Memory), job))
 			}
 			if len(parts) == 0 {
 				return "N/A"

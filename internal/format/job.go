@@ -275,15 +275,27 @@ func tresPerSocket(j *api.Job) string { return tresPer(j.Request.GPUsPerSocket()
 
 // dependency is the job's dependency as the controller shows it: the
 // clauses still waited on, unfulfilled, or failed when they can never be
-// met, whatever the job's reason (a held job's dependencies show too);
-// Null once none is left. The scheduler's view of the dependencies
-// (DepReason) decides, else the reason.
+// met, whatever the job's reason; Null once none is left. The scheduler's
+// view of the dependencies (DepReason) decides, else the reason. A held
+// job is the exception: slurmctld tests no dependency of a held job
+// (job_independent returns at once for JobHeldUser and JobHeldAdmin), so
+// its clauses stay as they were last tested, and a job held before it ever
+// became eligible (EligibleTime Unknown: held at submission, or while its
+// dependencies were unmet) shows every clause unfulfilled, even one whose
+// job has since ended as asked or a singleton with no rival left
+// (golden/squeue_h_n_o_t_r_E_held_singleton.txt).
 func dependency(j *api.Job) string {
 	d := j.Request.Dependency
 	if d == nil || !isPending(j) {
 		return Null
 	}
 	state := slurmtime.DepUnfulfilled
+	if j.Hold != jobrec.HoldNone {
+		if !j.Eligible.IsZero() {
+			return Null // met before the hold: slurmctld cleared them
+		}
+		return orNull(d.Parsed.Show(nil))
+	}
 	r := j.DepReason
 	if r == "" {
 		r = j.Reason

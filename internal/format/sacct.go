@@ -1,6 +1,7 @@
 package format
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -130,9 +131,9 @@ var acctFields = []*acctField{
 	{"End", 19, kindDate, func(r *AcctRow) acctVal { return val(Time(r.end())) }},
 	{"ExitCode", 8, kindStr, func(r *AcctRow) acctVal {
 		if r.Step != nil {
-			return val(exitCode(r.Step.ExitCode))
+			return val(acctExitCode(r.Step.ExitCode))
 		}
-		return val(exitCode(r.Rec.Job.ExitCode))
+		return val(acctExitCode(r.Rec.Job.ExitCode))
 	}},
 	{"Flags", 19, kindStr, blank},
 	{"GID", 6, kindNum, func(r *AcctRow) acctVal { return r.jobOnly(uitoa(r.Rec.Job.GID)) }},
@@ -204,7 +205,11 @@ var acctFields = []*acctField{
 		return val(strconv.Itoa(max(1, r.Step.NTasks)))
 	}},
 	{"Partition", 10, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(r.Rec.Job.Partition) }},
-	{"Priority", 10, kindNum, func(r *AcctRow) acctVal { return r.jobOnly(uitoa(r.Rec.Job.Priority)) }},
+	{"Priority", 10, kindNum, func(r *AcctRow) acctVal {
+		// A started job's is the one it started with (jobrec.Alloc.Priority).
+		j := &r.Rec.Job
+		return r.jobOnly(uitoa(cmp.Or(j.Priority, j.Alloc.Priority)))
+	}},
 	{"QOS", 10, kindStr, func(r *AcctRow) acctVal { return r.jobOnly(r.Rec.Job.QOS) }},
 	{"QOSRAW", 6, kindNum, blank},
 	{"Reason", 22, kindStr, func(r *AcctRow) acctVal {
@@ -500,6 +505,18 @@ func (r *AcctRow) jobOnly(s string) acctVal {
 }
 
 func (r *AcctRow) job() *api.Job { return &api.Job{Job: r.Rec.Job} }
+
+// acctExitCode is sacct's ExitCode (print.c, PRINT_EXITCODE): an exit
+// status of 128 or more loses 128, as if it named the signal that a shell
+// reports that way, but stays in the status's place: a script that traps
+// SIGTERM and exits 143 shows 15:0 (golden/sacct_n_timeout_th143.txt),
+// where scontrol shows 143:0.
+func acctExitCode(e jobrec.ExitCode) string {
+	if e.Status >= 128 {
+		e.Status -= 128
+	}
+	return exitCode(e)
+}
 
 func (r *AcctRow) started() bool {
 	j := &r.Rec.Job

@@ -107,24 +107,33 @@ func TestEligibleAndStartTimes(t *testing.T) {
 	}
 }
 
+// slurmctld tests no dependency of a held job: held before it ever became
+// eligible, it shows every clause unfulfilled whatever the clauses' jobs
+// did since (golden/squeue_h_n_o_t_r_E_held_singleton.txt; a held
+// afterok on a job that completed showed afterok:N(unfulfilled) too), and
+// held after its dependencies were met, none.
 func TestDependencyShowsForHeldJobs(t *testing.T) {
-	dep, err := slurmtime.ParseDependency("afterok:2")
+	dep, err := slurmtime.ParseDependency("afterok:2,singleton")
 	if err != nil {
 		t.Fatal(err)
 	}
 	j := &api.Job{}
 	j.State, j.Reason, j.Hold = slurm.Pending, slurm.ReasonJobHeldUser, jobrec.HoldUser
-	j.Request.Dependency = &jobscript.Dependency{Spec: "afterok:2", Parsed: dep}
+	j.Request.Dependency = &jobscript.Dependency{Spec: "afterok:2,singleton", Parsed: dep}
+	const want = "afterok:2(unfulfilled),singleton(unfulfilled)"
+	for _, r := range []slurm.Reason{"", slurm.ReasonDependency, slurm.ReasonDependencyNeverSatisfied} {
+		j.DepReason = r
+		if got := dependency(j); got != want {
+			t.Errorf("held, the scheduler's view %q: %s, want %s", r, got, want)
+		}
+	}
+	j.Hold, j.Reason = jobrec.HoldAdmin, slurm.ReasonJobHeldAdmin
+	if got := dependency(j); got != want {
+		t.Errorf("held by an operator: %s, want %s", got, want)
+	}
+	j.Eligible = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	if got := dependency(j); got != Null {
-		t.Errorf("before the scheduler looked: %s, want %s", got, Null)
-	}
-	j.DepReason = slurm.ReasonDependency
-	if got, want := dependency(j), "afterok:2(unfulfilled)"; got != want {
-		t.Errorf("held: %s, want %s", got, want)
-	}
-	j.DepReason = slurm.ReasonDependencyNeverSatisfied
-	if got, want := dependency(j), "afterok:2(failed)"; got != want {
-		t.Errorf("never satisfied: %s, want %s", got, want)
+		t.Errorf("held once eligible: %s, want %s", got, Null)
 	}
 }
 

@@ -340,7 +340,8 @@ func (inv *Inventory) row(d deviceReading, owners []procInfo) *row {
 			g.Foreign += p.mem
 		}
 	}
-	slices.SortFunc(g.Processes, func(a, b Process) int { return cmp.Compare(a.PID, b.PID) })
+	// By PID, then job: simulated GPUs' stand-ins may all have PID 0.
+	slices.SortFunc(g.Processes, func(a, b Process) int { return cmp.Or(cmp.Compare(a.PID, b.PID), cmp.Compare(a.JobID, b.JobID)) })
 	r := &row{GPU: g, procsKnown: d.procsKnown, procMemUnknown: d.procMemUnknown}
 	if d.memKnown && d.procsKnown && !d.procMemUnknown {
 		r.unattributed = d.used - min(held, d.used)

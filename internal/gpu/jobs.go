@@ -172,7 +172,13 @@ func (inv *Inventory) attribute(devs []deviceReading, jobs []Job) [][]procInfo {
 			if j, ok := byID[info.job]; job == "" && ok && (j.User == "" || j.User == info.user) {
 				job = j.ID
 			}
-			out[i][k] = procInfo{user: info.user, job: job}
+			user := info.user
+			if p.pid <= 0 && job != "" {
+				// A simulated GPU's stand-in for a job whose PIDs the
+				// caller did not give: no process to ask, but the job's.
+				user = byID[job].User
+			}
+			out[i][k] = procInfo{user: user, job: job}
 		}
 	}
 	inv.procs = seen

@@ -77,7 +77,8 @@ func (s *simSource) probe(uuid string) error {
 }
 
 // read fills each GPU with what its jobs declared: one process per job,
-// its first PID (0 when the caller gave none), holding the job's memory.
+// its first PID (0 when the caller gave none: the job's user stands for
+// it, sinfo -G prints its PID as "-"), holding the job's memory.
 // An ended job keeps holding it while one of its PIDs is alive.
 func (s *simSource) read(_ time.Time, jobs []Job) reading {
 	rd := reading{comment: s.text}

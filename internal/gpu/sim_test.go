@@ -19,11 +19,12 @@ func TestSimulatedGPUs(t *testing.T) {
 		t.Errorf("Mode, Comment = %q, %q", inv.Mode(), inv.Comment())
 	}
 	// Job 42 asked for 20G on each of GPUs 0 and 1; job 43 shares GPU 0
-	// with 30G; job 44 has GPU 2 whole, and no process yet.
+	// with 30G; job 44 (carol's) has GPU 2 whole, and no process the
+	// caller knows: its stand-in has PID 0 and the job's user.
 	jobs := []Job{
 		{ID: "42", PIDs: []int{100}, GPUs: []string{"GPU-SIM-0000", "GPU-SIM-0001"}, MemPerGPU: 20 * gib},
 		{ID: "43", PIDs: []int{200}, GPUs: []string{"GPU-SIM-0000"}, MemPerGPU: 30 * gib},
-		{ID: "44", GPUs: []string{"GPU-SIM-0002"}},
+		{ID: "44", User: "carol", GPUs: []string{"GPU-SIM-0002"}},
 	}
 
 	s := inv.Sample(t0, jobs)
@@ -40,7 +41,7 @@ func TestSimulatedGPUs(t *testing.T) {
 			Process{PID: 100, Memory: 20 * gib, Utilization: -1, JobID: "42"},
 			Process{PID: 200, Memory: 30 * gib, Utilization: -1, JobID: "43"}),
 		sim(1, "a100", 80*gib, 20*gib, Process{PID: 100, Memory: 20 * gib, Utilization: -1, JobID: "42"}),
-		sim(2, "a100", 80*gib, 80*gib, Process{PID: 0, Memory: 80 * gib, Utilization: -1, JobID: "44"}),
+		sim(2, "a100", 80*gib, 80*gib, Process{PID: 0, User: "carol", Memory: 80 * gib, Utilization: -1, JobID: "44"}),
 		sim(3, "a100", 80*gib, 0),
 		sim(4, "t4", 16*gib, 0),
 	}

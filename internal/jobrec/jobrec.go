@@ -133,6 +133,23 @@ type ExitCode struct {
 
 func (e ExitCode) String() string { return fmt.Sprintf("%d:%d", e.Status, e.Signal) }
 
+// AccountedExitCode is the job's exit code as accounting keeps it: sacct's
+// job line and the end mail. When the controller ended the job (TIMEOUT,
+// CANCELLED, PREEMPTED, REQUEUED, NODE_FAIL, DEADLINE), slurmctld records
+// the end before the batch script's status comes in, so accounting has
+// 0:0, while the job itself (ExitCode: scontrol, squeue, sbatch --wait)
+// takes the script's status when it arrives (_job_complete). Recorded:
+// a script that traps SIGTERM and exits 143 at its time limit shows
+// TIMEOUT 0:0 in sacct and ExitCode=143:0 in scontrol
+// (golden/sacct_n_P_timeout_th143.txt, scontrol_show_job_timeout_exit_th143.txt).
+func (j *Job) AccountedExitCode() ExitCode {
+	switch j.State {
+	case slurm.Timeout, slurm.Cancelled, slurm.Preempted, slurm.Requeued, slurm.NodeFail, slurm.Deadline:
+		return ExitCode{}
+	}
+	return j.ExitCode
+}
+
 // Alloc is what a started job holds.
 type Alloc struct {
 	Node string     `json:"node,omitempty"`
@@ -140,6 +157,13 @@ type Alloc struct {
 	CPUs []int      `json:"cpus,omitempty"`
 	// Mem is host memory in bytes.
 	Mem int64 `json:"mem,omitempty"`
+	// Priority is the job's priority when it started. slurmctld computes
+	// priorities of pending jobs only (priority/multifactor skips the
+	// others), so a job keeps the one it started with while it runs and
+	// after it ends: squeue %Q, scontrol show job and sacct show it
+	// (golden/squeue_h_n_o_t_Q_running.txt). Kept with the allocation,
+	// which a requeue clears, as it makes the job pending again.
+	Priority uint32 `json:"priority,omitempty"`
 }
 
 // GPUAlloc is one GPU of an allocation.

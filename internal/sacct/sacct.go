@@ -212,7 +212,10 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
 			return a, 0, true
 		case "starttime", "endtime":
-			t, err := slurmtime.ParseBegin(v, now)
+			// parse_time(optarg, 1), as sacct calls it: a time that
+			// parses to 0 (nothing named, or the epoch itself) is no
+			// time given, and the default window applies.
+			t, err := slurmtime.ParseTime(v, now, true)
 			if err != nil {
 				var be *slurmtime.BeginError
 				if errors.As(err, &be) && be.Diagnostic() != "" {
@@ -221,9 +224,9 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 				return a, 1, true
 			}
 			if r.Option.Key() == "starttime" {
-				a.start, startSet = t, true
+				a.start, startSet = t, !t.IsZero()
 			} else {
-				a.end, endSet = t, true
+				a.end, endSet = t, !t.IsZero()
 			}
 		case "jobs":
 			sels, ok := parseAcctSels(v)

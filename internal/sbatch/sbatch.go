@@ -90,6 +90,9 @@ func Main(args []string, sio cmdio.IO) int {
 		}
 		fmt.Fprintf(sio.Stderr, "sbatch: Job %d to start at %s using %d processors on nodes %s in partition %s\n",
 			resp.JobID, start, resp.CPUs, resp.Node, resp.Partition)
+		if resp.Hint != "" {
+			fmt.Fprintf(sio.Stderr, "slurm-lite: %s\n", resp.Hint)
+		}
 		return 0
 	}
 	if !req.Quiet {

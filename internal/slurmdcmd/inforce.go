@@ -2,6 +2,7 @@ package slurmdcmd
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 	"github.com/slurm-lite/slurm-lite/internal/config"
@@ -21,7 +22,7 @@ func printInForce(cfg *config.Config, sio cmdio.IO) int {
 	w := sio.Stdout
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "# Every setting in force, defaults included (this reads back as a configuration file):")
-	if err := cfg.WriteTOML(w); err != nil {
+	if err := inForce(cfg).WriteTOML(w); err != nil {
 		fmt.Fprintf(sio.Stderr, "slurmd-lite: error: %v\n", err)
 		return 1
 	}
@@ -37,6 +38,19 @@ func printInForce(cfg *config.Config, sio cmdio.IO) int {
 		}
 	}
 	return code
+}
+
+// inForce is cfg with the values the daemon applies where the file left a
+// key to another: a partition's DefaultTime is its MaxTime when unset (0),
+// and says so, as the summary above it does (not "0", which reads as no
+// limit at all). cfg is not changed.
+func inForce(cfg *config.Config) *config.Config {
+	c := *cfg
+	c.Partitions = slices.Clone(cfg.Partitions)
+	for i := range c.Partitions {
+		c.Partitions[i].DefaultTime = c.Partitions[i].DefaultLimit()
+	}
+	return &c
 }
 
 // groupExists asks the group database as the commands do (/etc/group, then

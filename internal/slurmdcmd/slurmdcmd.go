@@ -7,6 +7,7 @@ package slurmdcmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -82,6 +83,10 @@ func Main(args []string, sio cmdio.IO, dm Daemon) int {
 		return exit // --help
 	}
 	if err != nil {
+		if arg, ok := exportArgument(err); ok {
+			fmt.Fprintln(sio.Stderr, export.Unexpected(arg))
+			return 2
+		}
 		fmt.Fprintf(sio.Stderr, "slurmd-lite: error: %v\n", err)
 		return 2
 	}
@@ -104,6 +109,16 @@ func Main(args []string, sio cmdio.IO, dm Daemon) int {
 		}
 		return dm.Run(a.Config, a.Fresh, a.Rebuild)
 	}
+}
+
+// exportArgument is the argument of kong's "unexpected argument" error
+// when export was the command: a directory given without --dir.
+func exportArgument(err error) (string, bool) {
+	var pe *kong.ParseError
+	if !errors.As(err, &pe) || pe.Context == nil || pe.Context.Selected() == nil || pe.Context.Selected().Name != "export" {
+		return "", false
+	}
+	return strings.CutPrefix(pe.Error(), "unexpected argument ")
 }
 
 // checkConfig loads the configuration as the daemon would and prints a

@@ -54,7 +54,7 @@ var beginUnits = []struct {
 const maxBeginDelta = 1_000_000_000_000
 
 // ParseBegin parses a --begin time relative to now, in now's location, as
-// Slurm's parse_time (src/common/parse_time.c) does:
+// Slurm's parse_time (src/common/parse_time.c) does for sbatch (past unset):
 //
 //   - HH:MM[:SS] with an optional AM or PM ("16:00", "4:00 PM"): today, or
 //     tomorrow if that time of day has passed (seconds do not count);
@@ -70,8 +70,41 @@ const maxBeginDelta = 1_000_000_000_000
 // skipped, so "tomorrow noon" and "2026-12-01T08:00" work (and, as in
 // Slurm, "Tomorrow" and "Teatime" fail: their capital T is skipped). "elevenses"
 // arrived in Slurm 24.05 and is refused, as 22.05 refuses it. The result is
-// whole seconds. Errors are *BeginError.
+// whole seconds. Errors are *BeginError. Where parse_time returns 0 without
+// a complaint (input that names no date or time, or the epoch itself),
+// which sbatch refuses as an invalid --begin, the error is Silent.
 func ParseBegin(s string, now time.Time) (time.Time, error) {
+	t, err := parseTime(s, now, false)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if t.IsZero() {
+		return time.Time{}, &BeginError{Spec: s, Silent: true}
+	}
+	return t, nil
+}
+
+// ParseTime parses a time as parse_time(s, past) does: ParseBegin's
+// formats, and with past set (sacct's -S and -E) a time of day without a
+// date is today even when it has passed, and a date without a year is this
+// year unless its month is later than now's (then last year). parse_time
+// returns 0 without a complaint for input that names no date or time and
+// for the epoch itself, which sacct then takes as "not given" (so in UTC
+// "sacct -S 1970-01-01" is plain sacct, since midnight): ParseTime returns
+// the zero Time and no error for both. Its only error besides the
+// syntax's is a time mktime cannot represent, -1: one second before the
+// epoch. Errors are *BeginError.
+func ParseTime(s string, now time.Time, past bool) (time.Time, error) {
+	t, err := parseTime(s, now, past)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return t, nil
+}
+
+// parseTime is parse_time; see ParseTime. A nil *BeginError is returned as
+// such, never as a non-nil error interface.
+func parseTime(s string, now time.Time, past bool) (time.Time, *BeginError) {
 	loc := now.Location()
 	now = now.Truncate(time.Second)
 	if hasPrefixFold(s, "uts") {
@@ -90,12 +123,12 @@ func ParseBegin(s string, now time.Time) (time.Time, error) {
 		return time.Time{}, err
 	}
 	if p.hour == -1 && p.month == -1 {
-		return time.Time{}, &BeginError{Spec: s, Silent: true}
+		return time.Time{}, nil // nothing named: parse_time's 0
 	}
 	if p.hour == -1 { // a date and no time: 00:00
 		p.hour, p.minute = 0, 0
 	} else if p.month == -1 { // a time and no date: the next such time
-		if p.hour > now.Hour() || (p.hour == now.Hour() && p.minute > now.Minute()) {
+		if past || p.hour > now.Hour() || (p.hour == now.Hour() && p.minute > now.Minute()) {
 			p.setDate(now)
 		} else {
 			p.setDate(now.Add(24 * time.Hour))
@@ -103,13 +136,21 @@ func ParseBegin(s string, now time.Time) (time.Time, error) {
 	}
 	if p.year == -1 {
 		p.year = now.Year()
-		if !afterNow(p, now) {
+		switch {
+		case past:
+			if p.month > int(now.Month())-1 {
+				p.year--
+			}
+		case !afterNow(p, now):
 			p.year++
 		}
 	}
 	t := time.Date(p.year, time.Month(p.month+1), p.mday, p.hour, p.minute, p.second, 0, loc)
-	if t.Unix() == 0 { // parse_time's "no time" value
+	switch t.Unix() {
+	case -1: // mktime's error value, parse_time's only check of the result
 		return time.Time{}, &BeginError{Spec: s, Pos: len(p.s)}
+	case 0: // parse_time returns it as it returns "nothing named"
+		return time.Time{}, nil
 	}
 	return t, nil
 }

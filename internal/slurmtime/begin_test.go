@@ -137,6 +137,75 @@ func TestParseBeginErrorPosition(t *testing.T) {
 	}
 }
 
+// ParseTime is parse_time with its past flag (sacct's -S and -E): a time
+// of day is today even once passed, a date without a year is this year
+// unless its month is still to come; 0 (nothing named, or the epoch
+// itself) is "not given", and only mktime's -1 is an error
+// (golden/sacct_S_epoch*.txt).
+func TestParseTime(t *testing.T) {
+	zone := time.FixedZone("CET", 3600)
+	now := time.Date(2026, 11, 29, 10, 30, 15, 0, zone)
+	at := func(y int, mo time.Month, d, h, mi, s int) time.Time { return time.Date(y, mo, d, h, mi, s, 0, zone) }
+	tests := []struct {
+		name    string
+		in      string
+		loc     *time.Location
+		past    bool
+		want    time.Time
+		wantErr *BeginError
+	}{
+		{name: "past: a passed time of day is today", in: "09:00", past: true, want: at(2026, 11, 29, 9, 0, 0)},
+		{name: "past: a later time of day is today too", in: "16:00", past: true, want: at(2026, 11, 29, 16, 0, 0)},
+		{name: "past: midnight is this morning's", in: "midnight", past: true, want: at(2026, 11, 29, 0, 0, 0)},
+		{name: "past: a passed date without a year is this year", in: "11/01", past: true, want: at(2026, 11, 1, 0, 0, 0)},
+		{name: "past: a later day of this month is this year", in: "11/30", past: true, want: at(2026, 11, 30, 0, 0, 0)},
+		{name: "past: a later month is last year", in: "12/01", past: true, want: at(2025, 12, 1, 0, 0, 0)},
+		{name: "not past: a passed time of day is tomorrow", in: "09:00", want: at(2026, 11, 30, 9, 0, 0)},
+		{name: "not past: a passed date is next year", in: "11/01", want: at(2027, 11, 1, 0, 0, 0)},
+		{name: "the epoch in UTC is parse_time's 0: not given", in: "1970-01-01", loc: time.UTC, past: true},
+		{name: "the epoch's date east of UTC is an hour before it", in: "1970-01-01", past: true, want: time.Unix(-3600, 0)},
+		{name: "a second after the epoch", in: "1970-01-01T00:00:01", loc: time.UTC, past: true, want: time.Unix(1, 0)},
+		{name: "mktime's -1 is the one error", in: "1969-12-31T23:59:59", loc: time.UTC, past: true,
+			wantErr: &BeginError{Spec: "1969-12-31T23:59:59", Pos: 19}},
+		{name: "two seconds before the epoch is fine", in: "1969-12-31T23:59:58", loc: time.UTC, past: true, want: time.Unix(-2, 0)},
+		{name: "nothing named is not given", in: "", past: true},
+		{name: "blanks only are not given", in: "  ", past: true},
+		{name: "a bad word is still an error", in: "soon", past: true, wantErr: &BeginError{Spec: "soon", Pos: 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := now
+			if tt.loc != nil {
+				n = now.In(tt.loc)
+			}
+			got, err := ParseTime(tt.in, n, tt.past)
+			if tt.wantErr != nil {
+				var be *BeginError
+				if !errors.As(err, &be) {
+					t.Fatalf("ParseTime(%q) = %v, %v; want error %v", tt.in, got, err, tt.wantErr)
+				}
+				if diff := cmp.Diff(*tt.wantErr, *be); diff != "" {
+					t.Errorf("ParseTime(%q) error (-want +got):\n%s", tt.in, diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseTime(%q): %v", tt.in, err)
+			}
+			if !got.Equal(tt.want) || got.IsZero() != tt.want.IsZero() {
+				t.Errorf("ParseTime(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+	// sbatch refuses what parse_time returns as 0, and parse_time prints
+	// nothing for it.
+	_, err := ParseBegin("1970-01-01", now.In(time.UTC))
+	var be *BeginError
+	if !errors.As(err, &be) || !be.Silent {
+		t.Errorf("ParseBegin(1970-01-01) in UTC = %v, want a silent *BeginError", err)
+	}
+}
+
 // A time written as YYYY-MM-DDTHH:MM:SS reads back as itself.
 func TestBeginISORoundTrip(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 30, 0, 0, time.UTC)

@@ -3,7 +3,7 @@
 // specs, output filename patterns and hostlists. Each behaves as Slurm
 // 22.05 does; the Slurm source each follows is named at the function.
 //
-// All functions are pure: ParseBegin takes the current time as an argument,
+// All functions are pure: ParseBegin and ParseTime take the current time,
 // nothing reads the environment, and every parser bounds its work (an array
 // or hostlist cannot expand without limit), returns an error rather than
 // panicking, and leaves wording Slurm's own messages to the caller (each
@@ -13,7 +13,7 @@
 //	size.go        ParseSize, FormatSize
 //	array.go       ParseArray, Array.String, FormatTasks, ArrayTaskStep
 //	dependency.go  ParseDependency, Dependency.String, Dependency.Show
-//	begin.go       ParseBegin
+//	begin.go       ParseBegin, ParseTime (parse_time with its past flag, for sacct)
 //	signal.go      ParseSignal, ParseSignalName, SignalName, SignalSpec.String
 //	pattern.go     ExpandPattern, ShowPattern
 //	hostlist.go    ExpandHostlist, NormalizeHostlist, CompressHostlist

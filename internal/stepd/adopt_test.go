@@ -100,8 +100,10 @@ func TestAdoptCallerThatDiesEndsTheJob(t *testing.T) {
 	_ = caller.Process.Signal(syscall.SIGKILL)
 	_ = caller.Wait()
 	st := j.wait()
-	if st.State != slurm.Cancelled || st.ExitCode != "0:0" || st.Ending == nil || st.Ending.By != nil {
-		t.Errorf("status %s %s ending %+v, want CANCELLED 0:0 by no one", st.State, st.ExitCode, st.Ending)
+	// The caller said nothing of its end: the job's exit code is that of
+	// a killed caller, as for a batch script (final).
+	if st.State != slurm.Cancelled || st.ExitCode != "0:9" || st.Ending == nil || st.Ending.By != nil {
+		t.Errorf("status %s %s ending %+v, want CANCELLED 0:9 by no one", st.State, st.ExitCode, st.Ending)
 	}
 	j.waitFor("the caller's child killed", func() bool { return !procfs.Alive(child) })
 }
@@ -115,8 +117,8 @@ func TestAdoptTimeLimit(t *testing.T) {
 	// The caller gets SIGTERM, exits 5 without a word: TIMEOUT.
 	_ = caller.Wait()
 	st := j.wait()
-	if st.State != slurm.Timeout || st.ExitCode != "0:0" {
-		t.Errorf("status %s %s, want TIMEOUT 0:0\n%s", st.State, st.ExitCode, j.log())
+	if st.State != slurm.Timeout || st.ExitCode != "0:9" {
+		t.Errorf("status %s %s, want TIMEOUT 0:9\n%s", st.State, st.ExitCode, j.log())
 	}
 }
 

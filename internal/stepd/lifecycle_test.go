@@ -53,7 +53,7 @@ while :; do sleep 0.05; done
 	j.spec.TimeLimit = 2 * time.Second
 	j.start()
 	st := j.wait()
-	want := summary{"TIMEOUT", "0:0", "CANCELLED", "0:9", false, true}
+	want := summary{"TIMEOUT", "0:9", "CANCELLED", "0:9", false, true}
 	if diff := cmp.Diff(want, summarize(st)); diff != "" {
 		t.Errorf("(-want +got):\n%s\nlog:\n%s", diff, j.log())
 	}
@@ -134,7 +134,8 @@ wait
 
 // TestCancel: a cancel from outside writes Slurm's line, sends SIGTERM,
 // and the job is CANCELLED; a script that exits on SIGTERM needs no
-// SIGKILL.
+// SIGKILL, and its batch step, which exited 0, is COMPLETED, as
+// slurmdbd records such a step (golden/README.md, issue 24).
 func TestCancel(t *testing.T) {
 	tests := []struct {
 		name string
@@ -142,13 +143,13 @@ func TestCancel(t *testing.T) {
 		want summary
 	}{
 		{"a cancel by a user", Request{Op: OpCancel, By: ptr(uint32(1000))},
-			summary{"CANCELLED", "0:0", "CANCELLED", "0:0", true, false}},
+			summary{"CANCELLED", "0:0", "COMPLETED", "0:0", true, false}},
 		{"a requeue", Request{Op: OpCancel, Why: WhyRequeue},
-			summary{"CANCELLED", "0:0", "CANCELLED", "0:0", true, false}},
+			summary{"CANCELLED", "0:0", "COMPLETED", "0:0", true, false}},
 		{"a cancel with SIGUSR2 first, for a job that checkpoints on it", Request{Op: OpCancel, Signal: syscall.SIGUSR2},
-			summary{"CANCELLED", "0:0", "CANCELLED", "0:0", true, false}},
+			summary{"CANCELLED", "0:0", "COMPLETED", "0:0", true, false}},
 		{"a cancel with SIGKILL at once", Request{Op: OpCancel, Kill: true},
-			summary{"CANCELLED", "0:0", "CANCELLED", "0:9", false, true}},
+			summary{"CANCELLED", "0:9", "CANCELLED", "0:9", false, true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

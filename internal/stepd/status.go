@@ -18,12 +18,13 @@ import (
 type Status struct {
 	JobID uint32         `json:"job_id"`
 	State slurm.JobState `json:"state"`
-	// ExitCode is the job's exit code as sacct's job line shows it,
-	// "code:signal": "3:0", "0:9"; "0:0" for a job that was cancelled or
-	// timed out, whatever its script did.
+	// ExitCode is the job's exit code as scontrol shows it, "code:signal":
+	// "3:0", "0:9"; for a job the supervisor ended (cancelled, timed out)
+	// its script's status all the same, which sacct's job line shows as
+	// 0:0 (jobrec.Job.AccountedExitCode).
 	ExitCode string `json:"exit_code"`
 	// Batch is the batch step (sacct's "N.batch" line): the script's own
-	// exit status, state CANCELLED when the supervisor ended it.
+	// exit status, and a state that follows it (see final).
 	Batch StepStatus `json:"batch"`
 	// Reason is Slurm's reason word when the job failed to launch
 	// (JobLaunchFailure); Error says what went wrong.
@@ -126,8 +127,14 @@ type outcome struct {
 
 // final decides a job's state and exit codes as slurmctld does:
 //  1. a batch step that never started: FAILED, 0:53, JobLaunchFailure;
-//  2. a job the supervisor ended: TIMEOUT or CANCELLED, 0:0, with the
-//     batch step CANCELLED and its real exit status (0:15, 0:9);
+//  2. a job the supervisor ended: TIMEOUT or CANCELLED, with the batch
+//     script's real exit status ("0:15", "0:9", "143:0" for a script that
+//     traps SIGTERM and exits 143), which slurmctld takes as the job's
+//     when it comes in after the end (accounting keeps 0:0 for the job
+//     line: jobrec.Job.AccountedExitCode); the batch step's state follows
+//     its status as slurmdbd's step completion decides it: CANCELLED by a
+//     signal, FAILED by a non-zero exit, COMPLETED by 0
+//     (golden/sacct_n_P_timeout_*.txt, sacct_n_P_cancelled_cwrap.txt);
 //  3. an OOM kill in the job's cgroup: OUT_OF_MEMORY, 0:125, even when the
 //     script went on to exit 0;
 //  4. otherwise the script's status: COMPLETED 0:0, or FAILED with its
@@ -137,11 +144,18 @@ func final(o outcome) (job slurm.JobState, exit string, batch StepStatus) {
 	case o.launchErr != nil:
 		return slurm.Failed, launchFailureExit, StepStatus{State: slurm.Cancelled, ExitCode: launchFailureExit}
 	case o.ending != nil:
-		b := StepStatus{State: slurm.Cancelled, ExitCode: exitCode(o.wait)}
-		if o.ending.Why == WhyTimeLimit {
-			return slurm.Timeout, "0:0", b
+		code := exitCode(o.wait)
+		b := StepStatus{State: slurm.Completed, ExitCode: code}
+		switch {
+		case o.wait.Signaled():
+			b.State = slurm.Cancelled
+		case o.wait.ExitStatus() != 0:
+			b.State = slurm.Failed
 		}
-		return slurm.Cancelled, "0:0", b
+		if o.ending.Why == WhyTimeLimit {
+			return slurm.Timeout, code, b
+		}
+		return slurm.Cancelled, code, b
 	case o.oomKills > 0:
 		return slurm.OutOfMemory, oomExit, StepStatus{State: slurm.OutOfMemory, ExitCode: oomExit}
 	case o.wait.Exited() && o.wait.ExitStatus() == 0:

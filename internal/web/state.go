@@ -130,7 +130,14 @@ type Share struct {
 	NormShares float64 `json:"norm_shares"`
 	RawUsage   float64 `json:"raw_usage"`
 	EffUsage   float64 `json:"eff_usage"`
-	FairShare  float64 `json:"fairshare"`
+	// LevelFS is sshare -l's: NormShares / EffectvUsage, how the row
+	// stands among its siblings (above 1: under its share); null where
+	// sshare prints inf (no usage yet) or nothing (root). Fair Tree ranks
+	// accounts by it: an account has no FairShare of its own.
+	LevelFS *float64 `json:"level_fs"`
+	// FairShare is a user's factor (0 on an account's row, which has
+	// none: sshare leaves it blank).
+	FairShare float64 `json:"fairshare"`
 }
 
 // Event is one line of the audit trail: the node's and the GPUs' are
@@ -140,7 +147,11 @@ type Event struct {
 	// Who is the user who acted (slurmd-lite for the daemon itself).
 	Who    string `json:"who"`
 	Action string `json:"action"`
-	JobID  uint32 `json:"job,omitempty"`
+	// JobID is the job's own id (what it runs under); ID names it as
+	// squeue does: 16_2 for an array task, 16_* for an array's pending
+	// tasks together.
+	JobID uint32 `json:"job,omitempty"`
+	ID    string `json:"id,omitempty"`
 	// GPU is the GPU's index, or its UUID when it is no longer present.
 	GPU    string `json:"gpu,omitempty"`
 	Detail string `json:"detail,omitempty"`

@@ -26,6 +26,9 @@ function dur(s) {
   return sec + "s";
 }
 
+// count is n and a noun, plural unless n is 1: "1 yield", "3 yields".
+function count(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
+
 function gib(b) { return (b / 1073741824).toFixed(1) + " GiB"; }
 
 function clock(t) {
@@ -102,20 +105,30 @@ function draw(st) {
   if (hidden) rows.push(el("tr", { class: "more" }, el("td", { colspan: 7, class: "muted" }, "… and " + hidden + " more (squeue lists them all)")));
   qb.replaceChildren(...rows);
 
+  // As sshare lists them: each row names its account, indented by its
+  // depth, so that root's own user and a user root of another account
+  // read apart. The tree's top (the cluster's root) is left out: it is
+  // everyone's usage and has no shares.
   const gh = st.gpu_seconds || {};
   const sb = document.querySelector("#shares tbody");
-  sb.replaceChildren(...st.shares.filter((s) => s.account !== "root" || s.user).map((s) =>
-    el("tr", { "data-account": s.account, "data-user": s.user || "" },
-      el("td", {}, s.user ? "" : s.account), el("td", {}, s.user || ""), el("td", { class: "num" }, s.raw_shares),
-      el("td", { class: "num" }, (s.raw_usage / 3600).toFixed(2)), el("td", { class: "num fs" }, s.user ? s.fairshare.toFixed(3) : ""),
-      el("td", { class: "num" }, s.user ? "" : ((gh[s.account] || 0) / 3600).toFixed(2)))));
+  sb.replaceChildren(...st.shares.filter((s) => s.depth > 0).map((s) => {
+    const acct = el("td", { class: "acct" }, s.account);
+    acct.style.paddingLeft = (0.5 + (s.depth - 1)) + "em";
+    const fs = s.user ? el("td", { class: "num fs" }, s.fairshare.toFixed(3)) :
+      el("td", { class: "num fs muted", title: "Fair Tree gives an account no fair share of its own: its Level FS ranks it among its siblings" }, "none");
+    return el("tr", { "data-account": s.account, "data-user": s.user || "" },
+      acct, el("td", {}, s.user || ""), el("td", { class: "num" }, s.raw_shares),
+      el("td", { class: "num" }, (s.raw_usage / 3600).toFixed(2)),
+      el("td", { class: "num levelfs" }, s.level_fs === null ? "inf" : s.level_fs.toFixed(3)), fs,
+      el("td", { class: "num" }, s.user ? "" : ((gh[s.account] || 0) / 3600).toFixed(2)));
+  }));
 
   const ev = document.getElementById("events");
   const evs = st.events.slice().reverse();
   ev.replaceChildren(...(evs.length ? evs.map((e) => el("li", { "data-action": e.action },
-    el("time", {}, clock(e.time)), (e.who || "someone") + " " + e.action + (e.job ? " job " + e.job : "") + (e.gpu ? " GPU " + e.gpu : "") +
+    el("time", {}, clock(e.time)), (e.who || "someone") + " " + e.action + (e.id ? " job " + e.id : "") + (e.gpu ? " GPU " + e.gpu : "") +
     (e.detail ? ": " + e.detail : ""))) : [el("li", { class: "muted" }, "No yields, preemptions, drains or cancels by others yet.")]));
-  document.getElementById("status").textContent = "Updated " + clock(now) + " · " + st.preemptions + " preemptions, " + st.yields + " yields since the daemon started";
+  document.getElementById("status").textContent = "Updated " + clock(now) + " · " + count(st.preemptions, "preemption") + ", " + count(st.yields, "yield") + " since the daemon started";
   document.getElementById("status").className = "muted";
 }
 
