@@ -261,4 +261,16 @@ type PriorityRow struct {
 	QOSPrio       float64 `json:"qos_prio"`
 	QOS           string  `json:"qos"`
 	Nice          int     `json:"nice"`
+	// TRES are the weighted TRES factors that are not 0, in
+	// PriorityWeightTRES's order.
+	TRES []PriorityTRES `json:"tres,omitempty"`
+}
+
+// PriorityTRES is one TRES's part of a job's priority.
+type PriorityTRES struct {
+	Name string `json:"name"`
+	// Weight is its PriorityWeightTRES weight; Value is the weight times
+	// the factor (sprio -n prints Value/Weight).
+	Weight float64 `json:"weight"`
+	Value  float64 `json:"value"`
 }

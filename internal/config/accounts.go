@@ -115,6 +115,7 @@ func (n Node) GPUType(model string) string {
 // inherited billing weights, users from Account.Users, and each user's
 // DefaultAccount and AdminLevel on every one of its entries.
 func (p *parser) resolve(c *Config) {
+	c.Priority.WeightTRESText = p.texts[key("Priority", "WeightTRES").String()]
 	// Checkpoints live with the rest of the state unless placed elsewhere:
 	// moving StateSaveLocation moves them too.
 	if !p.isGiven(key("CheckpointDir")) {

@@ -297,12 +297,23 @@ func (p *parser) checkScheduler(c *Config) {
 	p.inRange(at("bf_window"), n+"bf_window", int64(s.BFWindow/time.Minute), 1, 43200)
 	p.inRange(at("bf_max_job_test"), n+"bf_max_job_test", int64(s.BFMaxJobTest), 1, 1000000)
 	p.inRange(at("bf_resolution"), n+"bf_resolution", int64(s.BFResolution/time.Second), 1, 3600)
-	if s.BFInterval == -time.Second {
+	// slurm-lite plans every pending job, backfill included, in one pass at
+	// every submission, end and change: these three set nothing here, so
+	// only Slurm's defaults (which export writes) are taken, and another
+	// value is refused, saying why, rather than accepted and ignored.
+	const everyPass = "slurm-lite runs its backfill over every pending job at each submission, job end and change"
+	switch {
+	case s.BFInterval == -time.Second:
 		p.errorf(at("bf_interval"), `%sbf_interval -1 (no backfill) is written SchedulerType = "sched/builtin" here`, n)
-	} else {
-		p.inRange(at("bf_interval"), n+"bf_interval", int64(s.BFInterval/time.Second), 1, 10800)
+	case s.BFInterval != 30*time.Second:
+		p.errorf(at("bf_interval"), "%sbf_interval %d is not supported: %s, not every bf_interval; remove it (Slurm's default, 30, is what export writes)", n, int64(s.BFInterval/time.Second), everyPass)
 	}
-	p.notNegative(at("default_queue_depth"), n+"default_queue_depth", s.DefaultQueueDepth)
+	if s.BFContinue {
+		p.errorf(at("bf_continue"), "%sbf_continue is not supported: %s, never interrupted; remove it", n, everyPass)
+	}
+	if s.DefaultQueueDepth != 100 {
+		p.errorf(at("default_queue_depth"), "%sdefault_queue_depth %d is not supported: %s, with no quick pass of a few jobs; remove it (Slurm's default, 100, is what export writes)", n, s.DefaultQueueDepth, everyPass)
+	}
 	// slurm.conf refuses more than 512 MB (read_config.c).
 	p.inRange(at("max_script_size"), n+"max_script_size", int64(s.MaxScriptSize), 1, 512<<20)
 }
@@ -392,8 +403,15 @@ func (p *parser) checkPriority(c *Config) {
 	if pr.MaxAge < 0 {
 		p.errorf(at("MaxAge"), "Priority.MaxAge must not be negative")
 	}
-	if pr.CalcPeriod < time.Minute {
+	switch {
+	case pr.CalcPeriod < time.Minute:
 		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod must be at least 1 minute")
+	case pr.CalcPeriod != 5*time.Minute:
+		// Slurm's decay thread charges usage and recomputes fair share
+		// and priorities every PriorityCalcPeriod; slurm-lite does it at
+		// every pass, so another value would set nothing.
+		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is not supported: slurm-lite charges usage and recomputes fair share and priorities at every scheduling pass, not every CalcPeriod; remove it (Slurm's default, 5 minutes, is what export writes)",
+			slurmtime.FormatClock(pr.CalcPeriod))
 	}
 	p.enum(at("UsageResetPeriod"), "Priority.UsageResetPeriod", &pr.UsageResetPeriod,
 		"NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY")
@@ -401,9 +419,39 @@ func (p *parser) checkPriority(c *Config) {
 		p.errorf(at("DecayHalfLife"), "Priority.DecayHalfLife 0 (no decay) with UsageResetPeriod NONE lets usage grow forever; set a DecayHalfLife such as \"7-0\" or a UsageResetPeriod")
 	}
 	for i := range pr.Flags {
-		p.enum(at("Flags").index(i), "Priority.Flags", &pr.Flags[i], priorityFlags...)
+		if p.enum(at("Flags").index(i), "Priority.Flags", &pr.Flags[i], priorityFlags...) {
+			if why, refused := unsupportedPriorityFlags[pr.Flags[i]]; refused {
+				p.errorf(at("Flags").index(i), "Priority.Flags %s is not supported: %s; remove it", pr.Flags[i], why)
+			}
+		}
 	}
 }
+
+// unsupportedPriorityFlags are Slurm's PriorityFlags that slurm-lite would
+// accept and not obey, refused with why: each is obeyed or refused.
+var unsupportedPriorityFlags = map[string]string{
+	"CALCULATE_RUNNING": "slurm-lite does not recompute the priority of running jobs",
+	"DEPTH_OBLIVIOUS":   "slurm-lite has Fair Tree and the classic formula (NO_FAIR_TREE), not the depth-oblivious one",
+	"INCR_ONLY":         "slurm-lite keeps no earlier priority of a job to hold the new one above",
+}
+
+// unsupportedQOSFlags are sacctmgr's QOS flags that slurm-lite refuses,
+// with why; DenyOnLimit is obeyed.
+var unsupportedQOSFlags = map[string]string{
+	"EnforceUsageThreshold": "slurm-lite has no UsageThreshold for it to enforce",
+	"NoDecay":               "slurm-lite keeps no usage per QOS (GrpTRESMins) for it to stop decaying; fair-share usage decays as the association's",
+	"NoReserve":             "slurm-lite's backfill reserves resources for every blocked job",
+	"OverPartQOS":           "slurm-lite checks the partition's QOS first, then the job's, always",
+	"PartitionMaxNodes":     "on one machine there is no partition node limit to ignore",
+	"PartitionMinNodes":     "on one machine there is no partition node limit to ignore",
+	"PartitionTimeLimit":    "slurm-lite always holds a job to its partition's MaxTime",
+	"RequiresReservation":   "slurm-lite's jobs may not name a reservation",
+	"UsageFactorSafe":       "slurm-lite has no usage limits (GrpTRESMins) that UsageFactor could be applied to",
+}
+
+// enforcedQOSTRES are the TRES a QOS's MaxTRESPerUser and MaxTRESPerJob may
+// limit: those the scheduler counts.
+var enforcedQOSTRES = []string{"cpu", "mem", "node", "billing", "gres/gpu"}
 
 // sacctmgr's QOS flags.
 var qosFlags = []string{"DenyOnLimit", "EnforceUsageThreshold", "NoDecay", "NoReserve", "OverPartQOS",
@@ -432,7 +480,22 @@ func (p *parser) checkQOS(c *Config) {
 			p.errorf(at("UsageFactor"), "%s: UsageFactor %g is negative; use 0 (free) or more", label, q.UsageFactor)
 		}
 		for j := range q.Flags {
-			p.enum(at("Flags").index(j), label+": Flags", &q.Flags[j], qosFlags...)
+			if p.enum(at("Flags").index(j), label+": Flags", &q.Flags[j], qosFlags...) {
+				if why, refused := unsupportedQOSFlags[q.Flags[j]]; refused {
+					p.errorf(at("Flags").index(j), "%s: flag %s is not supported: %s; remove it", label, q.Flags[j], why)
+				}
+			}
+		}
+		for _, k := range []string{"MaxTRESPerUser", "MaxTRESPerJob"} {
+			lim := q.MaxTRESPerUser
+			if k == "MaxTRESPerJob" {
+				lim = q.MaxTRESPerJob
+			}
+			for _, n := range sortedKeys(lim) {
+				if !slices.Contains(enforcedQOSTRES, n) {
+					p.errorf(at(k), "%s: %s limits %s, which slurm-lite does not enforce; limit %s instead", label, k, n, strings.Join(enforcedQOSTRES, ", "))
+				}
+			}
 		}
 	}
 }
@@ -547,6 +610,7 @@ func (p *parser) checkAccounts(c *Config) {
 		if a.Shares < 1 {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, a.Shares)
 		}
+		p.inRange(at("Priority"), label+": Priority", int64(a.Priority), 0, math.MaxInt32)
 		users := map[string]bool{}
 		for j, u := range a.Users {
 			if p.name(at("Users").index(j), label+": Users: user", u) && users[u] {
@@ -620,6 +684,7 @@ func (p *parser) checkUsers(c *Config) {
 		if u.Shares < 1 {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, u.Shares)
 		}
+		p.inRange(at("Priority"), label+": Priority", int64(u.Priority), 0, math.MaxInt32)
 		for j, q := range u.QOS {
 			if c.QOSByName(q) == nil {
 				p.errorf(at("QOS").index(j), "%s: QOS %q is not defined%s", label, q, didYouMean(q, qosNames(c)))

@@ -287,6 +287,9 @@ type Priority struct {
 	WeightAssoc     int `toml:"WeightAssoc"`
 	// WeightTRES weighs each TRES of the job (may be negative, as in Slurm).
 	WeightTRES TRESWeights `toml:"WeightTRES"`
+	// WeightTRESText is WeightTRES as the file wrote it ("" when it did
+	// not): sprio -w and scontrol show config print it as Slurm does.
+	WeightTRESText string
 	// DecayHalfLife halves past usage; 0 means no decay.
 	DecayHalfLife time.Duration `toml:"DecayHalfLife" conf:"time"`
 	// MaxAge is the wait that earns the full age factor.
@@ -399,6 +402,9 @@ type Account struct {
 	Parent string `toml:"Parent"`
 	// Shares of the parent's share.
 	Shares int `toml:"Shares"`
+	// Priority is the association's Priority, the association factor of
+	// job priority (Priority.WeightAssoc); 0 inherits the parent's.
+	Priority int `toml:"Priority"`
 	// Users is shorthand for one [[User]] each with 1 share in this account.
 	Users []string `toml:"Users"`
 }
@@ -409,6 +415,9 @@ type User struct {
 	Name    string `toml:"Name" conf:"name"`
 	Account string `toml:"Account"`
 	Shares  int    `toml:"Shares"`
+	// Priority is the association's Priority (Priority.WeightAssoc); 0
+	// inherits the account's.
+	Priority int `toml:"Priority"`
 	// DefaultAccount is the account of jobs that give no --account; after
 	// Parse, the user's first account when not given.
 	DefaultAccount string `toml:"DefaultAccount"`

@@ -32,6 +32,9 @@ type parser struct {
 	file  string
 	lines lineIndex
 	given map[string]bool
+	// texts are TRES weights as written, by key path: sprio -w and
+	// scontrol show config print PriorityWeightTRES as slurm.conf has it.
+	texts map[string]string
 	errs  Errors
 }
 
@@ -244,6 +247,10 @@ func (p *parser) value(at keyPath, w where, f field, v any, fv reflect.Value) {
 			return
 		}
 		fv.Set(reflect.ValueOf(parsed).Convert(fv.Type()))
+		if p.texts == nil {
+			p.texts = map[string]string{}
+		}
+		p.texts[at.String()] = strings.TrimSpace(s)
 		return
 	}
 	switch fv.Kind() {

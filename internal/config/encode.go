@@ -35,6 +35,11 @@ func writeTable(b *strings.Builder, dotted string, v reflect.Value) {
 		if isTable(fv.Type()) || isTableArray(fv.Type()) {
 			continue
 		}
+		if pr, ok := v.Interface().(Priority); ok && f.key == "WeightTRES" && pr.WeightTRESText != "" {
+			// As written, as slurm.conf keeps it (sprio -w prints it).
+			fmt.Fprintf(b, "%s = %s\n", f.key, tomlQuote(pr.WeightTRESText))
+			continue
+		}
 		fmt.Fprintf(b, "%s = %s\n", f.key, encodeValue(fv, f.conf))
 	}
 	for _, f := range fs {

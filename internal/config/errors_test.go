@@ -21,6 +21,56 @@ func TestParseErrors(t *testing.T) {
 		want string
 	}{
 		{
+			"a PriorityFlag slurm-lite cannot obey is refused, saying why",
+			lines(`[Priority]`, `Flags = ["MAX_TRES", "incr_only"]`),
+			`slurm-lite.toml:2: Priority.Flags INCR_ONLY is not supported: slurm-lite keeps no earlier priority of a job to hold the new one above; remove it`,
+		},
+		{
+			"CALCULATE_RUNNING is refused, saying why",
+			lines(`[Priority]`, `Flags = ["CALCULATE_RUNNING"]`),
+			`slurm-lite.toml:2: Priority.Flags CALCULATE_RUNNING is not supported: slurm-lite does not recompute the priority of running jobs; remove it`,
+		},
+		{
+			"DEPTH_OBLIVIOUS is refused, saying why",
+			lines(`[Priority]`, `Flags = ["DEPTH_OBLIVIOUS"]`),
+			`slurm-lite.toml:2: Priority.Flags DEPTH_OBLIVIOUS is not supported: slurm-lite has Fair Tree and the classic formula (NO_FAIR_TREE), not the depth-oblivious one; remove it`,
+		},
+		{
+			"a QOS flag slurm-lite cannot obey is refused, saying why",
+			lines(`[[QOS]]`, `Name = "normal"`, `Flags = ["DenyOnLimit", "NoDecay"]`),
+			`slurm-lite.toml:3: QOS "normal": flag NoDecay is not supported: slurm-lite keeps no usage per QOS (GrpTRESMins) for it to stop decaying; fair-share usage decays as the association's; remove it`,
+		},
+		{
+			"a QOS limit on a TRES the scheduler does not count is refused",
+			lines(`[[QOS]]`, `Name = "normal"`, `MaxTRESPerJob = "gres/gpu:a100=2"`),
+			`slurm-lite.toml:3: QOS "normal": MaxTRESPerJob limits gres/gpu:a100, which slurm-lite does not enforce; limit cpu, mem, node, billing, gres/gpu instead`,
+		},
+		{
+			"a CalcPeriod other than Slurm's default is refused, saying why",
+			lines(`[Priority]`, `CalcPeriod = "1"`),
+			`slurm-lite.toml:2: Priority.CalcPeriod 00:01:00 is not supported: slurm-lite charges usage and recomputes fair share and priorities at every scheduling pass, not every CalcPeriod; remove it (Slurm's default, 5 minutes, is what export writes)`,
+		},
+		{
+			"bf_interval other than Slurm's default is refused, saying why",
+			lines(`[SchedulerParameters]`, `bf_interval = 60`),
+			`slurm-lite.toml:2: SchedulerParameters.bf_interval 60 is not supported: slurm-lite runs its backfill over every pending job at each submission, job end and change, not every bf_interval; remove it (Slurm's default, 30, is what export writes)`,
+		},
+		{
+			"bf_continue is refused, saying why",
+			lines(`[SchedulerParameters]`, `bf_continue = true`),
+			`slurm-lite.toml:2: SchedulerParameters.bf_continue is not supported: slurm-lite runs its backfill over every pending job at each submission, job end and change, never interrupted; remove it`,
+		},
+		{
+			"default_queue_depth other than Slurm's default is refused, saying why",
+			lines(`[SchedulerParameters]`, `default_queue_depth = 10`),
+			`slurm-lite.toml:2: SchedulerParameters.default_queue_depth 10 is not supported: slurm-lite runs its backfill over every pending job at each submission, job end and change, with no quick pass of a few jobs; remove it (Slurm's default, 100, is what export writes)`,
+		},
+		{
+			"an association Priority below 0 is refused",
+			lines(`[[Account]]`, `Name = "lab"`, `Priority = -1`),
+			`slurm-lite.toml:3: Account "lab": Priority -1 is out of range; use 0 to 2147483647`,
+		},
+		{
 			"a misspelled key in a partition names the key it resembles",
 			lines(`[[Partition]]`, `PartitionName = "gpu"`, `MaxTim = "1:00:00"`),
 			`slurm-lite.toml:3: unknown key "MaxTim" in [[Partition]]; did you mean "MaxTime"?`,

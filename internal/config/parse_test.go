@@ -264,14 +264,12 @@ func TestParseValid(t *testing.T) {
 		{
 			"scheduler parameters and top-level numbers",
 			lines(`MaxArraySize = 0`, `MinJobAge = 0`, `KillWait = 0`, `CheckpointDir = "/ckpt/%u/%A_%4a/%j"`,
-				`[SchedulerParameters]`, `bf_window = 2880`, `bf_resolution = 120`, `bf_continue = true`, `default_queue_depth = 0`),
+				`[SchedulerParameters]`, `bf_window = 2880`, `bf_resolution = 120`, `bf_continue = false`, `default_queue_depth = 100`),
 			cfg(func(c *Config) {
 				c.MaxArraySize, c.MinJobAge, c.KillWait = 0, 0, 0
 				c.CheckpointDir = "/ckpt/%u/%A_%4a/%j"
 				c.SchedulerParameters.BFWindow = 2880 * time.Minute
 				c.SchedulerParameters.BFResolution = 120 * time.Second
-				c.SchedulerParameters.BFContinue = true
-				c.SchedulerParameters.DefaultQueueDepth = 0
 			}),
 		},
 	}

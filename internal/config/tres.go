@@ -166,6 +166,10 @@ func (t TRES) String() string {
 	return strings.Join(parts, ",")
 }
 
+// Names are the weights' TRES names in Slurm's TRES order: its fixed ids
+// first, then GRES by name.
+func (w TRESWeights) Names() []string { return sortedTRES(w) }
+
 // String prints the weights in Slurm's form, per base unit:
 // "cpu=0,mem=0.000244140625,gres/gpu=1".
 func (w TRESWeights) String() string {

@@ -262,3 +262,138 @@ State         = "DOWN"
 		}
 	}
 }
+
+// PriorityUsageResetPeriod clears all usage at its boundaries of the
+// daemon's clock (DAILY: midnight, local time), and the cleared usage is
+// what a restart finds; NOW clears it when the daemon starts.
+func TestUsageResetPeriodClearsUsage(t *testing.T) {
+	const raw = 7200.0
+	t0 := time.Date(2030, time.January, 7, 23, 0, 0, 0, time.Local)
+	conf := func(period string) string {
+		return `GPUSampleInterval = 1
+
+[Node]
+NodeName = "gpu01"
+CPUs     = 4
+GPUs     = "none"
+
+[Priority]
+DecayHalfLife    = "0"
+UsageResetPeriod = "` + period + `"
+
+[[Account]]
+Name  = "lab"
+Users = ["alice"]
+`
+	}
+	seed := func(st *store.Store) {
+		err := st.Update(context.Background(), func(tx *store.Tx) error {
+			return tx.PutUsage(store.Usage{Account: "lab", User: "alice", Raw: raw, AsOf: t0})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	usage := func(c *sockclient.Client) float64 {
+		t.Helper()
+		var rows []api.ShareRow
+		if err := c.Do(context.Background(), "GET", api.PathShares, nil, &rows); err != nil {
+			t.Fatalf("sshare: %v", err)
+		}
+		for _, r := range rows {
+			if r.Account == "lab" && r.User == "alice" {
+				return r.RawUsage
+			}
+		}
+		t.Fatalf("sshare has no row for alice in lab: %+v", rows)
+		return 0
+	}
+
+	t.Run("DAILY", func(t *testing.T) {
+		clock := &fakeClock{t: t0}
+		c, stop, state := clockDaemon(t, conf("DAILY"), clock, seed)
+		clock.advance(30 * time.Minute)
+		if got := usage(c); got != raw {
+			t.Fatalf("before midnight: alice's usage %v, want %v", got, raw)
+		}
+		clock.advance(time.Hour) // 00:30: midnight came by
+		// A pass makes the reset; they run every GPUSampleInterval.
+		got := raw
+		for deadline := time.Now().Add(10 * time.Second); got != 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			got = usage(c)
+		}
+		if got != 0 {
+			t.Fatalf("after midnight: alice's usage %v, want 0", got)
+		}
+		stop()
+		st, err := store.Open(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		us, err := st.Usage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(us) != 1 || us[0].Raw != 0 || us[0].AsOf.Before(t0.Add(time.Hour)) {
+			t.Errorf("stored usage after the reset: %+v, want alice's 0 as of midnight or later", us)
+		}
+	})
+	t.Run("NOW", func(t *testing.T) {
+		clock := &fakeClock{t: t0}
+		c, _, _ := clockDaemon(t, conf("NOW"), clock, seed)
+		if got := usage(c); got != 0 {
+			t.Errorf("a daemon started with NOW: alice's usage %v, want 0", got)
+		}
+	})
+}
+
+// CheckpointKeepDays: the first pass removes the checkpoint directory of a
+// job that ended longer ago than that, and keeps a younger one's.
+func TestCheckpointKeepDaysRemovesOldCheckpoints(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: checkpoint directories belong to the jobs' users")
+	}
+	t0 := time.Date(2030, time.January, 20, 12, 0, 0, 0, time.UTC)
+	ckpt := filepath.Join(t.TempDir(), "ckpt")
+	pattern := ckpt + "/%u/%j"
+	old := store.Job{ID: 1, User: "root", State: "COMPLETED", ArrayTaskID: -1,
+		Submit: t0.Add(-9 * 24 * time.Hour), Start: t0.Add(-9 * 24 * time.Hour), End: t0.Add(-8 * 24 * time.Hour)}
+	young := old
+	young.ID, young.End = 2, t0.Add(-6*24*time.Hour)
+	for _, j := range []store.Job{old, young} {
+		dir := checkpointDir(pattern, j)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "weights"), []byte("w"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conf := fmt.Sprintf(`GPUSampleInterval = 1
+CheckpointDir      = %q
+CheckpointKeepDays = 7
+
+[Node]
+NodeName = "gpu01"
+CPUs     = 4
+GPUs     = "none"
+`, pattern)
+	clockDaemon(t, conf, &fakeClock{t: t0}, func(st *store.Store) {
+		if _, err := st.Submit(context.Background(), []store.NewJob{{Job: old}, {Job: young}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	gone := func(j store.Job) bool {
+		_, err := os.Stat(checkpointDir(pattern, j))
+		return errors.Is(err, os.ErrNotExist)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !gone(old) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	}
+	if !gone(old) {
+		t.Errorf("the checkpoint of job 1, ended 8 days ago, is still there (CheckpointKeepDays = 7)")
+	}
+	if gone(young) {
+		t.Errorf("the checkpoint of job 2, ended 6 days ago, was removed (CheckpointKeepDays = 7)")
+	}
+}

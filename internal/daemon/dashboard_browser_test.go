@@ -162,8 +162,8 @@ func TestDashboardInABrowser(t *testing.T) {
 	waitText("#queue "+job(c)+" .start", "in "+durText(jc.ExpectedStart.Sub(clock.Now())))
 	st := wd.dashboard()
 	for _, s := range st.Shares {
-		if s.User == "root" {
-			waitText(`#shares tr[data-user="root"] .fs`, strconv.FormatFloat(s.FairShare, 'f', 3, 64))
+		if s.User == "root" { // root/root and the implicit account's root
+			waitText(fmt.Sprintf(`#shares tr[data-account=%q][data-user="root"] .fs`, s.Account), strconv.FormatFloat(s.FairShare, 'f', 3, 64))
 		}
 	}
 	if js(`String(document.documentElement.outerHTML.includes("hunter2"))`) != "false" {

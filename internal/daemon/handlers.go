@@ -151,6 +151,10 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	if j.QOS == "" {
 		j.QOS = "normal"
 	}
+	if e := qosAllowed(cfg, j.User, j.Account, j.QOS); e != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
+		return api.Submitted{}, e
+	}
 
 	now := d.now()
 	snap, err := d.submitSnapshot(ctx, now, req.Body.TestOnly)
@@ -160,8 +164,9 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	if shareExempt(j.UID) {
 		snap.Config.MaxJobCountPerUser = 0
 	}
+	j.Submit = now
+	j.Eligible = eligibleAtSubmit(&j, now)
 	sj := schedJob(j, 0, -1, cfg.ShardSize, snap.Nodes[0])
-	sj.Submit = now
 	if r.Array != nil {
 		sj.ArrayTasks = r.Array.Tasks
 	}
@@ -668,6 +673,7 @@ func (d *Daemon) hold(ctx context.Context, caller localapi.Identity, admin bool,
 			return errDenied
 		default:
 			cur.Hold, cur.Reason = store.HoldNone, slurm.ReasonNone
+			releasedEligible(&cur, d.now())
 		}
 		if err := tx.PutJob(cur); err != nil {
 			return err
@@ -984,7 +990,16 @@ func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]
 		}
 		out = append(out, api.PriorityRow{JobID: id, Partition: r.Partition, User: r.User, Account: sj.Account,
 			Priority: r.Priority, Site: r.Site, Age: r.Age, Assoc: r.Assoc, FairShare: r.FairShare,
-			JobSize: r.JobSize, PartitionPrio: r.PartitionPrio, QOSPrio: r.QOSPrio, QOS: sj.QOS, Nice: r.Nice})
+			JobSize: r.JobSize, PartitionPrio: r.PartitionPrio, QOSPrio: r.QOSPrio, QOS: sj.QOS, Nice: r.Nice,
+			TRES: apiTRES(r.TRES)})
 	}
 	return out, nil
+}
+
+func apiTRES(ts []sched.TRESFactor) []api.PriorityTRES {
+	var out []api.PriorityTRES
+	for _, t := range ts {
+		out = append(out, api.PriorityTRES{Name: t.Name, Weight: t.Weight, Value: t.Value})
+	}
+	return out
 }

@@ -28,6 +28,8 @@ type updater struct {
 	// operator: root or a configured operator, who may raise limits and
 	// set priorities (slurmctld's validate_operator).
 	operator bool
+	// now is the update's time: a released job becomes eligible then.
+	now time.Time
 }
 
 // changes is an api.Update with its GRES strings read.
@@ -226,6 +228,7 @@ func changePriority(j store.Job, p uint32, who updater, prio uint32) (store.Job,
 	case held && p == 0:
 	case held && p == api.PriorityRelease && (who.operator || j.Hold == store.HoldUser):
 		j.Hold, j.Reason = store.HoldNone, slurm.ReasonNone
+		releasedEligible(&j, who.now)
 	case held && p == api.PriorityRelease:
 		return j, slurm.ErrAccessDenied
 	case held:
@@ -257,7 +260,7 @@ func changePriority(j store.Job, p uint32, who updater, prio uint32) (store.Job,
 func (d *Daemon) update(ctx context.Context, req *localapi.Request[api.Update]) (api.UpdateResults, error) {
 	caller := req.Caller
 	cfg := d.config()
-	who := updater{uid: caller.UID, operator: caller.UID == 0 || cfg.IsOperator(caller.User)}
+	who := updater{uid: caller.UID, operator: caller.UID == 0 || cfg.IsOperator(caller.User), now: d.now()}
 	ch := readChanges(req.Body)
 	// A new partition or GRES is checked as a submission is: it must exist,
 	// be open to the job's account, and fit this machine some day.

@@ -191,13 +191,19 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 
 	d.mu.Lock()
 	at := usageClock(now)
+	reset := d.resetUsageLocked(snap.Snapshot, cfg.Priority.UsageResetPeriod, at)
 	snap.Usage = advanceUsage(snap.Snapshot, d.usage, d.usageAt, at)
 	if at.After(d.usageAt) {
 		d.usage, d.usageAt = snap.Usage, at
 	}
 	d.mu.Unlock()
+	if !reset.IsZero() {
+		d.log.Info("fair-share usage cleared (Priority.UsageResetPeriod)", "period", cfg.Priority.UsageResetPeriod, "at", reset)
+		d.saveUsage(ctx)
+	}
 
 	plan := sched.Cycle(snap.Snapshot)
+	d.recordEligible(ctx, snap, plan.Eligible)
 
 	decisions := map[uint32]sched.Decision{}
 	for _, dec := range plan.Pending {

@@ -56,3 +56,22 @@ func openPartitions(cfg *config.Config, skip string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// qosAllowed refuses a job whose QOS its association does not allow: the
+// [[User]] entry for the job's user and account lists the QOS it may use
+// (sacctmgr's QOS=), all of them when it lists none. slurmctld answers
+// "Invalid qos specification" (ESLURM_INVALID_QOS). nil when allowed, or
+// when no entry names the association (CheckSubmit refuses what is no
+// association at all).
+func qosAllowed(cfg *config.Config, user, account, qos string) *localapi.Error {
+	for _, u := range cfg.Users {
+		if u.Name != user || u.Account != account || len(u.QOS) == 0 || slices.Contains(u.QOS, qos) {
+			continue
+		}
+		e := refusal(slurm.ErrInvalidQOS, slurm.ErrInvalidQOS.Error())
+		e.Hint = fmt.Sprintf("%s may use QOS %s in account %s, not %q: ask for one of them with --qos", user,
+			strings.Join(u.QOS, ", "), account, qos)
+		return e
+	}
+	return nil
+}

@@ -28,7 +28,13 @@ func schedConfig(c *config.Config) sched.Config {
 		JobSize:   uint32(max(p.WeightJobSize, 0)),
 		Partition: uint32(max(p.WeightPartition, 0)),
 		QOS:       uint32(max(p.WeightQOS, 0)),
+		Assoc:     uint32(max(p.WeightAssoc, 0)),
+		TRES:      schedTRESWeights(p.WeightTRES),
 	}
+	sc.ShardSize = int64(c.ShardSize)
+	// Slurm's tree always holds root/root, which `sacctmgr add cluster`
+	// makes (and the exported sacctmgr.sh leaves in place).
+	sc.RootAssoc = true
 	sc.MaxAge = p.MaxAge
 	sc.DecayHalfLife = p.DecayHalfLife
 	sc.FavorSmall = p.FavorSmall
@@ -47,6 +53,16 @@ func schedConfig(c *config.Config) sched.Config {
 	sc.Shrink, sc.ShrinkTries, sc.ShrinkPayback, sc.ShrinkRegrow = y.Shrink, y.ShrinkTries, y.ShrinkPayback, y.ShrinkRegrow
 	sc.YieldPayback, sc.YieldOwn, sc.YieldCost = y.Payback, y.Own, y.Cost
 	return sc
+}
+
+// schedTRESWeights is PriorityWeightTRES in the core's terms: in Slurm's
+// TRES order (config's), the order sprio lists the factors in.
+func schedTRESWeights(w config.TRESWeights) []sched.TRESWeight {
+	var out []sched.TRESWeight
+	for _, n := range w.Names() {
+		out = append(out, sched.TRESWeight{Name: n, Weight: w[n]})
+	}
+	return out
 }
 
 // routedPartition is the partition of a job that names none: the first
@@ -88,6 +104,7 @@ func schedPartitions(c *config.Config) []sched.Partition {
 			Down:          p.State == config.StateDown || p.State == config.StateInactive,
 			Closed:        p.State == config.StateDrain || p.State == config.StateInactive,
 			AllowAccounts: p.AllowAccounts,
+			QOS:           p.QOS,
 		}
 		if w := p.TRESBillingWeights; len(w) > 0 {
 			sp.Billing = &sched.TRESWeights{CPU: w["cpu"], MemGiB: w["mem"] * 1024, GPU: w["gres/gpu"]}
@@ -105,11 +122,22 @@ func schedQOS(c *config.Config) []sched.QOS {
 			Priority:             q.Priority,
 			UsageFactor:          q.UsageFactor,
 			MaxGPUsPerUser:       int(q.MaxTRESPerUser["gres/gpu"]),
+			PerUser:              tresLimits(q.MaxTRESPerUser),
+			PerJob:               tresLimits(q.MaxTRESPerJob),
+			MaxWall:              q.MaxWall,
 			MaxJobsPerUser:       q.MaxJobsPerUser,
 			MaxSubmitJobsPerUser: q.MaxSubmitJobsPerUser,
+			DenyOnLimit:          q.HasFlag("DenyOnLimit"),
 		})
 	}
 	return out
+}
+
+// tresLimits are a QOS's TRES limits in the core's terms (config refuses
+// the TRES it does not enforce).
+func tresLimits(t config.TRES) sched.TRESLimits {
+	return sched.TRESLimits{CPUs: int(t["cpu"]), Mem: t["mem"] * int64(slurmtime.MiB), Nodes: int(t["node"]),
+		Billing: int(t["billing"]), GPUs: int(t["gres/gpu"])}
 }
 
 func schedAccounts(c *config.Config) []sched.Account {
@@ -119,7 +147,7 @@ func schedAccounts(c *config.Config) []sched.Account {
 	users := map[string][]sched.UserShare{}
 	for _, u := range c.Users {
 		users[u.Account] = append(users[u.Account], sched.UserShare{
-			Name: u.Name, Shares: u.Shares, Default: u.DefaultAccount == u.Account,
+			Name: u.Name, Shares: u.Shares, Priority: u.Priority, Default: u.DefaultAccount == u.Account,
 		})
 	}
 	// Slurm creates root's own association in the root account with the
@@ -134,7 +162,7 @@ func schedAccounts(c *config.Config) []sched.Account {
 		if a.Name == config.RootAccount {
 			continue
 		}
-		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Users: users[a.Name]})
+		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Priority: a.Priority, Users: users[a.Name]})
 	}
 	return out
 }
@@ -338,15 +366,24 @@ func storeUsage(us []sched.Usage) []store.Usage {
 }
 
 // effectiveLimit is the time limit in force for a job: its own, else its
-// partition's DefaultTime, else MaxTime.
+// partition's DefaultTime, else MaxTime, at most the MaxWall of its
+// partition's QOS and of its own (as the core resolves it).
 func effectiveLimit(c *config.Config, j *store.Job) time.Duration {
 	if j.TimeLimit != 0 {
 		return j.TimeLimit
 	}
+	limit := slurmtime.Infinite
+	var qos []string
 	for _, p := range c.Partitions {
 		if p.PartitionName == j.Partition {
-			return p.DefaultLimit()
+			limit = p.DefaultLimit()
+			qos = append(qos, p.QOS)
 		}
 	}
-	return slurmtime.Infinite
+	for _, name := range append(qos, j.QOS) {
+		if q := c.QOSByName(name); q != nil && q.MaxWall > 0 && (limit <= 0 || limit > q.MaxWall) {
+			limit = q.MaxWall
+		}
+	}
+	return limit
 }

@@ -88,13 +88,35 @@ func (d *Daemon) chargeUntil(ctx context.Context, t time.Time) []store.Usage {
 	return storeUsage(d.usage)
 }
 
+// resetUsageLocked clears all usage when PriorityUsageResetPeriod's next
+// reset after the last advance has come by at: the jobs running are
+// charged up to the reset first, and usage counts from it. It returns the
+// reset's time, zero when none was due. A reset that came while the daemon
+// was away is made at the first pass. d.mu is held.
+func (d *Daemon) resetUsageLocked(snap sched.Snapshot, period string, at time.Time) time.Time {
+	next := sched.NextUsageReset(period, d.usageAt, time.Local)
+	if next.IsZero() || at.Before(next) {
+		return time.Time{}
+	}
+	charged := advanceUsage(snap, d.usage, d.usageAt, next)
+	d.usage, d.usageAt = sched.ResetUsage(charged, next), next
+	return next
+}
+
 // loadUsage reads the stored usage at start-up; usage resumes from the
 // time it was stored at, so that the first pass charges the jobs that kept
-// running while the daemon was away.
+// running while the daemon was away. With UsageResetPeriod NOW it starts
+// from nothing (slurmctld clears usage when it starts with NOW).
 func (d *Daemon) loadUsage(ctx context.Context, now time.Time) error {
 	us, err := d.st.Usage(ctx)
 	if err != nil {
 		return err
+	}
+	if d.config().Priority.UsageResetPeriod == "NOW" && len(us) > 0 {
+		d.usage, d.usageAt = sched.ResetUsage(schedUsage(us), usageClock(now)), usageClock(now)
+		d.usageSaved = time.Time{}
+		d.log.Info("fair-share usage cleared (Priority.UsageResetPeriod NOW)")
+		return nil
 	}
 	d.usage, d.usageAt = schedUsage(us), usageClock(now)
 	if len(us) > 0 {

@@ -34,6 +34,9 @@ var e2eCmds = map[string]func(*testscript.TestScript, bool, []string){
 	"userdir":   cmdUserDir,
 	"shareddir": cmdSharedDir,
 	"jobnote":   cmdJobNote,
+	// goldenlike NAME [-run COMMAND] [MASK...]: as in the fake daemon's
+	// scripts, against a live daemon.
+	"goldenlike": cmdGoldenLike,
 }
 
 // jobnote ID TEXT: job ID (or the id in the variable ID) has a note

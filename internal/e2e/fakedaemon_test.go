@@ -265,7 +265,9 @@ func (d *fakeDaemon) control(ctx context.Context, req *localapi.Request[api.Cont
 // cmdGoldenLike is golden for outputs that hold what cannot match: the
 // golden's command line may be replaced (for "su alice -c ..." recordings),
 // and each mask is a regular expression whose matches are replaced by "*"
-// in both outputs before they are compared:
+// in both outputs before they are compared; a mask written s/RE/REPL/
+// replaces RE's matches by REPL instead ($1 names a group), for columns
+// masked by their position:
 //
 //	goldenlike NAME [-run 'COMMAND'] [MASK...]
 func cmdGoldenLike(ts *testscript.TestScript, neg bool, args []string) {
@@ -280,13 +282,22 @@ func cmdGoldenLike(ts *testscript.TestScript, neg bool, args []string) {
 	if len(rest) >= 2 && rest[0] == "-run" {
 		g.command, rest = rest[1], rest[2:]
 	}
-	var masks []*regexp.Regexp
+	type masking struct {
+		re   *regexp.Regexp
+		repl string
+	}
+	var masks []masking
 	for _, m := range rest {
-		masks = append(masks, regexp.MustCompile(m))
+		if body, ok := strings.CutPrefix(m, "s/"); ok && strings.HasSuffix(body, "/") && strings.Count(body, "/") >= 2 {
+			i := strings.LastIndex(body[:len(body)-1], "/")
+			masks = append(masks, masking{regexp.MustCompile(body[:i]), body[i+1 : len(body)-1]})
+			continue
+		}
+		masks = append(masks, masking{regexp.MustCompile(m), "*"})
 	}
 	mask := func(s string) string {
 		for _, m := range masks {
-			s = m.ReplaceAllString(s, "*")
+			s = m.re.ReplaceAllString(s, m.repl)
 		}
 		return s
 	}

@@ -232,6 +232,9 @@ func g6Details(jobs []api.Job) []api.Job {
 			j.StdOut, j.StdErr = g+"long-26382.out", g+"long-26382.out"
 		case j.ArrayJobID == 26383:
 			j.Request.Array = &jobscript.Array{Spec: "0-3%2", Tasks: []int{0, 1, 2, 3}, Limit: 2}
+			// Eligible at the scheduler's first look at the array, a
+			// second after its submission (scontrol_show_jobid_dd_*).
+			j.Eligible = j.Submit.Add(time.Second)
 			out := fmt.Sprintf("%sarr-26383_%d.out", g, j.ArrayTaskID)
 			j.StdOut, j.StdErr = out, out
 			if j.ID == 26384 || j.ID == 26385 {

@@ -80,6 +80,10 @@ func (b *jobBuilder) submitted(t time.Time) *jobBuilder {
 	return b
 }
 
+// eligible sets when the job became eligible, where that was not at its
+// submission.
+func (b *jobBuilder) eligible(t time.Time) *jobBuilder { b.j.Eligible = t; return b }
+
 func (b *jobBuilder) pending(r slurm.Reason) *jobBuilder {
 	b.j.State, b.j.Reason = slurm.Pending, r
 	return b
@@ -167,8 +171,10 @@ func anchorJobs(now time.Time) []api.Job {
 			submitted(at("08:50:06")).pending(slurm.ReasonDependency).build(),
 		newJob(30, "held").user("root").dir(g).files(g + "/slurm-30.out").command(g + "/hello.sh").
 			submitted(at("08:50:06")).held(jobrec.HoldUser).build(),
+		// An array is eligible from the scheduler's first look at it,
+		// two seconds after its submission here (scontrol_show_job_array).
 		newJob(31, "arr").user("root").dir(g).files(g+"/slurm-31_4294967294.out").command(g+"/hello.sh").
-			submitted(at("08:50:06")).pending(slurm.ReasonPriority).arrayRecord([]int{0, 1, 2, 3}, 0).gpus(1).build(),
+			submitted(at("08:50:06")).eligible(at("08:50:08")).pending(slurm.ReasonPriority).arrayRecord([]int{0, 1, 2, 3}, 0).gpus(1).build(),
 	}
 }
 

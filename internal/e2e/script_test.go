@@ -63,6 +63,13 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("EXAMPLES", examples)
+			// The recordings, for scripts that compare with them in
+			// their own way (a relation between columns).
+			golden, err := filepath.Abs(goldenDir)
+			if err != nil {
+				return err
+			}
+			env.Setenv("GOLDEN", golden)
 			return nil
 		},
 	})

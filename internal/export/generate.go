@@ -39,6 +39,14 @@ type Input struct {
 	Controller string
 	// AutoDetect writes AutoDetect=nvml in gres.conf instead of File= lines.
 	AutoDetect bool
+	// ImplicitUsers are the users who hold the implicit account's
+	// association (no accounts configured, or AllowUnlistedUsers), as the
+	// running daemon knows them (api.Config.ImplicitUsers): sacctmgr.sh
+	// adds each, so that Slurm's association tree is slurm-lite's.
+	// ImplicitKnown says the daemon answered; without it the script says
+	// how to add them by hand.
+	ImplicitUsers []string
+	ImplicitKnown bool
 }
 
 // File is one generated file.
@@ -368,7 +376,11 @@ func (g gen) slurmConf() string {
 		kv("PriorityWeightQOS", strconv.Itoa(p.WeightQOS))
 		kv("PriorityWeightJobSize", strconv.Itoa(p.WeightJobSize))
 		kv("PriorityWeightAssoc", strconv.Itoa(p.WeightAssoc))
-		if len(p.WeightTRES) > 0 {
+		switch {
+		case p.WeightTRESText != "":
+			// As written: sprio -w and scontrol show config print it so.
+			kv("PriorityWeightTRES", p.WeightTRESText)
+		case len(p.WeightTRES) > 0:
 			kv("PriorityWeightTRES", weights(p.WeightTRES))
 		}
 	}
@@ -393,7 +405,13 @@ func (g gen) slurmConf() string {
 	kv("AccountingStoragePort", strconv.Itoa(slurmdbdPort))
 	kv("AccountingStorageEnforce", "associations,limits,qos")
 	b.WriteString("# gres/gpu must be tracked for the billing and priority weights that name it.\n")
-	kv("AccountingStorageTRES", "gres/gpu,gres/shard")
+	tracked := "gres/gpu,gres/shard"
+	for _, n := range c.Priority.WeightTRES.Names() {
+		if strings.HasPrefix(n, "gres/gpu:") {
+			tracked += "," + n // a typed GPU TRES is tracked only when named
+		}
+	}
+	kv("AccountingStorageTRES", tracked)
 	kv("JobCompType", "jobcomp/none")
 
 	section(g.nodeComment())

@@ -1,13 +1,16 @@
 package export
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
+	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // description is the long help of `slurmd-lite export --help`.
@@ -90,10 +93,14 @@ func run(o options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := Generate(cfg, Input{
+	in := Input{
 		ConfigPath: path, GPUs: gpus, GPUNote: note,
 		Nodes: o.nodes, Controller: o.controller, AutoDetect: o.autodetect,
-	})
+	}
+	if !cfg.HasAccounts() || cfg.AllowUnlistedUsers {
+		in.ImplicitUsers, in.ImplicitKnown = implicitUsers(cfg)
+	}
+	files, err := Generate(cfg, in)
 	if err != nil {
 		return nil, err
 	}
@@ -138,4 +145,17 @@ func fromSnapshot(s gpu.Snapshot) []GPU {
 		out = append(out, GPU{Type: g.Type, Memory: g.MemoryTotal, Minor: g.NVMLIndex})
 	}
 	return out
+}
+
+// implicitUsers asks the running daemon which users hold the implicit
+// account's association (those it has seen); ok is false when no daemon
+// answers at the configuration's socket within a few seconds.
+func implicitUsers(cfg *config.Config) (users []string, ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var ac api.Config
+	if err := sockclient.New(cfg.SocketPath).Do(ctx, "GET", api.PathConfig, nil, &ac); err != nil {
+		return nil, false
+	}
+	return ac.ImplicitUsers, true
 }

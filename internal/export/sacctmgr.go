@@ -85,14 +85,13 @@ done
 		// Parent apart: sacctmgr moves the account, a different operation.
 		fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set Parent=%s\n", name, shellQuote(parent))
 		fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set Fairshare=%d\n", name, shares)
+		if a.Priority > 0 {
+			fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set Priority=%d\n", name, a.Priority)
+		}
 	}
 
 	b.WriteString("\n# Users: one association per account, with its shares.\n")
-	if !c.HasAccounts() || c.AllowUnlistedUsers {
-		fmt.Fprintf(&b, "# slurm-lite lets users named in no account run jobs in %q; Slurm needs each one:\n",
-			c.ImplicitAccount())
-		fmt.Fprintf(&b, "#   sacctmgr -i add user NAME Account=%s\n", c.ImplicitAccount())
-	}
+	b.WriteString(g.implicitUsers())
 	added := map[string]bool{}
 	for _, u := range c.Users {
 		name, acct := shellQuote(u.Name), shellQuote(u.Account)
@@ -114,6 +113,10 @@ done
 			acct, name, name, acct, shares)
 		fmt.Fprintf(&b, "update user where name=%s account=%s cluster=\"$cluster\" set Fairshare=%d\n",
 			name, acct, shares)
+		if u.Priority > 0 {
+			fmt.Fprintf(&b, "update user where name=%s account=%s cluster=\"$cluster\" set Priority=%d\n",
+				name, acct, u.Priority)
+		}
 		if len(opts) > 0 {
 			fmt.Fprintf(&b, "update user where name=%s set %s\n", name, strings.Join(opts, " "))
 		}
@@ -125,6 +128,47 @@ done
 		}
 	}
 	b.WriteString("echo \"sacctmgr.sh: done\"\n")
+	return b.String()
+}
+
+// implicitUsers adds the users of the implicit account, as slurm-lite's
+// fair-share tree holds them (every user who ran a job there, and root
+// when no accounts are configured, root's jobs being charged there too),
+// so that Slurm ranks the same associations (Fair Tree counts every user
+// association, root/root included). Slurm refuses jobs of users without
+// an association, so any user added later needs a line too.
+func (g gen) implicitUsers() string {
+	c := g.cfg
+	if c.HasAccounts() && !c.AllowUnlistedUsers {
+		return ""
+	}
+	var b strings.Builder
+	acct := shellQuote(c.ImplicitAccount())
+	fmt.Fprintf(&b, "# slurm-lite lets users named in no account run jobs in %q; Slurm needs an association\n", c.ImplicitAccount())
+	fmt.Fprintf(&b, "# for each (1 share, as here). A user who comes later: sacctmgr -i add user NAME Account=%s\n", c.ImplicitAccount())
+	users := slices.Clone(g.in.ImplicitUsers)
+	if !c.HasAccounts() {
+		users = append(users, "root")
+	}
+	slices.Sort(users)
+	users = slices.Compact(users)
+	if !g.in.ImplicitKnown {
+		b.WriteString("# slurmd-lite was not running when this was exported, so the users it has seen are not\n")
+		b.WriteString("# listed: export again while it runs, or add each by hand.\n")
+	}
+	for _, u := range users {
+		if c.HasAccounts() && u == "root" {
+			continue // root's own association is root/root
+		}
+		name := shellQuote(u)
+		fmt.Fprintf(&b, "if missing assoc where cluster=\"$cluster\" account=%s user=%s format=user; then\n\trun add user %s Account=%s Fairshare=1\nfi\n",
+			acct, name, name, acct)
+	}
+	if !c.HasAccounts() {
+		// Root's jobs run in the implicit account here; in Slurm root
+		// keeps root/root (made with the cluster) as its default unless told.
+		fmt.Fprintf(&b, "update user where name=root set DefaultAccount=%s\n", acct)
+	}
 	return b.String()
 }
 

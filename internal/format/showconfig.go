@@ -237,6 +237,9 @@ func (c *ConfigView) weightTRES() string {
 	if len(c.Config.Priority.WeightTRES) == 0 {
 		return "(null)"
 	}
+	if t := c.Config.Priority.WeightTRESText; t != "" {
+		return t // as written: slurmctld keeps the line's text
+	}
 	return billingWeights(c.Config.Priority.WeightTRES)
 }
 

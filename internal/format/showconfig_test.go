@@ -53,7 +53,6 @@ MinJobAge = 60
 AllowUnlistedUsers = true
 [SchedulerParameters]
 bf_window = 2880
-bf_continue = true
 [Priority]
 Flags = ["MAX_TRES", "NO_FAIR_TREE", "NO_NORMAL_QOS"]
 [[Partition]]
@@ -65,7 +64,7 @@ PreemptMode = "REQUEUE"
 PriorityTier = 0
 `, map[string]string{
 			"ClusterName": "vision", "MinJobAge": "60 sec", "AccountingStorageEnforce": "limits,qos",
-			"SchedulerParameters": "bf_window=2880,bf_continue", "PriorityFlags": "NO_FAIR_TREE,MAX_TRES,NO_NORMAL_ALL",
+			"SchedulerParameters": "bf_window=2880", "PriorityFlags": "NO_FAIR_TREE,MAX_TRES,NO_NORMAL_ALL",
 			"PreemptMode": "REQUEUE"}},
 		{"priority/basic leaves out the multifactor lines", `PriorityType = "priority/basic"`, map[string]string{
 			"PriorityType": "priority/basic", "PriorityWeightAge": "", "PriorityMaxAge": ""}},

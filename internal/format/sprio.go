@@ -100,7 +100,7 @@ type PrioRow struct {
 // direct_prio): the daemon then sends no factors, only the priority.
 func (r *PrioRow) direct() bool {
 	return r.Priority > 1 && r.Age == 0 && r.Assoc == 0 && r.FairShare == 0 && r.JobSize == 0 &&
-		r.PartitionPrio == 0 && r.QOSPrio == 0 && r.Site == 0 && r.Nice == 0
+		r.PartitionPrio == 0 && r.QOSPrio == 0 && r.Site == 0 && r.Nice == 0 && len(r.TRES) == 0
 }
 
 // priority is sprio's get_priority_from_factors: the sum of the weighted
@@ -111,6 +111,9 @@ func (r *PrioRow) priority() float64 {
 		return float64(r.Priority)
 	}
 	p := r.Age + r.Assoc + r.FairShare + r.JobSize + r.PartitionPrio + r.QOSPrio + r.Site - float64(r.Nice)
+	for _, t := range r.TRES {
+		p += t.Value
+	}
 	return max(p, 1)
 }
 
@@ -183,9 +186,14 @@ var prioFields = func() []*prioField {
 			return fmt.Sprintf("%16.14f", r.priority()/float64(uint32(0xffffffff)))
 		}),
 		prioOther('Y', "PRIORITY", nil, func(r *PrioRow) string { return strconv.FormatInt(int64(r.priority()), 10) }),
-		// slurm-lite reports no per-TRES factors.
-		prioOther('t', "TRES", nil, func(*PrioRow) string { return "" }),
-		prioOther('T', "TRES", func(w *PrioWeights) string { return w.TRES }, func(*PrioRow) string { return "" }),
+		// Each TRES factor that is not 0, as name=value (print.c,
+		// _print_tres_normalized and _print_tres_weighted).
+		prioOther('t', "TRES", nil, func(r *PrioRow) string {
+			return prioTRES(r, func(t api.PriorityTRES) string { return fmt.Sprintf("%.2f", t.Value/t.Weight) })
+		}),
+		prioOther('T', "TRES", func(w *PrioWeights) string { return w.TRES }, func(r *PrioRow) string {
+			return prioTRES(r, func(t api.PriorityTRES) string { return fmt.Sprintf("%.0f", t.Value) })
+		}),
 	}
 	for _, fa := range []struct {
 		letter byte
@@ -205,6 +213,24 @@ var prioFields = func() []*prioField {
 	}
 	return fs
 }()
+
+// prioTRES is a row's TRES factors, "name=value" each, comma-separated.
+func prioTRES(r *PrioRow, value func(api.PriorityTRES) string) string {
+	if r.direct() {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range r.TRES {
+		if t.Value == 0 || t.Weight == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(t.Name + "=" + value(t))
+	}
+	return b.String()
+}
 
 // SortPrioRows is sprio's sort_job_list: the -S keys applied from the last
 // to the first, each a stable sort ("-" before a key descends). The

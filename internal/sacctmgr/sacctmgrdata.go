@@ -78,9 +78,10 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		users[u.Account] = append(users[u.Account], u)
 	}
 	// Root's association with the root account, which Slurm makes with the
-	// cluster; with no accounts configured root is charged to the implicit
-	// account like everyone, and has no other.
-	if cfg.HasAccounts() && !slices.ContainsFunc(users[config.RootAccount], func(u config.User) bool { return u.Name == "root" }) {
+	// cluster, whatever else is configured (with no accounts, root's jobs
+	// are charged to the implicit account like everyone's, but root/root is
+	// there, as the exported sacctmgr.sh leaves it, and Fair Tree counts it).
+	if !slices.ContainsFunc(users[config.RootAccount], func(u config.User) bool { return u.Name == "root" }) {
 		users[config.RootAccount] = append(users[config.RootAccount], config.User{Name: "root", Account: config.RootAccount, Shares: 1})
 	}
 
@@ -93,9 +94,7 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		next++
 	}
 	id(config.RootAccount, "")
-	if cfg.HasAccounts() {
-		id(config.RootAccount, "root")
-	}
+	id(config.RootAccount, "root")
 	for _, a := range tree {
 		id(a.Name, "")
 	}

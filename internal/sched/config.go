@@ -43,7 +43,19 @@ const (
 	// FlagAccrueAlways lets age grow from submission despite holds and
 	// dependencies.
 	FlagAccrueAlways
+	// FlagNoNormalAssoc uses the association's Priority as the association
+	// factor as is.
+	FlagNoNormalAssoc
+	// FlagNoNormalTRES uses each TRES count as its TRES factor as is,
+	// instead of its share of the partition's.
+	FlagNoNormalTRES
+	// FlagSmallRelativeToTime divides the job size by the time limit
+	// (SMALL_RELATIVE_TO_TIME).
+	FlagSmallRelativeToTime
 )
+
+// FlagNoNormalAll is NO_NORMAL_ALL: every NO_NORMAL_* flag.
+const FlagNoNormalAll = FlagNoNormalAssoc | FlagNoNormalPart | FlagNoNormalQOS | FlagNoNormalTRES
 
 var flagNames = []struct {
 	name string
@@ -54,6 +66,10 @@ var flagNames = []struct {
 	{"NO_NORMAL_PART", FlagNoNormalPart},
 	{"NO_NORMAL_QOS", FlagNoNormalQOS},
 	{"ACCRUE_ALWAYS", FlagAccrueAlways},
+	{"NO_NORMAL_ASSOC", FlagNoNormalAssoc},
+	{"NO_NORMAL_TRES", FlagNoNormalTRES},
+	{"NO_NORMAL_ALL", FlagNoNormalAll},
+	{"SMALL_RELATIVE_TO_TIME", FlagSmallRelativeToTime},
 }
 
 // ParsePriorityFlags reads PriorityFlags as slurm.conf spells them, in any
@@ -80,6 +96,20 @@ type Weights struct {
 	JobSize   uint32
 	Partition uint32
 	QOS       uint32
+	// Assoc weighs the association factor: the job's association's
+	// Priority over the largest association Priority.
+	Assoc uint32
+	// TRES is PriorityWeightTRES, in Slurm's TRES order (the order sprio
+	// lists them in). Weights may be negative.
+	TRES []TRESWeight
+}
+
+// TRESWeight is one TRES of PriorityWeightTRES.
+type TRESWeight struct {
+	// Name is Slurm's TRES name in lower case: cpu, mem, node, billing,
+	// gres/gpu, gres/gpu:TYPE or gres/shard.
+	Name   string
+	Weight float64
 }
 
 // Backfill holds the SchedulerParameters the backfill loop honours.
@@ -134,6 +164,10 @@ type Config struct {
 	// DefaultAccount is where users go when no account lists them; "" means
 	// "root", the top of the tree.
 	DefaultAccount string
+	// RootAssoc puts root's own association root/root (1 share) in the
+	// fair-share tree beside the top accounts, as `sacctmgr add cluster`
+	// creates it in Slurm: it counts among the users Fair Tree ranks.
+	RootAssoc bool
 	// Shrink lets a blocked job shrink a running yieldable multi-GPU job.
 	Shrink bool
 	// ShrinkTries is how many blocked jobs of a pass may each shrink a
@@ -177,6 +211,9 @@ type Config struct {
 	// ForeignMemSlack is how much memory other people's processes may hold
 	// on a GPU that is still given whole.
 	ForeignMemSlack int64
+	// ShardSize is the GPU memory one gres/shard stands for, for the
+	// gres/shard TRES of the priority's TRES factor; 0 counts no shards.
+	ShardSize int64
 }
 
 // DefaultConfig returns Slurm's defaults with the multifactor plugin and

@@ -92,6 +92,9 @@ func (p *pass) cycle() Plan {
 		if j.Hold != HoldNone {
 			d.Priority = 0 // Slurm shows held jobs with priority 0
 		}
+		if j.Eligible.IsZero() && p.eligible(pj) {
+			plan.Eligible = append(plan.Eligible, Eligibility{JobID: j.ID, At: p.eligibleAt(j)})
+		}
 		if len(j.Deps.Items) > 0 {
 			switch r, _ := p.depState(j); r {
 			case depWaiting:

@@ -79,8 +79,11 @@ type assocNode struct {
 	children []int
 	depth    int
 	shares   int
-	own      float64 // usage charged to the node itself
-	raw      float64 // own plus the subtree's
+	// prio is the association's Priority: its own, else its nearest
+	// ancestor's (Slurm's associations inherit it).
+	prio int
+	own  float64 // usage charged to the node itself
+	raw  float64 // own plus the subtree's
 	// Computed by Fair Tree or the classic formula.
 	normShares float64
 	effUsage   float64
@@ -99,6 +102,9 @@ type shareTree struct {
 	defAccount string
 	unlisted   bool
 	userCount  int
+	// maxPrio is the largest association Priority, the association
+	// factor's denominator (assoc_mgr's g_assoc_max_priority).
+	maxPrio int
 }
 
 // buildShareTree builds the association tree with usage decayed to Now and
@@ -115,11 +121,14 @@ func buildShareTree(snap *Snapshot) *shareTree {
 	}
 	t.nodes = append(t.nodes, assocNode{name: rootAccount, account: rootAccount, parent: -1, shares: 1})
 	for _, a := range snap.Accounts {
+		if a.Name == rootAccount {
+			t.nodes[0].prio = a.Priority
+		}
 		if _, dup := t.accounts[a.Name]; dup || a.Name == "" {
 			continue
 		}
 		t.accounts[a.Name] = len(t.nodes)
-		t.nodes = append(t.nodes, assocNode{name: a.Name, account: a.Name, parent: -1, shares: a.Shares})
+		t.nodes = append(t.nodes, assocNode{name: a.Name, account: a.Name, parent: -1, shares: a.Shares, prio: a.Priority})
 	}
 	for _, a := range snap.Accounts {
 		i, ok := t.accounts[a.Name]
@@ -144,7 +153,7 @@ func buildShareTree(snap *Snapshot) *shareTree {
 			continue
 		}
 		for _, u := range a.Users {
-			t.addUser(ai, u.Name, u.Shares)
+			t.nodes[t.addUser(ai, u.Name, u.Shares)].prio = u.Priority
 			if _, ok := t.defaults[u.Name]; !ok || (u.Default && !explicit[u.Name]) {
 				t.defaults[u.Name] = a.Name
 				explicit[u.Name] = u.Default
@@ -154,11 +163,15 @@ func buildShareTree(snap *Snapshot) *shareTree {
 	if !t.configured || t.unlisted {
 		t.discoverUsers(snap)
 	}
+	if cfg.RootAssoc {
+		t.addUser(0, rootAccount, 1)
+	}
 	for i := 1; i < len(t.nodes); i++ {
 		p := t.nodes[i].parent
 		t.nodes[p].children = append(t.nodes[p].children, i)
 	}
 	t.setDepth(0, 0)
+	t.inheritPriority(0, 0)
 	t.chargeUsage(snap)
 	if cfg.Flags&FlagNoFairTree != 0 {
 		t.classic(cfg)
@@ -239,6 +252,20 @@ func (t *shareTree) discoverUsers(snap *Snapshot) {
 		if _, ok := t.assocs[assocKey{t.defAccount, u}]; !ok {
 			t.addUser(acct, u, 1)
 		}
+	}
+}
+
+// inheritPriority gives every association without a Priority of its own
+// its parent's, and finds the largest (as_mysql_assoc.c fills an unset
+// priority from the parent; assoc_mgr.c keeps the maximum).
+func (t *shareTree) inheritPriority(i, parent int) {
+	n := &t.nodes[i]
+	if n.prio <= 0 {
+		n.prio = parent
+	}
+	t.maxPrio = max(t.maxPrio, n.prio)
+	for _, c := range n.children {
+		t.inheritPriority(c, n.prio)
 	}
 }
 

@@ -63,9 +63,14 @@ func (p *pass) staticBlock(pj *pjob) (blocker, bool) {
 		return blocker{reason: slurm.ReasonJobArrayTaskLimit,
 			detail: fmt.Sprintf("%d of array %d's tasks run, the limit is %d", p.arrayRun[j.ArrayJobID], j.ArrayJobID, j.ArrayLimit)}, true
 	}
-	if pj.qos >= 0 {
-		q := &p.snap.QOS[pj.qos]
-		c := p.userQOS[userQOSKey{j.User, pj.qos}]
+	// The partition's QOS first, then the job's (acct_policy.c, without
+	// OverPartQOS).
+	for _, qi := range pj.qosList() {
+		q := &p.snap.QOS[qi]
+		if b, ok := p.perJobLimit(pj, q); ok {
+			return b, true
+		}
+		c := p.userQOS[userQOSKey{j.User, qi}]
 		if q.MaxJobsPerUser > 0 && c.jobs >= q.MaxJobsPerUser {
 			return blocker{reason: slurm.ReasonQOSMaxJobsPerUserLimit,
 				detail: fmt.Sprintf("%s runs %d jobs in QOS %s, MaxJobsPerUser is %d", j.User, c.jobs, q.Name, q.MaxJobsPerUser)}, true
@@ -74,8 +79,96 @@ func (p *pass) staticBlock(pj *pjob) (blocker, bool) {
 			return blocker{reason: slurm.ReasonQOSMaxGRESPerUser,
 				detail: fmt.Sprintf("%s holds %d GPUs in QOS %s and asks for %d, MaxTRESPerUser is gres/gpu=%d", j.User, c.gpus, q.Name, want, q.MaxGPUsPerUser)}, true
 		}
+		if b, ok := p.perUserLimit(pj, q, c); ok {
+			return b, true
+		}
 	}
 	return blocker{}, false
+}
+
+// qosList are the QOS whose limits hold for the job: its partition's, then
+// its own.
+func (pj *pjob) qosList() []int {
+	var l []int
+	if pj.partQOS >= 0 {
+		l = append(l, pj.partQOS)
+	}
+	if pj.qos >= 0 {
+		l = append(l, pj.qos)
+	}
+	return l
+}
+
+// perJobLimit is a QOS limit the job breaks on its own: MaxWall and
+// MaxTRESPerJob, with Slurm's reasons (slurm_protocol_defs.c).
+func (p *pass) perJobLimit(pj *pjob, q *QOS) (blocker, bool) {
+	j := pj.job
+	over := func(r slurm.Reason, what string, asked, limit any) (blocker, bool) {
+		return blocker{reason: r, detail: fmt.Sprintf("asks for %v %s, QOS %s's %s", asked, what, q.Name, limit)}, true
+	}
+	if q.MaxWall > 0 && j.TimeLimit > q.MaxWall {
+		return over(slurm.ReasonQOSMaxWallDurationPerJobLimit, "of time limit", fmtDuration(j.TimeLimit), "MaxWall is "+fmtDuration(q.MaxWall))
+	}
+	l := q.PerJob
+	cpus := max(1, j.Req.CPUs)
+	switch {
+	case l.CPUs > 0 && cpus > l.CPUs:
+		return over(slurm.ReasonQOSMaxCpuPerJobLimit, "CPUs", cpus, fmt.Sprintf("MaxTRESPerJob is cpu=%d", l.CPUs))
+	case l.GPUs > 0 && j.Req.GPUMem == 0 && j.Req.GPUs > l.GPUs:
+		return over(slurm.ReasonQOSMaxGRESPerJob, "GPUs", j.Req.GPUs, fmt.Sprintf("MaxTRESPerJob is gres/gpu=%d", l.GPUs))
+	case l.Mem > 0 && j.Req.Mem > l.Mem:
+		return over(slurm.ReasonQOSMaxMemoryPerJob, "of memory", fmtMiB(j.Req.Mem), "MaxTRESPerJob is mem="+fmtMiB(l.Mem))
+	case l.Nodes > 0 && 1 > l.Nodes:
+		return over(slurm.ReasonQOSMaxNodePerJobLimit, "nodes", 1, fmt.Sprintf("MaxTRESPerJob is node=%d", l.Nodes))
+	case l.Billing > 0 && p.jobBilling(pj) > float64(l.Billing):
+		return over(slurm.ReasonQOSMaxBillingPerJob, "of billing", p.jobBilling(pj), fmt.Sprintf("MaxTRESPerJob is billing=%d", l.Billing))
+	}
+	return blocker{}, false
+}
+
+// perUserLimit is MaxTRESPerUser's CPUs, memory, nodes and billing: what
+// the user's running jobs in the QOS hold, with this one.
+func (p *pass) perUserLimit(pj *pjob, q *QOS, c userCount) (blocker, bool) {
+	j := pj.job
+	l := q.PerUser
+	over := func(r slurm.Reason, what string, held, asked any, limit string) (blocker, bool) {
+		return blocker{reason: r, detail: fmt.Sprintf("%s holds %v %s in QOS %s and asks for %v, MaxTRESPerUser is %s",
+			j.User, held, what, q.Name, asked, limit)}, true
+	}
+	cpus := max(1, j.Req.CPUs)
+	switch {
+	case l.CPUs > 0 && c.cpus+cpus > l.CPUs:
+		return over(slurm.ReasonQOSMaxCpuPerUserLimit, "CPUs", c.cpus, cpus, fmt.Sprintf("cpu=%d", l.CPUs))
+	case l.Mem > 0 && c.mem+j.Req.Mem > l.Mem:
+		return over(slurm.ReasonQOSMaxMemoryPerUser, "of memory", fmtMiB(c.mem), fmtMiB(j.Req.Mem), "mem="+fmtMiB(l.Mem))
+	case l.Nodes > 0 && c.nodes+1 > l.Nodes:
+		return over(slurm.ReasonQOSMaxNodePerUserLimit, "nodes", c.nodes, 1, fmt.Sprintf("node=%d", l.Nodes))
+	case l.Billing > 0 && c.billing+p.jobBilling(pj) > float64(l.Billing):
+		return over(slurm.ReasonQOSMaxBillingPerUser, "of billing", c.billing, p.jobBilling(pj), fmt.Sprintf("billing=%d", l.Billing))
+	}
+	return blocker{}, false
+}
+
+// jobBilling is the job's billing (its TRES over its partition's
+// TRESBillingWeights).
+func (p *pass) jobBilling(pj *pjob) float64 {
+	var part *Partition
+	if pj.part >= 0 {
+		part = &p.snap.Partitions[pj.part]
+	}
+	return billing(pj.job, part, p.snap)
+}
+
+// fmtMiB prints memory as Slurm's TRES strings do: megabytes, or G, T.
+func fmtMiB(b int64) string {
+	m := b >> 20
+	switch {
+	case m >= 1<<20 && m%(1<<20) == 0:
+		return fmt.Sprintf("%dT", m>>20)
+	case m >= 1<<10 && m%(1<<10) == 0:
+		return fmt.Sprintf("%dG", m>>10)
+	}
+	return fmt.Sprintf("%dM", m)
 }
 
 // resourceDetail says, with numbers, why a job does not fit now: what no

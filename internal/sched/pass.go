@@ -26,6 +26,8 @@ type pass struct {
 	maxQOSPrio    float64
 	tree          *shareTree
 	totalCPUs     int
+	// partTRES caches each partition's TRES totals (partitionTRES).
+	partTRES [][]float64
 
 	nodeIdx   map[string]int
 	slots     []gpuSlot
@@ -74,19 +76,23 @@ type userQOSKey struct {
 }
 
 type userCount struct {
-	jobs, gpus int
+	jobs, gpus, cpus, nodes int
+	mem                     int64
+	billing                 float64
 }
 
 // pjob is a job as the pass resolved it.
 type pjob struct {
-	job    *Job
-	part   int // -1: no such partition
-	qos    int // -1: none; -2: no such QOS
-	assoc  int // -1: no association
-	tier   int
-	limit  int64 // effective time limit, seconds (forever: unlimited)
-	prio   uint32
-	submit int64 // Unix nanoseconds, for ordering
+	job  *Job
+	part int // -1: no such partition
+	qos  int // -1: none; -2: no such QOS
+	// partQOS is the partition's QOS, -1 for none (or the same as qos).
+	partQOS int
+	assoc   int // -1: no association
+	tier    int
+	limit   int64 // effective time limit, seconds (forever: unlimited)
+	prio    uint32
+	submit  int64 // Unix nanoseconds, for ordering
 	// yieldedTo: a pending job yielded for this one is pending too.
 	yieldedTo bool
 }
@@ -186,7 +192,7 @@ func (p *pass) partHasNode(part, n int) bool {
 // effective time limit: its own, else the partition's DefaultTime, else
 // its MaxTime, else unlimited.
 func (p *pass) resolve(j *Job) pjob {
-	pj := pjob{job: j, part: p.defPart, qos: -1, assoc: -1, limit: forever, submit: j.Submit.UnixNano()}
+	pj := pjob{job: j, part: p.defPart, qos: -1, partQOS: -1, assoc: -1, limit: forever, submit: j.Submit.UnixNano()}
 	if j.Partition != "" {
 		var ok bool
 		if pj.part, ok = p.partIdx[j.Partition]; !ok {
@@ -206,11 +212,23 @@ func (p *pass) resolve(j *Job) pjob {
 	if pj.part >= 0 {
 		pt := &p.snap.Partitions[pj.part]
 		pj.tier = pt.PriorityTier
+		if i, ok := p.qosIdx[pt.QOS]; ok && pt.QOS != "" && i != pj.qos {
+			pj.partQOS = i
+		}
 		if limit <= 0 {
 			limit = pt.DefaultTime
 		}
 		if limit <= 0 {
 			limit = pt.MaxTime
+		}
+	}
+	// A job that gives no limit gets at most its QOS's MaxWall
+	// (acct_policy.c, _set_time_limit).
+	if j.TimeLimit <= 0 {
+		for _, q := range pj.qosList() {
+			if w := p.snap.QOS[q].MaxWall; w > 0 && (limit <= 0 || limit >= Unlimited || limit > w) {
+				limit = w
+			}
 		}
 	}
 	if limit > 0 {
@@ -348,13 +366,17 @@ func (p *pass) add(n int, from, to int64, deltas []colDelta) {
 // QOS and per-array counters.
 func (p *pass) countStart(pj *pjob, sign int) {
 	j := pj.job
-	if pj.qos >= 0 {
-		k := userQOSKey{j.User, pj.qos}
+	for _, q := range pj.qosList() {
+		k := userQOSKey{j.User, q}
 		c := p.userQOS[k]
 		c.jobs += sign
 		if j.Req.GPUMem == 0 {
 			c.gpus += sign * j.Req.GPUs
 		}
+		c.cpus += sign * max(1, j.Req.CPUs)
+		c.mem += int64(sign) * j.Req.Mem
+		c.nodes += sign
+		c.billing += float64(sign) * p.jobBilling(pj)
 		p.userQOS[k] = c
 	}
 	if j.ArrayJobID != 0 {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -23,7 +24,10 @@ type PriorityRow struct {
 	// PartitionPrio is the weighted partition factor (sprio's PARTITION).
 	PartitionPrio float64
 	QOSPrio       float64
-	Nice          int
+	// TRES are the weighted TRES factors that are not 0, in
+	// PriorityWeightTRES's order (sprio's TRES column).
+	TRES []TRESFactor
+	Nice int
 }
 
 // Priorities returns the rows sprio -l prints: pending jobs that are
@@ -47,10 +51,12 @@ func Priorities(snap Snapshot) []PriorityRow {
 			User:          j.User,
 			Priority:      f.total,
 			Age:           f.age,
+			Assoc:         f.assoc,
 			FairShare:     f.fs,
 			JobSize:       f.size,
 			PartitionPrio: f.part,
 			QOSPrio:       f.qos,
+			TRES:          f.tres,
 			Nice:          j.Nice,
 		})
 	}
@@ -60,8 +66,9 @@ func Priorities(snap Snapshot) []PriorityRow {
 
 // prioFactors are a job's weighted priority factors.
 type prioFactors struct {
-	total                    uint32
-	age, fs, size, part, qos float64
+	total                           uint32
+	age, assoc, fs, size, part, qos float64
+	tres                            []TRESFactor
 }
 
 // topPriority is where priority/basic starts counting down (Slurm's
@@ -72,16 +79,20 @@ const topPriority = 0xffff0000
 // sum priority_multifactor.shtml gives under "Job Priority Factors In
 // General":
 //
-//	PriorityWeightAge × age + PriorityWeightFairshare × fair-share +
-//	PriorityWeightJobSize × job size + PriorityWeightPartition × partition +
-//	PriorityWeightQOS × QOS - nice
+//	PriorityWeightAge × age + PriorityWeightAssoc × association +
+//	PriorityWeightFairshare × fair-share + PriorityWeightJobSize × job size +
+//	PriorityWeightPartition × partition + PriorityWeightQOS × QOS +
+//	SUM(TRES weight × TRES factor) - nice
 //
 // each factor between 0 and 1, the sum truncated to an integer and kept
-// between 1 and 2^32-1 (priority_multifactor.c). The partition and QOS
-// factors are PriorityJobFactor and the QOS priority normalised by the
-// largest ("Partition Factor", "Quality of Service (QOS) Factor"), unless
-// NO_NORMAL_PART / NO_NORMAL_QOS. With priority/basic it is submission
-// order: the earlier the job (the lower its id), the higher, less nice.
+// between 1 and 2^32-1 (priority_multifactor.c, _get_priority_internal).
+// The association, partition and QOS factors are the association's
+// Priority, PriorityJobFactor and the QOS priority normalised by the
+// largest ("Association Factor", "Partition Factor", "Quality of Service
+// (QOS) Factor"), unless NO_NORMAL_ASSOC / NO_NORMAL_PART / NO_NORMAL_QOS;
+// the TRES factors are in tresFactors. With priority/basic it is
+// submission order: the earlier the job (the lower its id), the higher,
+// less nice.
 func (p *pass) factors(pj *pjob) prioFactors {
 	j := pj.job
 	if j.FixedPriority != 0 {
@@ -99,11 +110,18 @@ func (p *pass) factors(pj *pjob) prioFactors {
 	if w.Age > 0 && p.accruing(pj) {
 		f.age = float64(w.Age) * p.ageFactor(pj)
 	}
+	if w.Assoc > 0 && pj.assoc >= 0 {
+		af := float64(p.tree.nodes[pj.assoc].prio)
+		if p.cfg.Flags&FlagNoNormalAssoc == 0 {
+			af = ratio(af, float64(p.tree.maxPrio))
+		}
+		f.assoc = float64(w.Assoc) * af
+	}
 	if w.FairShare > 0 && pj.assoc >= 0 {
 		f.fs = float64(w.FairShare) * p.tree.nodes[pj.assoc].fs
 	}
 	if w.JobSize > 0 {
-		f.size = float64(w.JobSize) * p.sizeFactor(j)
+		f.size = float64(w.JobSize) * p.sizeFactor(pj)
 	}
 	if w.Partition > 0 && pj.part >= 0 {
 		jf := float64(p.snap.Partitions[pj.part].PriorityJobFactor)
@@ -119,7 +137,9 @@ func (p *pass) factors(pj *pjob) prioFactors {
 		}
 		f.qos = float64(w.QOS) * qf
 	}
-	f.total = clampPriority(f.age + f.fs + f.size + f.part + f.qos - float64(j.Nice))
+	var tres float64
+	f.tres, tres = p.tresFactors(pj)
+	f.total = clampPriority(f.age + f.assoc + f.fs + f.size + f.part + f.qos + tres - float64(j.Nice))
 	return f
 }
 
@@ -141,12 +161,16 @@ func clampPriority(v float64) uint32 {
 	return uint32(v)
 }
 
-// accruing reports whether the job's age grows: it is eligible (no hold,
-// dependency met, begin time reached), or PriorityFlags=ACCRUE_ALWAYS.
+// accruing reports whether the job's age grows: it is eligible, or
+// PriorityFlags=ACCRUE_ALWAYS.
 func (p *pass) accruing(pj *pjob) bool {
-	if p.cfg.Flags&FlagAccrueAlways != 0 {
-		return true
-	}
+	return p.cfg.Flags&FlagAccrueAlways != 0 || p.eligible(pj)
+}
+
+// eligible reports whether the job may start as far as it alone decides
+// (job_mgr.c, job_independent): no hold, its begin time reached, its
+// dependencies met.
+func (p *pass) eligible(pj *pjob) bool {
 	j := pj.job
 	if j.Hold != HoldNone || (!j.Begin.IsZero() && j.Begin.Unix() > p.now) {
 		return false
@@ -158,17 +182,36 @@ func (p *pass) accruing(pj *pjob) bool {
 	return true
 }
 
+// eligibleAt is when a job that is eligible now and has no Eligible time
+// yet became so, as slurmctld sets details->begin_time: its begin time
+// when it waits on nothing else (kept from submission), else the pass that
+// found it eligible (a dependency met, a hold released).
+func (p *pass) eligibleAt(j *Job) time.Time {
+	if len(j.Deps.Items) == 0 && j.Begin.After(j.Submit) {
+		return j.Begin
+	}
+	return p.snap.Now
+}
+
 // ageFactor is min(1, wait/PriorityMaxAge) with the wait counted from when
-// the job became eligible (priority_multifactor.shtml, "Age Factor").
+// the job became eligible (priority_multifactor.shtml, "Age Factor";
+// acct_policy.c sets accrue_time to the eligible time), or from its
+// submission with ACCRUE_ALWAYS. A job not yet given its Eligible time
+// counts from its submission or begin time when it waits on nothing else
+// (jobs recorded before Eligible was kept, the simulator's), else from
+// now: its dependency was met in this pass.
 func (p *pass) ageFactor(pj *pjob) float64 {
 	j := pj.job
 	from := j.Eligible
 	if p.cfg.Flags&FlagAccrueAlways != 0 {
 		from = j.Submit
 	} else if from.IsZero() {
-		from = j.Submit
-		if j.Begin.After(from) {
-			from = j.Begin
+		from = p.snap.Now
+		if len(j.Deps.Items) == 0 {
+			from = j.Submit
+			if j.Begin.After(from) {
+				from = j.Begin
+			}
 		}
 	}
 	wait := p.now - from.Unix()
@@ -184,12 +227,32 @@ func (p *pass) ageFactor(pj *pjob) float64 {
 
 // sizeFactor is Slurm's job size factor (priority_multifactor.shtml, "Job
 // Size Factor"): the mean of the job's share of nodes and of CPUs, or of
-// what it leaves free under PriorityFavorSmall.
-func (p *pass) sizeFactor(j *Job) float64 {
+// what it leaves free under PriorityFavorSmall. With
+// SMALL_RELATIVE_TO_TIME it is the job's CPUs (at least its nodes' share
+// of the cluster's) per minute of its time limit, over the cluster's CPUs
+// (and 1 less that under PriorityFavorSmall).
+func (p *pass) sizeFactor(pj *pjob) float64 {
+	j := pj.job
 	nodes := float64(max(1, len(p.snap.Nodes)))
 	cluster := float64(p.totalCPUs)
 	cpus := float64(max(1, j.Req.CPUs))
 	var f float64
+	if p.cfg.Flags&FlagSmallRelativeToTime != 0 {
+		// One node's worth of CPUs at least (min_nodes is 1 here).
+		f = max(cluster/nodes, cpus)
+		minutes := float64(0xffffffff) // Slurm's INFINITE time limit
+		if pj.limit < forever {
+			minutes = float64((pj.limit + 59) / 60)
+		}
+		f /= max(1, minutes)
+		if cluster > 0 {
+			f /= cluster
+		}
+		if p.cfg.FavorSmall {
+			f = 1 - f
+		}
+		return min(1, max(0, f))
+	}
 	if p.cfg.FavorSmall {
 		f = (nodes - 1) / nodes
 		if cluster > 0 {

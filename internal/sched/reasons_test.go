@@ -158,6 +158,43 @@ func TestPendingReasons(t *testing.T) {
 			want: map[uint32]slurm.Reason{2: "started", 3: slurm.ReasonQOSMaxJobsPerUserLimit},
 		},
 		{
+			name: "QOS MaxWall is QOSMaxWallDurationPerJobLimit",
+			snap: limited(sched.QOS{Name: "normal", UsageFactor: 1, MaxWall: h}).Job(
+				st.Job(1).QOS("normal").Time(2*h), st.Job(2).QOS("normal").Time(h)),
+			want: map[uint32]slurm.Reason{1: slurm.ReasonQOSMaxWallDurationPerJobLimit, 2: "started"},
+		},
+		{
+			name: "QOS MaxTRESPerJob: CPUs, GPUs, memory and billing, each with its reason",
+			snap: limited(sched.QOS{Name: "normal", UsageFactor: 1, PerJob: sched.TRESLimits{CPUs: 4, GPUs: 2, Mem: 8 * st.GiB, Billing: 1}}).Job(
+				st.Job(1).QOS("normal").CPUs(5), st.Job(2).QOS("normal").GPUs(3), st.Job(3).QOS("normal").Mem(9*st.GiB),
+				st.Job(4).QOS("normal").CPUs(4).GPUs(1).Mem(8*st.GiB)),
+			want: map[uint32]slurm.Reason{1: slurm.ReasonQOSMaxCpuPerJobLimit, 2: slurm.ReasonQOSMaxGRESPerJob,
+				3: slurm.ReasonQOSMaxMemoryPerJob, 4: "started"},
+		},
+		{
+			name: "QOS MaxTRESPerJob=billing counts the partition's billing weights",
+			snap: limited(sched.QOS{Name: "normal", UsageFactor: 1, PerJob: sched.TRESLimits{Billing: 1}}).Job(
+				st.Job(1).QOS("normal").GPUs(2)),
+			want: map[uint32]slurm.Reason{1: slurm.ReasonQOSMaxBillingPerJob},
+		},
+		{
+			name: "QOS MaxTRESPerUser=cpu and mem count the user's running jobs and those started in the pass",
+			snap: limited(sched.QOS{Name: "normal", UsageFactor: 1, PerUser: sched.TRESLimits{CPUs: 4, Mem: 4 * st.GiB}}).Job(
+				st.Job(1).QOS("normal").User("alice").CPUs(2).Running(now, "gpu01"),
+				st.Job(2).QOS("normal").User("alice").CPUs(2),
+				st.Job(3).QOS("normal").User("alice").CPUs(1),
+				st.Job(4).QOS("normal").User("bob").CPUs(1).Mem(3*st.GiB),
+				st.Job(5).QOS("normal").User("bob").CPUs(1).Mem(2*st.GiB)),
+			want: map[uint32]slurm.Reason{2: "started", 3: slurm.ReasonQOSMaxCpuPerUserLimit, 4: "started", 5: slurm.ReasonQOSMaxMemoryPerUser},
+		},
+		{
+			name: "a partition's QOS limits its jobs too, counted with the jobs of that QOS",
+			snap: fourGPUs().QOS(sched.QOS{Name: "normal", UsageFactor: 1}, sched.QOS{Name: "part", UsageFactor: 1, MaxJobsPerUser: 1}).
+				Part(st.Part("gpu").Default().QOS("part")).Job(
+				st.Job(1).QOS("normal").User("alice"), st.Job(2).QOS("normal").User("alice"), st.Job(3).QOS("normal").User("bob")),
+			want: map[uint32]slurm.Reason{1: "started", 2: slurm.ReasonQOSMaxJobsPerUserLimit, 3: "started"},
+		},
+		{
 			name: "a user no account admits is InvalidAccount",
 			snap: fourGPUs().Account("lab", "", 1, st.U("alice", 1)).Job(st.Job(1).User("mallory")),
 			want: map[uint32]slurm.Reason{1: slurm.ReasonInvalidAccount},

@@ -97,13 +97,13 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	if pj.qos == -2 {
 		return refuse(slurm.ErrInvalidQOS, fmt.Sprintf("asked for QOS %q; the QOS here are %s", job.QOS, p.qosNames()))
 	}
-	if pj.qos >= 0 {
-		q := &snap.QOS[pj.qos]
+	for _, qi := range pj.qosList() {
+		q := &snap.QOS[qi]
 		if q.MaxSubmitJobsPerUser > 0 {
 			n := 0
 			for i := range snap.Jobs {
 				j := &snap.Jobs[i]
-				if j.User == job.User && j.QOS == job.QOS && !j.State.Finished() {
+				if j.User == job.User && !j.State.Finished() && p.usesQOS(j, q.Name) {
 					n++
 				}
 			}
@@ -112,6 +112,23 @@ func CheckSubmit(job Job, snap Snapshot) error {
 					fmt.Sprintf("asked for %d more %s in QOS %s, where %s has %d pending or running; its MaxSubmitJobsPerUser is %d: wait for some to end",
 						tasks, plural(tasks, "job", "jobs"), q.Name, job.User, n, q.MaxSubmitJobsPerUser))
 			}
+		}
+		if !q.DenyOnLimit {
+			continue
+		}
+		// DenyOnLimit: what would leave the job pending for ever, or
+		// until the user's other jobs end when it alone is over a
+		// per-user limit, is refused now.
+		b, over := p.perJobLimit(&pj, q)
+		if !over {
+			b, over = p.perUserLimit(&pj, q, userCount{})
+		}
+		if !over && q.MaxGPUsPerUser > 0 && job.Req.GPUMem == 0 && job.Req.GPUs > q.MaxGPUsPerUser {
+			b, over = blocker{reason: slurm.ReasonQOSMaxGRESPerUser, detail: fmt.Sprintf("asks for %d GPUs, QOS %s's MaxTRESPerUser is gres/gpu=%d",
+				job.Req.GPUs, q.Name, q.MaxGPUsPerUser)}, true
+		}
+		if over {
+			return refuse(slurm.ErrAccountingPolicy, fmt.Sprintf("%s (%s; the QOS has DenyOnLimit)", b.detail, b.reason))
 		}
 	}
 	if err := checkUserShare(&job, tasks, snap); err != nil {
@@ -369,4 +386,20 @@ func fmtSize(b int64) string {
 		return fmt.Sprintf("%dM", b>>20)
 	}
 	return fmt.Sprintf("%.1fG", float64(b)/float64(GiB))
+}
+
+// usesQOS reports whether a job's limits count in QOS name: its own QOS,
+// or its partition's.
+func (p *pass) usesQOS(j *Job, name string) bool {
+	if j.QOS == name {
+		return true
+	}
+	part := p.defPart
+	if j.Partition != "" {
+		var ok bool
+		if part, ok = p.partIdx[j.Partition]; !ok {
+			return false
+		}
+	}
+	return part >= 0 && p.snap.Partitions[part].QOS == name
 }

@@ -48,6 +48,25 @@ func TestCheckSubmit(t *testing.T) {
 			snap: st.Anchor(), job: st.Job(1).User("alice").GPUs(2),
 		},
 		{
+			name: "DenyOnLimit refuses a time limit over the QOS's MaxWall",
+			snap: st.Anchor().QOS(sched.QOS{Name: "short", UsageFactor: 1, MaxWall: time.Hour, DenyOnLimit: true}),
+			job:  st.Job(1).User("alice").QOS("short").Time(2 * time.Hour),
+			want: &sched.SubmitError{Code: slurm.ErrAccountingPolicy, Msg: "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
+				Detail: "asks for 02:00:00 of time limit, QOS short's MaxWall is 01:00:00 (QOSMaxWallDurationPerJobLimit; the QOS has DenyOnLimit)"},
+		},
+		{
+			name: "DenyOnLimit refuses a job over MaxTRESPerUser on its own",
+			snap: st.Anchor().QOS(sched.QOS{Name: "short", UsageFactor: 1, MaxGPUsPerUser: 2, DenyOnLimit: true}),
+			job:  st.Job(1).User("alice").QOS("short").GPUs(3),
+			want: &sched.SubmitError{Code: slurm.ErrAccountingPolicy, Msg: "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
+				Detail: "asks for 3 GPUs, QOS short's MaxTRESPerUser is gres/gpu=2 (QOSMaxGRESPerUser; the QOS has DenyOnLimit)"},
+		},
+		{
+			name: "without DenyOnLimit a job over a QOS limit is accepted, to wait with the limit as its reason",
+			snap: st.Anchor().QOS(sched.QOS{Name: "short", UsageFactor: 1, MaxWall: time.Hour}),
+			job:  st.Job(1).User("alice").QOS("short").Time(2 * time.Hour),
+		},
+		{
 			name: "MaxJobCount counts finished jobs still kept, and sbatch retries (sbatch_maxjobcount_reached.txt)",
 			snap: full(5), job: st.Job(1).User("alice"),
 			want: &sched.SubmitError{Code: slurm.EAGAIN, Msg: "Resource temporarily unavailable", Retry: true,

@@ -109,6 +109,10 @@ type Partition struct {
 	// AllowAccounts are the accounts whose jobs CheckSubmit admits; empty
 	// for all.
 	AllowAccounts []string
+	// QOS is the partition's QOS (slurm.conf's QOS=): its limits hold for
+	// every job of the partition, before those of the job's own QOS; ""
+	// for none.
+	QOS string
 	// Billing holds the TRESBillingWeights; nil means a GPU counts 1.
 	Billing *TRESWeights
 }
@@ -134,11 +138,32 @@ type QOS struct {
 	// MaxGPUsPerUser is MaxTRESPerUser=gres/gpu=N: whole GPUs a user's
 	// running jobs in this QOS may hold together.
 	MaxGPUsPerUser int
+	// PerUser are MaxTRESPerUser's other TRES: CPUs, memory (bytes),
+	// nodes and billing a user's running jobs may hold together.
+	PerUser TRESLimits
+	// PerJob is MaxTRESPerJob: what one job may ask for (GPUs whole).
+	PerJob TRESLimits
+	// MaxWall is MaxWall: the longest time limit of a job; 0 for none. A
+	// job that gives no limit gets at most this one.
+	MaxWall time.Duration
 	// MaxJobsPerUser caps a user's running jobs in this QOS.
 	MaxJobsPerUser int
 	// MaxSubmitJobsPerUser caps a user's pending and running jobs in this QOS;
 	// submissions beyond it are refused.
 	MaxSubmitJobsPerUser int
+	// DenyOnLimit refuses at submission a job over a per-job limit (or a
+	// per-user limit on its own), instead of leaving it pending with the
+	// limit as its reason (the QOS flag DenyOnLimit).
+	DenyOnLimit bool
+}
+
+// TRESLimits are a QOS's limits on TRES; 0 is no limit.
+type TRESLimits struct {
+	CPUs    int
+	Mem     int64 // bytes
+	Nodes   int
+	Billing int
+	GPUs    int // whole GPUs (per job only: per user is MaxGPUsPerUser)
 }
 
 // Account is a node of the fair-share tree.
@@ -149,13 +174,19 @@ type Account struct {
 	Parent string
 	// Shares are the account's RawShares among its siblings.
 	Shares int
-	Users  []UserShare
+	// Priority is the association's Priority (sacctmgr's), for the
+	// association factor; 0 inherits the parent's, as an association
+	// without one does in Slurm.
+	Priority int
+	Users    []UserShare
 }
 
 // UserShare is a user's association with an account.
 type UserShare struct {
 	Name   string
 	Shares int
+	// Priority is the association's Priority; 0 inherits the account's.
+	Priority int
 	// Default makes this the user's default account (Slurm's
 	// DefaultAccount), charged by jobs that name none. Without one, the
 	// first account listing the user is the default.
@@ -205,9 +236,11 @@ type Job struct {
 	ExitCode int
 
 	Submit time.Time
-	// Eligible is when the job became eligible (hold released, dependency
-	// met, begin time reached); age counts from here. Zero means
-	// max(Submit, Begin). A job requeued by a yield keeps its old value.
+	// Eligible is when the job became eligible (submitted, hold released,
+	// dependency met, begin time reached): sacct's Eligible, and where age
+	// counts from. Zero until then (Plan.Eligible reports it); a job
+	// without one that waits on nothing counts age from max(Submit,
+	// Begin). A job requeued by a yield keeps its old value.
 	Eligible time.Time
 	Begin    time.Time // --begin; zero for none
 	Start    time.Time // running jobs
@@ -321,6 +354,17 @@ type Plan struct {
 	// Pending has one decision for every pending job not started, in
 	// scheduling order.
 	Pending []Decision
+	// Eligible are the pending jobs (started ones included) that have no
+	// Eligible time and are eligible now: the caller records the time, as
+	// slurmctld records a job's eligible time (its begin_time) the first
+	// time it finds it independent.
+	Eligible []Eligibility
+}
+
+// Eligibility is when a job became eligible.
+type Eligibility struct {
+	JobID uint32
+	At    time.Time
 }
 
 // Start is a job to start now.

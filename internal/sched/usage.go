@@ -161,3 +161,39 @@ func AdvanceUsage(snap Snapshot, to time.Time) []Usage {
 	})
 	return out
 }
+
+// NextUsageReset is when PriorityUsageResetPeriod next clears all usage
+// after a moment last, as priority_multifactor.c's _next_reset computes it
+// in loc: the next midnight (DAILY), the next Sunday's (WEEKLY), the first
+// of the next month (MONTHLY), of April, July, October or January
+// (QUARTERLY), of January (YEARLY). Zero for NONE and NOW (NOW clears once,
+// when the daemon starts) and for anything else.
+func NextUsageReset(period string, last time.Time, loc *time.Location) time.Time {
+	t := last.In(loc)
+	y, m, d := t.Date()
+	midnight := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	switch period {
+	case "DAILY":
+		return midnight.AddDate(0, 0, 1)
+	case "WEEKLY":
+		return midnight.AddDate(0, 0, 7-int(t.Weekday()))
+	case "MONTHLY":
+		return time.Date(y, m+1, 1, 0, 0, 0, 0, loc)
+	case "QUARTERLY":
+		return time.Date(y, ((m-1)/3+1)*3+1, 1, 0, 0, 0, 0, loc)
+	case "YEARLY":
+		return time.Date(y+1, 1, 1, 0, 0, 0, 0, loc)
+	}
+	return time.Time{}
+}
+
+// ResetUsage is every record cleared as of at: what usage is after
+// PriorityUsageResetPeriod's reset (one record per association, kept so
+// that the reset is stored).
+func ResetUsage(us []Usage, at time.Time) []Usage {
+	out := make([]Usage, 0, len(us))
+	for _, u := range us {
+		out = append(out, Usage{Account: u.Account, User: u.User, AsOf: at})
+	}
+	return out
+}

@@ -160,3 +160,29 @@ func TestFillerWorkDoesNotPushAUserBack(t *testing.T) {
 		t.Errorf("started (-want +got):\n%s", diff)
 	}
 }
+
+// NextUsageReset follows priority_multifactor.c's _next_reset: the next
+// midnight, Sunday, first of the month, of the quarter, of the year.
+func TestNextUsageReset(t *testing.T) {
+	loc := time.FixedZone("lab", 2*3600)
+	last := time.Date(2030, time.November, 13, 15, 4, 5, 0, loc) // a Wednesday
+	for _, tt := range []struct {
+		period string
+		want   time.Time
+	}{
+		{"DAILY", time.Date(2030, time.November, 14, 0, 0, 0, 0, loc)},
+		{"WEEKLY", time.Date(2030, time.November, 17, 0, 0, 0, 0, loc)},
+		{"MONTHLY", time.Date(2030, time.December, 1, 0, 0, 0, 0, loc)},
+		{"QUARTERLY", time.Date(2031, time.January, 1, 0, 0, 0, 0, loc)},
+		{"YEARLY", time.Date(2031, time.January, 1, 0, 0, 0, 0, loc)},
+		{"NONE", time.Time{}},
+		{"NOW", time.Time{}},
+	} {
+		if got := sched.NextUsageReset(tt.period, last, loc); !got.Equal(tt.want) {
+			t.Errorf("%s after %v: %v, want %v", tt.period, last, got, tt.want)
+		}
+	}
+	if got, want := sched.NextUsageReset("QUARTERLY", time.Date(2030, time.May, 2, 0, 0, 0, 0, loc), loc), time.Date(2030, time.July, 1, 0, 0, 0, 0, loc); !got.Equal(want) {
+		t.Errorf("QUARTERLY after May 2: %v, want %v", got, want)
+	}
+}

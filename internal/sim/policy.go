@@ -143,8 +143,12 @@ func SetupFromConfig(c *config.Config) (Setup, error) {
 	s.Config.Weights = sched.Weights{
 		Age: uint32(max(p.WeightAge, 0)), FairShare: uint32(max(p.WeightFairshare, 0)),
 		JobSize: uint32(max(p.WeightJobSize, 0)), Partition: uint32(max(p.WeightPartition, 0)),
-		QOS: uint32(max(p.WeightQOS, 0)),
+		QOS: uint32(max(p.WeightQOS, 0)), Assoc: uint32(max(p.WeightAssoc, 0)),
 	}
+	for _, n := range p.WeightTRES.Names() {
+		s.Config.Weights.TRES = append(s.Config.Weights.TRES, sched.TRESWeight{Name: n, Weight: p.WeightTRES[n]})
+	}
+	s.Config.ShardSize = int64(c.ShardSize)
 	s.Config.MaxAge = p.MaxAge
 	s.Config.DecayHalfLife = p.DecayHalfLife
 	s.Config.FavorSmall = p.FavorSmall

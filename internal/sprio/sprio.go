@@ -138,8 +138,14 @@ func Main(args []string, sio cli.IO) int {
 
 func prioWeights(cfg *config.Config) format.PrioWeights {
 	p := cfg.Priority
+	// PriorityWeightTRES as the file wrote it, as Slurm prints the
+	// slurm.conf line's.
+	tres := p.WeightTRESText
+	if tres == "" && len(p.WeightTRES) > 0 {
+		tres = p.WeightTRES.String()
+	}
 	return format.PrioWeights{Age: p.WeightAge, Assoc: p.WeightAssoc, FairShare: p.WeightFairshare,
-		JobSize: p.WeightJobSize, Partition: p.WeightPartition, QOS: p.WeightQOS, TRES: p.WeightTRES.String()}
+		JobSize: p.WeightJobSize, Partition: p.WeightPartition, QOS: p.WeightQOS, TRES: tres}
 }
 
 func hasArrayTasks(rows []api.PriorityRow) bool {

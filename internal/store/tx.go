@@ -342,7 +342,9 @@ func (t *Tx) Requeue(id uint32, at time.Time) (Job, error) {
 	}
 	j.Restarts++
 	j.State, j.Reason = slurm.Pending, slurm.ReasonNone
-	j.Submit = at
+	// Pending again from now, and eligible at once (Slurm resets both;
+	// its two-minute hold-off after a requeue is not kept here).
+	j.Submit, j.Eligible = at, at
 	j.Start, j.End = time.Time{}, time.Time{}
 	j.ExitCode, j.Alloc = ExitCode{}, Alloc{}
 	j.PeakGPUMem, j.MeanGPUUtil = 0, 0

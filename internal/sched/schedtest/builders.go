@@ -240,6 +240,10 @@ func (b *PartBuilder) Nodes(n ...string) *PartBuilder {
 	b.p.Nodes = n
 	return b
 }
+
+// QOS sets the partition's QOS.
+func (b *PartBuilder) QOS(q string) *PartBuilder { b.p.QOS = q; return b }
+
 func (b *PartBuilder) MaxTime(d time.Duration) *PartBuilder     { b.p.MaxTime = d; return b }
 func (b *PartBuilder) DefaultTime(d time.Duration) *PartBuilder { b.p.DefaultTime = d; return b }
 func (b *PartBuilder) Billing(w sched.TRESWeights) *PartBuilder {

@@ -60,6 +60,19 @@ func (b *SnapBuilder) Account(name, parent string, shares int, users ...sched.Us
 	return b
 }
 
+// AccountPriority sets an account's association Priority (name "root" for
+// the root account, added if missing).
+func (b *SnapBuilder) AccountPriority(name string, prio int) *SnapBuilder {
+	for i := range b.accounts {
+		if b.accounts[i].Name == name {
+			b.accounts[i].Priority = prio
+			return b
+		}
+	}
+	b.accounts = append(b.accounts, sched.Account{Name: name, Shares: 1, Priority: prio})
+	return b
+}
+
 // Usage adds raw usage (TRES-billing seconds) as of the snapshot's clock.
 func (b *SnapBuilder) Usage(account, user string, raw float64) *SnapBuilder {
 	b.usage = append(b.usage, sched.Usage{Account: account, User: user, Raw: raw, AsOf: b.now})
