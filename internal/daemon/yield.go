@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
@@ -505,7 +506,7 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 		if err := tx.PutJob(cur); err != nil {
 			return err
 		}
-		detail := detail + fmt.Sprintf("; requeued with BatchSize=%d", cur.BatchSize)
+		detail := detail + "; requeued" + requeuedWith(cur.BatchSize, gpusAfter(j, plan), plan.gpuMem)
 		if plan.forJob != 0 {
 			detail += fmt.Sprintf("; for job %d", plan.forJob)
 		}
@@ -522,6 +523,36 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 	}
 	plan.done <- st
 	return err
+}
+
+// gpusAfter is how many GPUs a yielded job asks for when it runs again:
+// what the yield set, else what it held.
+func gpusAfter(j store.Job, plan *yieldPlan) int {
+	if plan.gpus != nil {
+		return *plan.gpus
+	}
+	return len(j.Alloc.GPUs)
+}
+
+// requeuedWith is what a yielded job comes back with, in scontrol yield's
+// words (" with BatchSize=16 Gpus=2"), leaving out what it does not have:
+// an automatic yield of a job without a batch size was recorded
+// "requeued with BatchSize=0".
+func requeuedWith(batch, gpus int, gpuMem int64) string {
+	var b strings.Builder
+	if batch > 0 {
+		fmt.Fprintf(&b, " BatchSize=%d", batch)
+	}
+	if gpus > 0 {
+		fmt.Fprintf(&b, " Gpus=%d", gpus)
+	}
+	if gpuMem > 0 {
+		fmt.Fprintf(&b, " GpuMem=%s", slurmtime.FormatSize(slurmtime.Bytes(gpuMem)))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return " with" + b.String()
 }
 
 // dropYield forgets the yield planned for job id, whose script ended by

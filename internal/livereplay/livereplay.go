@@ -241,9 +241,9 @@ func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, 
 	}
 	if pol.Yield {
 		as := opt.Assumptions
-		fmt.Fprintf(&b, "\n[Yield]\nShrink = true\nShrinkTries = %d\nShrinkPayback = %t\nShrinkRegrow = %t\nPayback = %t\nOwn = %t\nCost = %q\n",
+		fmt.Fprintf(&b, "\n[Yield]\nShrink = true\nShrinkTries = %d\nShrinkPayback = %t\nShrinkRegrow = %t\nPayback = %t\nOwn = %t\nCost = %q\nMinRun = %q\n",
 			pol.ShrinkTries, pol.ShrinkPayback, pol.ShrinkRegrow, pol.YieldPayback, pol.YieldOwn,
-			secs(as.Stop+as.Restart+as.Checkpoint))
+			secs(as.Stop+as.Restart+as.Checkpoint), secs(sim.MinRun(as)))
 	}
 	accts := map[string]bool{}
 	for _, j := range tr.Jobs {

@@ -178,8 +178,10 @@ func TestCycleShrinksWhenEnabledAndBothResume(t *testing.T) {
 		t.Errorf("shrinks (-want +got):\n%s", diff)
 	}
 	second := h.Cycle()
-	// The shrunk job resumes first in its tier, then the waiting job.
-	if diff := cmp.Diff([]uint32{10, 20}, st.Started(second)); diff != "" {
+	// The waiting job the shrink was for first (the shrunk job names it:
+	// Job.YieldedFor, as the daemon and the simulator record it), then
+	// the shrunk job, resumed ahead of ordinary work of its tier.
+	if diff := cmp.Diff([]uint32{20, 10}, st.Started(second)); diff != "" {
 		t.Errorf("second pass starts (-want +got):\n%s", diff)
 	}
 	if got := len(h.Job(10).Alloc.GPUs); got != 2 {

@@ -224,9 +224,15 @@ type Job struct {
 
 	// Yieldable jobs may be shrunk or stopped by the yield protocol.
 	Yieldable bool
-	// Resumed marks a job requeued by a yield: it is ordered ahead of
-	// ordinary work of equal tier.
+	// Resumed marks a job requeued by a yield, pending or running again:
+	// pending, it is ordered ahead of ordinary work of equal tier;
+	// running, the scheduler's own stops spare it until it has run its
+	// minimum (Config.YieldMinRun, or CheckpointInterval when longer).
 	Resumed bool
+	// CheckpointInterval is how often the job said it saves a checkpoint,
+	// counted from its start (#SLITE --checkpoint-interval); 0 when it
+	// did not say.
+	CheckpointInterval time.Duration
 	// YieldedFor, on a pending job requeued by a yield, is the job it was
 	// stopped for. While both are pending, that job is ordered ahead of
 	// it, so that the yielded job does not take back what it gave up.

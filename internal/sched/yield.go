@@ -47,7 +47,11 @@ func (p *pass) yieldVictim(pj *pjob, r *runInfo) (ok, free bool) {
 	if r.pj.prio < pj.prio {
 		return true, false
 	}
-	own := p.cfg.YieldOwn && pj.assoc >= 0 && r.pj.assoc == pj.assoc
+	// YieldOwn reorders one association's own queue; it never reaches a
+	// job resumed after a yield, which the order put ahead of its tier's
+	// ordinary work. (It did: two resumed jobs of one account, which did
+	// not fit beside each other, stopped each other in turn for days.)
+	own := p.cfg.YieldOwn && pj.assoc >= 0 && r.pj.assoc == pj.assoc && !r.job.Resumed
 	return own, false
 }
 
@@ -333,14 +337,36 @@ func (p *pass) regrow() []Shrink {
 	return grows
 }
 
-// settled reports whether running job r started before this second. The
-// scheduler's own stops (a shrink, a regrowth, a payback yield) spare a
-// job in the second it started: the daemon passes after every event, and
-// a pass that followed a hand-over within the same second stopped the job
-// just handed the GPUs (each pass found the next waiting job worth it),
-// where the simulator, which passes once per instant, does not. Stopping a
-// job that has not yet run a second saves nothing anyway. Preemption by a
-// higher tier is Slurm's and keeps its rules.
+// settled reports whether the scheduler's own stops (a shrink, a
+// regrowth, a payback yield) may reach running job r in this pass.
+//
+//  1. Never in the second it started: the daemon passes after every
+//     event, and a pass that followed a hand-over within the same second
+//     stopped the job just handed the GPUs (each pass found the next
+//     waiting job worth it), where the simulator, which passes once per
+//     instant, does not. Stopping a job that has not yet run a second
+//     saves nothing anyway.
+//  2. A job resumed after a yield, not before it has run its minimum
+//     (minRun): long enough to reach a checkpoint, so that every run
+//     after a yield makes progress. Without it a resumed job, which the
+//     order puts ahead of higher-priority work of its tier (compareJobs),
+//     was started and stopped by that work a pass later, over and over:
+//     a 53-second job was yielded one second after each of 8 starts.
+//     While it runs its minimum it keeps the rank the order gave it, so
+//     the order and this rule agree.
+//
+// Preemption by a higher tier is Slurm's and keeps its rules.
 func (p *pass) settled(r *runInfo) bool {
-	return r.job.Start.Unix() < p.now
+	ran := p.now - r.job.Start.Unix()
+	if ran < 1 {
+		return false
+	}
+	return !r.job.Resumed || ran >= minRun(r.job, p.cfg)
+}
+
+// minRun is how long, in whole seconds, a job resumed after a yield runs
+// before the scheduler's own stops may reach it again: the checkpoint
+// interval it declared, or Config.YieldMinRun when that is longer.
+func minRun(j *Job, cfg *Config) int64 {
+	return ceilSeconds(max(j.CheckpointInterval, cfg.YieldMinRun))
 }

@@ -404,7 +404,9 @@ func (e *engine) rate(j *simJob) float64 {
 
 func (e *engine) start(i int, s sched.Start) {
 	j := &e.jobs[i]
-	j.job.State, j.job.Start, j.job.Alloc, j.job.Resumed, j.job.YieldedFor = slurm.Running, e.clock(e.now), s.Alloc, false, 0
+	// Resumed stays: a run after a yield is spared the scheduler's own
+	// stops until it has run its minimum (sched.Config.YieldMinRun).
+	j.job.State, j.job.Start, j.job.Alloc, j.job.YieldedFor = slurm.Running, e.clock(e.now), s.Alloc, 0
 	if e.yielded > 0 {
 		e.yieldDone(j.job.ID)
 	}

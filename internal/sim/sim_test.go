@@ -378,12 +378,12 @@ func TestOnlyP4Yields(t *testing.T) {
 	tr := trace(t, "0,0,a,2,100,1800\n")
 	type setting struct {
 		YieldPayback, YieldOwn, ShrinkRegrow bool
-		YieldCost                            time.Duration
+		YieldCost, YieldMinRun               time.Duration
 		Partitions                           []string
 	}
 	for _, pol := range Policies {
 		w := buildWorld(Lab{Nodes: 1, GPUsPerNode: 2}, DefaultSetup(), pol, tr, DefaultAssumptions())
-		got := setting{YieldPayback: w.cfg.YieldPayback, YieldOwn: w.cfg.YieldOwn, ShrinkRegrow: w.cfg.ShrinkRegrow, YieldCost: w.cfg.YieldCost}
+		got := setting{YieldPayback: w.cfg.YieldPayback, YieldOwn: w.cfg.YieldOwn, ShrinkRegrow: w.cfg.ShrinkRegrow, YieldCost: w.cfg.YieldCost, YieldMinRun: w.cfg.YieldMinRun}
 		for _, p := range w.partitions {
 			got.Partitions = append(got.Partitions, p.Name)
 		}
@@ -392,7 +392,7 @@ func TestOnlyP4Yields(t *testing.T) {
 		case "P3":
 			want.Partitions = []string{"gpu", "filler"}
 		case "P4":
-			want = setting{true, true, true, 12 * time.Minute, []string{"gpu", "short", "filler"}}
+			want = setting{true, true, true, 12 * time.Minute, 11 * time.Minute, []string{"gpu", "short", "filler"}}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", pol.Name, diff)
