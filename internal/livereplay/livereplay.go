@@ -75,6 +75,13 @@ type Options struct {
 	// Timing, when set, is filled with how well the machine kept up with
 	// the replay's instants (see Timing).
 	Timing *Timing
+	// Keep, when not "", is a directory (new, or empty) that keeps the
+	// daemon's configuration (slurm-lite.toml), its state and job
+	// directories, its log (daemon.log), the replay's own log of
+	// submissions and lags (replay.log) and which daemon job each trace
+	// job was (jobs.csv), so that a divergence from the simulator can be
+	// explained afterwards; "" replays in a temporary directory, removed.
+	Keep string
 }
 
 // Timing is how well the machine kept up with a replay's wall-clock
@@ -102,8 +109,8 @@ func (t Timing) OnTime() bool { return t.Late == 0 }
 
 // Runner is Run as `slurmd-lite simulate --live` calls it: the daemon's
 // supervisors are this binary's own (`slurmd-lite stepd`).
-func Runner(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, progress io.Writer) (*sim.Run, error) {
-	return Run(ctx, tr, pol, opt, Options{Scale: scale, Progress: progress})
+func Runner(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, live sim.LiveOptions) (*sim.Run, error) {
+	return Run(ctx, tr, pol, opt, Options{Scale: live.Scale, Progress: live.Progress, Keep: live.Keep})
 }
 
 // Run replays tr under pol on a real daemon and returns what happened, in
@@ -118,42 +125,119 @@ func Run(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, lo
 	if len(tr.Jobs) == 0 {
 		return nil, errors.New("the trace has no jobs")
 	}
+	if err := CheckScale(tr, pol, opt, lo.Scale); err != nil {
+		return nil, err
+	}
 	me, err := user.Current()
 	if err != nil {
 		return nil, fmt.Errorf("who runs the replay: %w", err)
 	}
-	// Unix socket paths are short: not under a long TMPDIR.
-	dir, err := os.MkdirTemp("/tmp", "slite-live-")
+	dir, sock, cleanup, err := workDir(lo.Keep)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o755); err != nil { // a root daemon's socket must be reachable
-		return nil, err
-	}
+	defer cleanup()
 	conf := filepath.Join(dir, "slurm-lite.toml")
-	if err := os.WriteFile(conf, []byte(Config(tr, pol, opt, lo.Scale, dir, me.Username)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(Config(tr, pol, opt, lo.Scale, dir, sock, me.Username)), 0o644); err != nil {
 		return nil, err
 	}
 	if lo.Log == nil {
 		lo.Log = io.Discard
 	}
+	dlog, rlog := lo.Log, lo.Log
+	if lo.Keep != "" {
+		df, err := os.Create(filepath.Join(dir, "daemon.log"))
+		if err != nil {
+			return nil, err
+		}
+		defer df.Close()
+		rf, err := os.Create(filepath.Join(dir, "replay.log"))
+		if err != nil {
+			return nil, err
+		}
+		defer rf.Close()
+		dlog, rlog = io.MultiWriter(lo.Log, df), io.MultiWriter(lo.Log, rf)
+		if lo.Progress != nil {
+			lo.Progress = io.MultiWriter(lo.Progress, rf)
+		} else {
+			lo.Progress = rf
+		}
+	}
 	dctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- daemon.Run(dctx, daemon.Options{ConfigPath: conf, Exe: lo.Exe, Log: lo.Log}) }()
-	c, err := connect(ctx, filepath.Join(dir, "d.sock"), done)
+	go func() { done <- daemon.Run(dctx, daemon.Options{ConfigPath: conf, Exe: lo.Exe, Log: dlog}) }()
+	c, err := connect(ctx, sock, done)
 	if err != nil {
 		stop()
 		return nil, err
 	}
-	r := &replay{tr: tr, pol: pol, opt: opt, lo: lo, c: c, dir: dir}
+	r := &replay{tr: tr, pol: pol, opt: opt, lo: lo, log: rlog, c: c, dir: dir}
 	run, err := r.run(ctx)
 	r.cancelAll()
 	stop()
 	if derr := <-done; err == nil && derr != nil {
 		err = fmt.Errorf("the daemon: %w", derr)
 	}
+	if lo.Keep != "" {
+		if werr := r.writeJobs(filepath.Join(dir, "jobs.csv")); err == nil {
+			err = werr
+		}
+	}
 	return run, err
+}
+
+// workDir is where a replay's daemon keeps everything, and its socket:
+// a temporary directory that cleanup removes, or keep (created, or
+// empty), which stays. Unix socket paths are short: a socket whose path
+// under keep would be too long goes to a temporary directory of its own.
+func workDir(keep string) (dir, sock string, cleanup func(), err error) {
+	temp := func() (string, error) {
+		d, err := os.MkdirTemp("/tmp", "slite-live-") // not under a long TMPDIR
+		if err == nil {
+			err = os.Chmod(d, 0o755) // a root daemon's socket must be reachable
+		}
+		return d, err
+	}
+	if keep == "" {
+		dir, err = temp()
+		if err != nil {
+			return "", "", nil, err
+		}
+		return dir, filepath.Join(dir, "d.sock"), func() { os.RemoveAll(dir) }, nil
+	}
+	if dir, err = filepath.Abs(keep); err != nil {
+		return "", "", nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", nil, fmt.Errorf("--keep: %w", err)
+	}
+	if ents, err := os.ReadDir(dir); err != nil {
+		return "", "", nil, fmt.Errorf("--keep: %w", err)
+	} else if len(ents) > 0 {
+		return "", "", nil, fmt.Errorf("--keep: %s is not empty: give a new directory, so that one replay's state and log are not mixed with another's", dir)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", "", nil, err
+	}
+	if sock = filepath.Join(dir, "d.sock"); len(sock) <= 100 {
+		return dir, sock, func() {}, nil
+	}
+	sdir, err := temp()
+	if err != nil {
+		return "", "", nil, err
+	}
+	return dir, filepath.Join(sdir, "d.sock"), func() { os.RemoveAll(sdir) }, nil
+}
+
+// writeJobs writes which daemon job each trace job was, with what the
+// trace says of it.
+func (r *replay) writeJobs(path string) error {
+	var b strings.Builder
+	b.WriteString("trace_job,line,submit_s,account,gpus,duration_s,time_limit_s,job_id\n")
+	for i, j := range r.tr.Jobs {
+		fmt.Fprintf(&b, "%s,%d,%d,%s,%d,%d,%d,%d\n", j.Name, j.Line, j.Submit, j.Account, j.GPUs, j.Duration, j.TimeLimit, r.ids[i])
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // connect waits for the daemon's socket.
@@ -194,14 +278,14 @@ const (
 // (sim.buildWorld) for one node, in slurm-lite.toml's words, with times
 // scaled. user is who the replay's jobs run as: one association per trace
 // account, as the simulator has one user (named after it) per account.
-func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, user string) string {
+func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, sock, user string) string {
 	c := opt.Setup.Config
 	secs := func(d time.Duration) string { // a scaled time, in whole seconds at least 1, as D-HH:MM:SS
 		return clock(max(time.Second, time.Duration(float64(d)*scale).Round(time.Second)))
 	}
 	gpn := opt.Lab.GPUsPerNode
 	var b strings.Builder
-	fmt.Fprintf(&b, "SocketPath = %q\nStateSaveLocation = %q\nCheckpointDir = %q\n", dir+"/d.sock", dir+"/state", dir+"/ckpt/%j")
+	fmt.Fprintf(&b, "SocketPath = %q\nStateSaveLocation = %q\nCheckpointDir = %q\n", sock, dir+"/state", dir+"/ckpt/%j")
 	// The replay makes every whole second an instant with a pass of its
 	// own (replay.instant), the simulator's Tick: the daemon's own
 	// periodic pass, at whatever phase of the second it falls, would
@@ -280,6 +364,8 @@ type replay struct {
 	pol sim.Policy
 	opt sim.Options
 	lo  Options
+	// log hears the replay's own lines (lags), beside the daemon's.
+	log io.Writer
 	c   *sockclient.Client
 	dir string
 	// t0 is the wall time of trace second 0; ids the job id of each trace
@@ -368,7 +454,7 @@ func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) (err
 		t.MaxLag = max(t.MaxLag, lag)
 		if late || lag > lateAfter {
 			t.Late++
-			fmt.Fprintf(r.lo.Log, "live replay: the instant at %s was late: its work ended %s after it\n", tick.Format(time.TimeOnly), lag.Round(time.Millisecond))
+			fmt.Fprintf(r.log, "live replay: the instant at %s was late: its work ended %s after it\n", tick.Format(time.TimeOnly), lag.Round(time.Millisecond))
 		}
 	}()
 	if err := sleepUntil(ctx, tick.Add(-drainAhead)); err != nil {
@@ -395,7 +481,7 @@ func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) (err
 			break
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintf(r.lo.Log, "live replay: jobs %v, due to end at %s, still run %s later\n", due, tick.Format(time.TimeOnly), endWait)
+			fmt.Fprintf(r.log, "live replay: jobs %v, due to end at %s, still run %s later\n", due, tick.Format(time.TimeOnly), endWait)
 			late = true
 			break
 		}

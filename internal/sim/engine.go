@@ -74,6 +74,11 @@ type Options struct {
 	// higher) are taken at those passes. 0 passes at events only: much
 	// faster on a long trace, and the same but for such decisions.
 	Tick time.Duration
+	// Grid, when above 0, is a live replay's wall second in trace seconds
+	// (1 / its scale): the replay's jobs end on whole wall seconds, so a
+	// run whose work does not (a job shrunk to 3 of its 4 GPUs works 4/3
+	// as long) ends on the next multiple of Grid, as it does live.
+	Grid int64
 }
 
 // Simulate replays the trace under one policy: an event clock of
@@ -414,7 +419,11 @@ func (e *engine) start(i int, s sched.Start) {
 	if j.restarts > 0 {
 		j.prodFrom += int64(e.opt.Assumptions.Restart / time.Second)
 	}
-	run := j.prodFrom - e.now + int64(math.Ceil(j.work/e.rate(j)-1e-9))
+	work := int64(math.Ceil(j.work/e.rate(j) - 1e-9))
+	if g := e.opt.Grid; g > 0 {
+		work = (work + g - 1) / g * g
+	}
+	run := j.prodFrom - e.now + work
 	j.timedOut = false
 	if j.limit > 0 && run > j.limit {
 		run, j.timedOut = j.limit, true

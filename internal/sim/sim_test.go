@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"github.com/alecthomas/kong"
 	"path/filepath"
@@ -331,6 +332,31 @@ func TestUsageErrors(t *testing.T) {
 	f = Flags{Nodes: 1, GPUsPerNode: 8, GPUMem: "80G", Policy: "P2"}
 	if rc := Command(f, &out, &errb, nil); rc != 1 || !strings.Contains(errb.String(), "no trace: give one with --trace FILE") {
 		t.Errorf("no trace: exit %d, stderr %q", rc, errb.String())
+	}
+	errb.Reset()
+	f = Flags{Trace: subset, Nodes: 1, GPUsPerNode: 8, GPUMem: "80G", Policy: "P2", Keep: "kept"}
+	if rc := Command(f, &out, &errb, nil); rc != 1 || !strings.Contains(errb.String(), "--keep keeps a live replay's daemon directory: give it with --live") {
+		t.Errorf("--keep without --live: exit %d, stderr %q", rc, errb.String())
+	}
+}
+
+// TestLiveKeepsADirectoryPerPolicy: simulate --live --keep DIR gives each
+// policy's replay its own DIR/POLICY, and the scale.
+func TestLiveKeepsADirectoryPerPolicy(t *testing.T) {
+	var got []LiveOptions
+	live := func(_ context.Context, tr *Trace, pol Policy, opt Options, lo LiveOptions) (*Run, error) {
+		lo.Progress = nil
+		got = append(got, lo)
+		return Simulate(tr, pol, opt)
+	}
+	var out, errb bytes.Buffer
+	f := Flags{Trace: subset, Nodes: 4, GPUsPerNode: 8, GPUMem: "80G", Policy: "P0,P2", Live: true, Scale: 0.5, Keep: "kept", Profiles: "none"}
+	if rc := Command(f, &out, &errb, live); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errb.String())
+	}
+	want := []LiveOptions{{Scale: 0.5, Keep: filepath.Join("kept", "P0")}, {Scale: 0.5, Keep: filepath.Join("kept", "P2")}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("live options (-want +got):\n%s", diff)
 	}
 }
 
