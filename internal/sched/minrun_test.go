@@ -55,11 +55,11 @@ func TestAResumedJobRunsItsMinimum(t *testing.T) {
 		job  *st.JobBuilder
 		want []sched.Preempt
 	}{
-		// YieldOwn reorders a user's own queue; the order put the resumed
-		// job ahead of its tier's ordinary work. Two resumed jobs of one
+		// YieldOwn reorders a user's own queue, but not between two
+		// resumed jobs, which the order ranks by priority: two of one
 		// account that did not fit together stopped each other in turn.
 		{"YieldOwn stops the same user's job of higher priority", own, higher(time.Hour), stopped},
-		{"but not once it resumed after a yield, even past its minimum", own, higher(time.Hour).Resumed(), nil},
+		{"and one resumed after a yield, past its minimum", own, higher(time.Hour).Resumed(), stopped},
 	}...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,6 +90,13 @@ func TestAResumedJobRunsItsMinimum(t *testing.T) {
 			if got, want := len(plan.Grows), map[bool]int{false: 0, true: 1}[ran >= 10*time.Minute]; got != want {
 				t.Errorf("after %s: %d grows, want %d: %+v", ran, got, want, plan.Grows)
 			}
+		}
+	})
+	t.Run("YieldOwn does not let a resumed job stop another resumed job", func(t *testing.T) {
+		snap := fourGPUs().Configure(own).Job(higher(time.Hour).Resumed(),
+			st.Job(20).User("alice").GPUs(1).Priority(200).Time(30*time.Minute).Resumed()).Build()
+		if plan := st.Cycle(t, snap); len(plan.Preempts) != 0 {
+			t.Errorf("preempts %+v, want none", plan.Preempts)
 		}
 	})
 	t.Run("a higher tier's preemption of a REQUEUE partition keeps Slurm's rules", func(t *testing.T) {
