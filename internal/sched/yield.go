@@ -14,9 +14,11 @@ import (
 // by the yield protocol, keep their size, and name the job they yielded
 // for (Job.YieldedFor); they come back ahead of ordinary work once it has
 // started, so each is delayed by about the job's time limit plus
-// Config.YieldCost. Everything is estimated from time limits, the only
-// durations the scheduler knows: a job with a short limit that would wait
-// long pays back easily, a long one rarely.
+// Config.YieldCost; resumed, each runs its minimum (Config.YieldMinRun,
+// or its longer Job.CheckpointInterval) before any stop of the
+// scheduler's own reaches it again (settled). Everything is estimated
+// from time limits, the only durations the scheduler knows: a job with a
+// short limit that would wait long pays back easily, a long one rarely.
 
 // yieldVictim reports whether running job r may be stopped for pj by a
 // yield, and whether that is free (a lower-tier REQUEUE job, which
