@@ -460,6 +460,19 @@ func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) (err
 	if err := sleepUntil(ctx, tick.Add(-drainAhead)); err != nil {
 		return err
 	}
+	// A stop decided in the last second ends in it in the simulator (it
+	// takes no time there): the job is requeued and the pass that
+	// follows restarts what it freed, all before this instant. Live, the
+	// stop takes what the job takes to save and exit, and a loaded
+	// machine's can still be under way now: drained, its restart would
+	// move to the next second. So the drain waits for it, and for the
+	// pass after it; past the instant, the instant is late.
+	if waited, err := r.waitStops(ctx, tick.Add(endWait)); err != nil {
+		return err
+	} else if waited && time.Now().After(tick.Add(-stopSettle)) {
+		fmt.Fprintf(r.log, "live replay: a stop before %s ended too late for the pass after it\n", tick.Format(time.TimeOnly))
+		late = true
+	}
 	if err := r.node(ctx, api.NodeDrain); err != nil {
 		return err
 	}
@@ -565,6 +578,52 @@ func (r *replay) endingBy(jobs []api.Job, tick time.Time) []uint32 {
 	return due
 }
 
+// stopSettle is how long the replay gives the daemon's pass after a
+// stop has ended before it drains the node.
+const stopSettle = 50 * time.Millisecond
+
+// waitStops waits until no job is being stopped (its run's trap wrote the
+// file "stopping" in its checkpoint directory, naming its start, and the
+// job still runs), then lets the pass after the last one run; it reports
+// whether it waited. A stop still under way at deadline is left to it.
+func (r *replay) waitStops(ctx context.Context, deadline time.Time) (bool, error) {
+	waited := false
+	for {
+		jobs, err := r.jobs(ctx)
+		if err != nil {
+			return waited, err
+		}
+		busy := false
+		for _, j := range jobs {
+			if j.State != slurm.Running && j.State != slurm.Completing {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(r.dir, "ckpt", strconv.Itoa(int(j.ID)), "stopping"))
+			var start int64
+			if err == nil {
+				_, err = fmt.Sscan(string(b), &start)
+			}
+			if err == nil && start == j.Start.Unix() {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			if waited {
+				return true, sleepUntil(ctx, time.Now().Add(stopSettle))
+			}
+			return false, nil
+		}
+		waited = true
+		if time.Now().After(deadline) {
+			return true, nil
+		}
+		if err := sleepUntil(ctx, time.Now().Add(5*time.Millisecond)); err != nil {
+			return waited, err
+		}
+	}
+}
+
 func sleepUntil(ctx context.Context, t time.Time) error {
 	d := time.Until(t)
 	if d <= 0 {
@@ -580,10 +639,14 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// work is how a trace job runs: its duration in checkpointed steps, each
-// taking longer when the job holds fewer GPUs than it asked for (linear
-// speedup). A stop loses the step under way, as the simulator's loses the
-// work since the last checkpoint; the step is the checkpoint interval.
+// work is how a trace job runs: its duration in checkpointed steps of
+// the checkpoint interval of running time, each doing less work when the
+// job holds fewer GPUs than it asked for (linear speedup), as the
+// simulator counts it: progress in GPU-milliseconds, the job's whole work
+// being its duration times the GPUs it asked for. A stop loses the step
+// under way, as the simulator's loses the work since the last checkpoint.
+// (Steps of work rather than of time made a shrunk job save less often
+// than the simulator's, and lose more at its next stop.)
 //
 // A run's time counts from its start as the daemon recorded it, in whole
 // seconds (SLURM_JOB_START_TIME), and its end falls on a whole second:
@@ -592,18 +655,20 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 // the simulator ends it in, and every successor's start with it.
 func (r *replay) work(tj sim.TraceJob) string {
 	step := max(minStep, r.wall(r.opt.Assumptions.Checkpoint.Seconds()))
-	total := r.wall(float64(tj.Duration))
+	total := r.wall(float64(tj.Duration)).Milliseconds() * int64(tj.GPUs)
 	return fmt.Sprintf(`#!/bin/bash
-# %s: %d ms of work at %d GPUs, saved every %d ms.
-# A stop signals every process of the job: its trap saves a step whose
-# time is up (a stop at the very second a step ends finds the step done,
-# as the simulator does, however late the loaded machine let the loop
-# write it) and ends the job at once (a sleep forked just after the
-# supervisor listed the processes would outlive it otherwise). Progress is
-# written by the shell itself, with no command the signal could kill
-# halfway.
-trap 'kill $! 2>/dev/null; now; [ "$pending" = 1 ] && [ "$nowms" -ge "$t" ] && printf "%%s\n" $(( done + s )) > "$d/done"; exit 143' TERM
+# %s: %d GPU-ms of work (%d GPUs), saved every %d ms of running.
+# A stop signals every process of the job: its trap notes the stop for the
+# replay, saves a step whose time is up (a stop at the very second a step
+# ends finds the step done, as the simulator does, however late the loaded
+# machine let the loop write it) and ends the job at once (a sleep forked
+# just after the supervisor listed the processes would outlive it
+# otherwise). Progress is written by the shell itself, with no command the
+# signal could kill halfway.
+trap 'printf "%%s\n" "$start" > "$d/stopping"; kill $! 2>/dev/null; now; [ "$pending" = 1 ] && [ "$nowms" -ge "$t" ] && printf "%%s\n" $(( done + s )) > "$d/done"; exit 143' TERM
 pending=0
+total=%d
+step=%d
 d=$SLITE_CHECKPOINT_DIR
 done=0
 [ -s "$d/done" ] && read -r done < "$d/done"
@@ -613,13 +678,13 @@ g=${#ids[@]}
 now() { local t=${EPOCHREALTIME/./}; nowms=$(( t / 1000 )); }
 now
 start=${SLURM_JOB_START_TIME:-$(( nowms / 1000 ))}
-end=$(( start + ((%d - done) * %d / g + 999) / 1000 ))
+end=$(( start + (total - done + g * 1000 - 1) / (g * 1000) ))
 printf '%%s %%s\n' "$start" "$end" > "$d/end"
 t=$(( start * 1000 ))
-while [ "$done" -lt %d ]; do
-	s=$(( %d - done )); [ "$s" -gt %d ] && s=%d
-	t=$(( t + s * %d / g ))
-	[ $(( done + s )) -ge %d ] && t=$(( end * 1000 ))
+while [ "$done" -lt "$total" ]; do
+	s=$(( total - done )); [ "$s" -gt $(( step * g )) ] && s=$(( step * g ))
+	t=$(( t + step ))
+	[ $(( done + s )) -ge "$total" ] && t=$(( end * 1000 ))
 	now
 	ms=$(( t - nowms ))
 	printf -v frac '%%03d' $(( ms %% 1000 ))
@@ -629,10 +694,7 @@ while [ "$done" -lt %d ]; do
 	pending=0 # before done grows: a trap in between must not add s twice
 	done=$(( done + s ))
 done
-`, tj.Name, total.Milliseconds(), tj.GPUs, step.Milliseconds(),
-		total.Milliseconds(), tj.GPUs,
-		total.Milliseconds(), total.Milliseconds(), step.Milliseconds(), step.Milliseconds(), tj.GPUs,
-		total.Milliseconds())
+`, tj.Name, total, tj.GPUs, step.Milliseconds(), total, step.Milliseconds())
 }
 
 // submit submits one trace job: its account, GPUs and time limit (scaled),
@@ -661,10 +723,10 @@ func (r *replay) submitFillers(ctx context.Context) error {
 		"--job-name=filler"}
 	// Each ends at its limit's end as the daemon counts it (see work).
 	_, err := r.post(ctx, fmt.Sprintf(`#!/bin/bash
-trap 'kill $! 2>/dev/null; exit 143' TERM
 d=$SLITE_CHECKPOINT_DIR
 t=${EPOCHREALTIME/./}
 start=${SLURM_JOB_START_TIME:-$(( t / 1000000 ))}
+trap 'printf "%%s\n" "$start" > "$d/stopping"; kill $! 2>/dev/null; exit 143' TERM
 end=${SLURM_JOB_END_TIME:-$(( start + %d ))}
 printf '%%s %%s\n' "$start" "$end" > "$d/end"
 ms=$(( end * 1000 - t / 1000 ))

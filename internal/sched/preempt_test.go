@@ -174,7 +174,8 @@ func TestCycleShrinksWhenEnabledAndBothResume(t *testing.T) {
 	}
 	h := st.NewHarness(t, snap)
 	first := h.Cycle()
-	if diff := cmp.Diff([]sched.Shrink{{JobID: 10, FromGPUs: 4, ToGPUs: 2, For: 20}}, first.Shrinks); diff != "" {
+	// At half its GPUs its 10-hour limit doubles.
+	if diff := cmp.Diff([]sched.Shrink{{JobID: 10, FromGPUs: 4, ToGPUs: 2, For: 20, TimeLimit: 20 * time.Hour}}, first.Shrinks); diff != "" {
 		t.Errorf("shrinks (-want +got):\n%s", diff)
 	}
 	second := h.Cycle()

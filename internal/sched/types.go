@@ -353,6 +353,12 @@ type Shrink struct {
 	FromGPUs int
 	ToGPUs   int
 	For      uint32
+	// TimeLimit is the job's limit when it runs again: a shrunk job's
+	// stretched by FromGPUs/ToGPUs (it works that much slower), up to its
+	// partition's MaxTime, so that the shrink alone does not make it time
+	// out; a regrown job's brought back to its limit at full size. 0 for
+	// a job without a limit (it keeps none).
+	TimeLimit time.Duration
 }
 
 // Decision is why a pending job does not start, and when it is expected to.

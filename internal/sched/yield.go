@@ -3,6 +3,7 @@ package sched
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -334,9 +335,19 @@ func (p *pass) regrow() []Shrink {
 		p.add(n, p.now, r.end, r.rel.deltas)
 		p.holdNow(sh, i, end)
 		p.untilYielded(r)
-		grows = append(grows, Shrink{JobID: r.job.ID, FromGPUs: m, ToGPUs: full})
+		grows = append(grows, Shrink{JobID: r.job.ID, FromGPUs: m, ToGPUs: full, TimeLimit: fullLimit(r.pj.limit, m, full)})
 	}
 	return grows
+}
+
+// fullLimit is the limit at full GPUs of a job whose limit at m GPUs is
+// limit: its limit before a shrink stretched it (stretched rounds up, so
+// rounding this down gives that back).
+func fullLimit(limit int64, m, full int) time.Duration {
+	if limit <= 0 || limit >= forever {
+		return 0
+	}
+	return time.Duration(limit*int64(m)/int64(full)) * time.Second
 }
 
 // settled reports whether the scheduler's own stops (a shrink, a
