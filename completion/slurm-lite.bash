@@ -46,7 +46,7 @@ _slurm_lite() {
 		opts='--account= --bb= --bbf= --begin= --bell --chdir= --cluster-constraint= --clusters= --comment= --constraint= --container --contiguous --core-spec= --cores-per-socket= --cpu-freq= --cpus-per-gpu= --cpus-per-task= --deadline= --delay-boot= --dependency= --distribution= --exclude= --exclusive --extra-node-info= --get-user-env --gid= --gpu-bind= --gpu-freq= --gpus-per-node= --gpus-per-socket= --gpus-per-task= --gpus= --gres-flags= --gres= --help --hold --immediate --job-name= --kill-command --licenses= --mail-type= --mail-user= --mcs-label= --mem-per-cpu= --mem-per-gpu= --mem= --mincpus= --nice --no-bell --no-kill --nodefile= --nodelist= --nodes= --ntasks-per-core= --ntasks-per-node= --ntasks-per-socket= --ntasks= --overcommit --oversubscribe --partition= --power= --priority= --profile= --qos= --quiet --reboot --reservation= --signal= --sockets-per-node= --spread-job --switches= --thread-spec= --threads-per-core= --time-min= --time= --tmp= --uid= --usage --use-min-nodes --verbose --version --wckey='
 		;;
 	slurmd-lite)
-		opts='--autodetect --brief --checkpoint= --config-file= --config= --controller= --dir= --filler-limit= --force --foreground --fresh --gpu-mem= --gpus-per-node= --help --json --live --no-wall --nodes= --outcomes= --parsable2 --policy= --profiles= --rebuild --restart-time= --scale= --stop-time= --tick= --trace= --window='
+		opts='--autodetect --brief --checkpoint= --config-file= --config= --controller= --dir= --filler-limit= --force --foreground --fresh --gpu-mem= --gpus-per-node= --help --json --keep= --live --no-wall --nodes= --outcomes= --parsable2 --policy= --profiles= --rebuild --restart-time= --scale= --stop-time= --tick= --trace= --window='
 		words='run config parse simulate export'
 		;;
 	*) return ;;
