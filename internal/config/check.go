@@ -37,6 +37,9 @@ func (p *parser) checkYield(c *Config) {
 	if y.Cost < 0 {
 		p.errorf(key("Yield", "Cost"), "Yield.Cost is negative; use a time such as \"3\" (minutes)")
 	}
+	if y.MinRun < 0 {
+		p.errorf(key("Yield", "MinRun"), "Yield.MinRun is negative; use a time such as \"10\" (minutes), or \"0\" to spare a resumed job only its first second")
+	}
 	if (y.ShrinkTries > 0 || y.ShrinkPayback || y.ShrinkRegrow) && !y.Shrink {
 		p.errorf(key("Yield", "Shrink"), "Yield.ShrinkTries, ShrinkPayback and ShrinkRegrow need Shrink = true")
 	}

@@ -162,6 +162,13 @@ type YieldPolicy struct {
 	// since its last checkpoint). A time, to the second ("0:00:20" is 20
 	// seconds; slurm.conf's times round up to minutes); default 3 minutes.
 	Cost time.Duration `toml:"Cost" conf:"timesec"`
+	// MinRun is how long a job resumed after a yield runs before the
+	// scheduler's own stops (Shrink, ShrinkRegrow, Payback) may reach it
+	// again, unless it declared a longer checkpoint interval (#SLITE
+	// --checkpoint-interval): time to reach a checkpoint, so that every
+	// run after a yield makes progress. A time, to the second; default
+	// 10 minutes.
+	MinRun time.Duration `toml:"MinRun" conf:"timesec"`
 }
 
 // Route sends a job that names no partition, and whose time limit is at
@@ -476,7 +483,7 @@ func Default() *Config {
 		},
 		Node:      Node{GPUs: GPUsNVML},
 		LogFormat: LogText,
-		Yield:     YieldPolicy{Cost: 3 * time.Minute},
+		Yield:     YieldPolicy{Cost: 3 * time.Minute, MinRun: 10 * time.Minute},
 		Priority: Priority{
 			// Slurm's weights all default to 0, which makes multifactor
 			// FIFO; these are the recorded cluster's (golden/slurm.conf).

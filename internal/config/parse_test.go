@@ -152,13 +152,13 @@ func TestParseValid(t *testing.T) {
 			}),
 		},
 		{
-			"slurm-lite's own times keep their seconds: a yield's cost, a route's limit",
-			lines(`[Yield]`, `Shrink = true`, `Cost = "0:00:05"`,
+			"slurm-lite's own times keep their seconds: a yield's cost and minimum run, a route's limit",
+			lines(`[Yield]`, `Shrink = true`, `Cost = "0:00:05"`, `MinRun = "0:07"`,
 				`[[Partition]]`, `PartitionName = "gpu"`, `Default = true`,
 				`[[Partition]]`, `PartitionName = "short"`,
 				`[[Route]]`, `MaxTime = "0:30"`, `Partition = "short"`),
 			cfg(func(c *Config) {
-				c.Yield.Shrink, c.Yield.Cost = true, 5*time.Second
+				c.Yield.Shrink, c.Yield.Cost, c.Yield.MinRun = true, 5*time.Second, 7*time.Second
 				c.Partitions = []Partition{
 					partition("gpu", func(p *Partition) { p.Default = true }),
 					partition("short", func(p *Partition) {}),

@@ -269,16 +269,16 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		// any other the core stops is a yieldable job that YieldPayback
 		// stops for a waiting one: a yield, for that job.
 		if j, ok := snap.byID[p.JobID]; ok && !d.preemptible(*j) {
-			d.autoYield(ctx, p.JobID, 0, p.For, "payback")
+			d.autoYield(ctx, p.JobID, 0, p.For, 0, "payback")
 			continue
 		}
 		d.stop(ctx, p.JobID, stepd.WhyPreemption, "preempted for job "+strconv.Itoa(int(p.For)))
 	}
 	for _, s := range plan.Shrinks {
-		d.autoYield(ctx, s.JobID, s.ToGPUs, s.For, "shrink")
+		d.autoYield(ctx, s.JobID, s.ToGPUs, s.For, s.TimeLimit, "shrink")
 	}
 	for _, g := range plan.Grows {
-		d.autoYield(ctx, g.JobID, g.ToGPUs, 0, "regrow")
+		d.autoYield(ctx, g.JobID, g.ToGPUs, 0, g.TimeLimit, "regrow")
 	}
 	if now.Sub(d.lastUsageSave()) > usageSaveEvery(cfg.Priority.CalcPeriod) {
 		d.saveUsage(ctx)

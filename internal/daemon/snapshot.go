@@ -51,7 +51,7 @@ func schedConfig(c *config.Config) sched.Config {
 	sc.DefaultAccount = implicitAccount(c)
 	y := c.Yield
 	sc.Shrink, sc.ShrinkTries, sc.ShrinkPayback, sc.ShrinkRegrow = y.Shrink, y.ShrinkTries, y.ShrinkPayback, y.ShrinkRegrow
-	sc.YieldPayback, sc.YieldOwn, sc.YieldCost = y.Payback, y.Own, y.Cost
+	sc.YieldPayback, sc.YieldOwn, sc.YieldCost, sc.YieldMinRun = y.Payback, y.Own, y.Cost, y.MinRun
 	return sc
 }
 
@@ -303,11 +303,14 @@ func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sche
 		Deps:          schedDeps(r),
 		Req:           schedRequest(r, shard),
 		Yieldable:     r.Yieldable,
-		Resumed:       j.YieldedBy != nil && j.State == "PENDING",
 		YieldedFor:    j.YieldedFor,
 		FullGPUs:      j.FullGPUs,
 		FixedPriority: j.Priority,
 	}
+	// Pending, a yielded job goes first in its tier; running again, the
+	// scheduler's own stops spare it its minimum run.
+	sj.Resumed = j.YieldedBy != nil
+	sj.CheckpointInterval = r.CheckpointInterval.Duration()
 	if r.Sharing == jobscript.Exclusive {
 		sj.Req = exclusive(sj.Req, node, r)
 	}

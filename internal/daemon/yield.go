@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
@@ -41,6 +42,10 @@ type yieldPlan struct {
 	// fullGPUs, for a shrink, is the GPUs the job had before (kept for the
 	// regrow); -1 for a regrow, which clears it; 0 leaves it.
 	fullGPUs int
+	// timeLimit, for a shrink or a regrow, is the limit the job runs with
+	// next (sched.Shrink.TimeLimit: stretched by the GPUs a shrink takes,
+	// brought back by a regrow); 0 leaves it.
+	timeLimit time.Duration
 	// done receives the supervisor's final status once the job is
 	// requeued (buffered: the loop never waits on a caller that left).
 	done chan stepd.Status
@@ -254,8 +259,10 @@ func (d *Daemon) startYield(j store.Job, plan *yieldPlan, grace time.Duration) e
 // Plan.Grows, and Plan.Preempts of jobs outside a REQUEUE partition, which
 // YieldPayback stops): the job is yielded as scontrol yield would, by the
 // daemon, for the job named (0 for a regrow), and comes back with gpus
-// GPUs (0: as it was). It runs in the loop; it does not wait.
-func (d *Daemon) autoYield(ctx context.Context, id uint32, gpus int, forJob uint32, what string) {
+// GPUs (0: as it was) and the time limit the core gave it (0: as it was:
+// a shrunk job kept its limit and, working slower, could time out only
+// because of the shrink). It runs in the loop; it does not wait.
+func (d *Daemon) autoYield(ctx context.Context, id uint32, gpus int, forJob uint32, limit time.Duration, what string) {
 	j, err := d.st.Job(ctx, id)
 	if err != nil || j.State != slurm.Running {
 		return
@@ -267,7 +274,7 @@ func (d *Daemon) autoYield(ctx context.Context, id uint32, gpus int, forJob uint
 		return // a stop already under way: the core plans it again each pass until it ends
 	}
 	plan := &yieldPlan{by: uint32(os.Geteuid()), byName: "slurmd-lite (" + what + ")", eligible: j.Eligible,
-		forJob: forJob, done: make(chan stepd.Status, 1)}
+		forJob: forJob, timeLimit: limit, done: make(chan stepd.Status, 1)}
 	if gpus > 0 {
 		plan.gpus = &gpus
 		plan.batchSize = nextBatchSize(j, nil, &gpus)
@@ -502,10 +509,13 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 		case plan.fullGPUs < 0:
 			cur.FullGPUs = 0
 		}
+		if plan.timeLimit > 0 {
+			cur.TimeLimit = plan.timeLimit
+		}
 		if err := tx.PutJob(cur); err != nil {
 			return err
 		}
-		detail := detail + fmt.Sprintf("; requeued with BatchSize=%d", cur.BatchSize)
+		detail := detail + "; requeued" + requeuedWith(cur.BatchSize, gpusAfter(j, plan), plan.gpuMem, plan.timeLimit)
 		if plan.forJob != 0 {
 			detail += fmt.Sprintf("; for job %d", plan.forJob)
 		}
@@ -522,6 +532,39 @@ func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) 
 	}
 	plan.done <- st
 	return err
+}
+
+// gpusAfter is how many GPUs a yielded job asks for when it runs again:
+// what the yield set, else what it held.
+func gpusAfter(j store.Job, plan *yieldPlan) int {
+	if plan.gpus != nil {
+		return *plan.gpus
+	}
+	return len(j.Alloc.GPUs)
+}
+
+// requeuedWith is what a yielded job comes back with, in scontrol yield's
+// words (" with BatchSize=16 Gpus=2"), and the time limit a shrink or a
+// regrow gave it, leaving out what it does not have: an automatic yield
+// of a job without a batch size was recorded "requeued with BatchSize=0".
+func requeuedWith(batch, gpus int, gpuMem int64, limit time.Duration) string {
+	var b strings.Builder
+	if batch > 0 {
+		fmt.Fprintf(&b, " BatchSize=%d", batch)
+	}
+	if gpus > 0 {
+		fmt.Fprintf(&b, " Gpus=%d", gpus)
+	}
+	if gpuMem > 0 {
+		fmt.Fprintf(&b, " GpuMem=%s", slurmtime.FormatSize(slurmtime.Bytes(gpuMem)))
+	}
+	if limit > 0 {
+		fmt.Fprintf(&b, " TimeLimit=%s", slurmtime.FormatDuration(limit))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return " with" + b.String()
 }
 
 // dropYield forgets the yield planned for job id, whose script ended by

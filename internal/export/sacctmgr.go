@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,13 +56,8 @@ update() {
 if missing cluster "$cluster" format=cluster; then
 	run add cluster "$cluster"
 fi
-for t in gpu shard; do
-	if missing tres type=gres name="$t" format=name; then
-		echo "sacctmgr.sh: gres/$t is no TRES yet: start slurmctld with this slurm.conf (it registers AccountingStorageTRES), then run this again" >&2
-		exit 1
-	fi
-done
 `)
+	b.WriteString(tresWait(c))
 
 	b.WriteString(clusterLimits(c))
 
@@ -170,6 +166,36 @@ func (g gen) implicitUsers() string {
 		fmt.Fprintf(&b, "update user where name=root set DefaultAccount=%s\n", acct)
 	}
 	return b.String()
+}
+
+// tresWait stops the script until slurmctld has registered the gres TRES
+// that its QOS limits name (sacctmgr refuses a limit on an unknown TRES):
+// those only. It waited for gres/gpu and gres/shard alike, so a cluster
+// whose slurm.conf has no shards (or a slurmctld that did not register
+// them) could never run it, though no limit named gres/shard.
+func tresWait(c *config.Config) string {
+	named := map[string]bool{}
+	for _, q := range c.QOS {
+		for _, t := range []config.TRES{q.MaxTRESPerUser, q.MaxTRESPerJob} {
+			for k := range t {
+				if name, ok := strings.CutPrefix(k, "gres/"); ok {
+					named[name] = true
+				}
+			}
+		}
+	}
+	if len(named) == 0 {
+		return "# No QOS limit names a gres TRES: nothing here waits for slurmctld to register one.\n"
+	}
+	names := slices.Sorted(maps.Keys(named))
+	return fmt.Sprintf(`# The QOS limits below name gres/%s: slurmctld must have registered it.
+for t in %s; do
+	if missing tres type=gres name="$t" format=name; then
+		echo "sacctmgr.sh: gres/$t is no TRES yet: start slurmctld with this slurm.conf (it registers AccountingStorageTRES), then run this again" >&2
+		exit 1
+	fi
+done
+`, strings.Join(names, ", gres/"), strings.Join(names, " "))
 }
 
 // clusterLimits sets the limits of the cluster's association, which every

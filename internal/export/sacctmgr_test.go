@@ -154,6 +154,50 @@ func TestSacctmgrScriptBeforeSlurmctld(t *testing.T) {
 	}
 }
 
+// The script waits only for the gres TRES its QOS limits name: the
+// example's limits name gres/gpu, so a slurmctld that registered no
+// gres/shard (a slurm.conf without shards) does not stop it, as it did;
+// without gres limits it waits for none.
+func TestSacctmgrScriptWaitsOnlyForTheTRESItsLimitsName(t *testing.T) {
+	noShard := strings.Replace(fakeSacctmgr, `$args == *" tres "* || `, `($args == *" tres "* && $args != *" name=shard "*) || `, 1)
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	for _, tc := range []struct {
+		name     string
+		noLimits bool
+		says     string
+	}{
+		{"limits on gres/gpu", false, "# The QOS limits below name gres/gpu: slurmctld must have registered it.\n"},
+		{"no gres limits", true, "# No QOS limit names a gres TRES: nothing here waits for slurmctld to register one.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := loaded(t, "../../examples/slurm-lite.toml")
+			for i := range cfg.QOS {
+				if tc.noLimits {
+					cfg.QOS[i].MaxTRESPerUser, cfg.QOS[i].MaxTRESPerJob = nil, nil
+				}
+			}
+			files, _, _ := generated(t, cfg, Input{GPUs: fourA100()})
+			script := files[Sacctmgr]
+			if !strings.Contains(script, tc.says) {
+				t.Errorf("sacctmgr.sh does not say %q", tc.says)
+			}
+			dir := t.TempDir()
+			fake := filepath.Join(dir, "sacctmgr")
+			if err := os.WriteFile(fake, []byte(noShard), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bash, "-c", script)
+			cmd.Env = append(os.Environ(), "SACCTMGR="+fake, "FAKE_LOG="+filepath.Join(dir, "log"))
+			if out, err := cmd.CombinedOutput(); err != nil || !strings.HasSuffix(string(out), "sacctmgr.sh: done\n") {
+				t.Errorf("sacctmgr.sh without gres/shard registered: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
 // MaxJobCountPerUser goes to the cluster association's MaxSubmitJobs, as a
 // count; no limit clears it, so that a later export brings that over too.
 func TestSacctmgrScriptMaxJobCountPerUser(t *testing.T) {

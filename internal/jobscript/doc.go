@@ -37,7 +37,8 @@
 //
 // Where this package departs from Slurm, on purpose:
 //   - #SLITE lines, which Slurm reads as comments, carry --gpu-mem,
-//     --yieldable and --batch-size; these also work on the command line.
+//     --yieldable, --batch-size and --checkpoint-interval; these also work
+//     on the command line.
 //     On an #SBATCH line they are refused (real sbatch would refuse them
 //     too, less helpfully), and a Slurm option on an #SLITE line is refused
 //     (real sbatch would silently ignore it).

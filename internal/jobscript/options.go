@@ -159,6 +159,7 @@ var options = []optDef{
 		return nil
 	}},
 	{Option: extRow("batch-size", req), ext: true, set: setBatchSize},
+	{Option: extRow("checkpoint-interval", req), ext: true, set: setCheckpointInterval},
 }
 
 // envOnly are options that only an environment variable sets (their rows in
@@ -714,6 +715,20 @@ func setGPUMem(s *state, v string, _ bool) *Error {
 		return invalid(exitOption, "Invalid --gpu-mem specification")
 	}
 	s.r.GPUMem = b
+	return nil
+}
+
+// setCheckpointInterval reads --checkpoint-interval, a time to the
+// second in --time's forms ("10" minutes, "5:30", "1:00:00"): how often
+// the job saves a checkpoint, counted from its start. "0" declares none;
+// UNLIMITED is refused, since the scheduler would never yield a resumed
+// job that declared it.
+func setCheckpointInterval(s *state, v string, _ bool) *Error {
+	d, err := slurmtime.ParseSeconds(v)
+	if err != nil || d < 0 || d == slurmtime.Infinite {
+		return invalid(exitOption, "Invalid --checkpoint-interval specification")
+	}
+	s.r.CheckpointInterval = Limit(d)
 	return nil
 }
 

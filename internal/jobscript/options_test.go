@@ -173,7 +173,7 @@ var samples = map[string]string{
 	"sockets-per-node": "1", "switches": "1", "tasks-per-node": "2", "thread-spec": "1",
 	"threads-per-core": "1", "time": "10", "time-min": "5", "tmp": "1G", "uid": "alice",
 	"wait-all-nodes": "1", "wckey": "w", "wrap": "true",
-	"gpu-mem": "10G", "batch-size": "8",
+	"gpu-mem": "10G", "batch-size": "8", "checkpoint-interval": "5:30",
 }
 
 func TestEveryOptionIsAccepted(t *testing.T) {

@@ -3,6 +3,7 @@ package jobscript
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -444,5 +445,41 @@ func TestParseLeavesItsInputAlone(t *testing.T) {
 	}
 	if diff := cmp.Diff(clCopy, cl); diff != "" {
 		t.Errorf("command line modified (-before +after):\n%s", diff)
+	}
+}
+
+// TestCheckpointInterval: #SLITE --checkpoint-interval takes --time's forms
+// to the second (a job resumed after a yield runs at least this long
+// before the scheduler stops it again); UNLIMITED and nonsense are
+// refused in sbatch's words, exit 255 as --time's.
+func TestCheckpointInterval(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  time.Duration
+		err   string
+	}{
+		{"10", 10 * time.Minute, ""},
+		{"5:30", 5*time.Minute + 30*time.Second, ""},
+		{"1:00:00", time.Hour, ""},
+		{"0", 0, ""},
+		{"UNLIMITED", 0, "sbatch: error: Invalid --checkpoint-interval specification\n"},
+		{"soon", 0, "sbatch: error: Invalid --checkpoint-interval specification\n"},
+	} {
+		t.Run(tt.value, func(t *testing.T) {
+			r, err := run([]string{"job.sh"}, "#!/bin/sh\n#SLITE --checkpoint-interval="+tt.value+"\ntrue\n", nil)
+			if tt.err != "" {
+				e := asError(t, err)
+				if diff := cmp.Diff(tt.err, e.Stderr("sbatch")); diff != "" || e.Exit != 255 {
+					t.Errorf("exit %d, stderr (-want +got):\n%s", e.Exit, diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.CheckpointInterval.Duration(); got != tt.want {
+				t.Errorf("CheckpointInterval = %s, want %s", got, tt.want)
+			}
+		})
 	}
 }

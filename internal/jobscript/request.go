@@ -131,6 +131,11 @@ type Request struct {
 	GPUMem    slurmtime.Bytes `json:"gpu_mem,omitempty"`
 	Yieldable bool            `json:"yieldable,omitempty"`
 	BatchSize int             `json:"batch_size,omitempty"`
+	// CheckpointInterval is how often the job saves a checkpoint, counted
+	// from its start (--checkpoint-interval; 0: not said): a job resumed
+	// after a yield runs at least this long, or [Yield] MinRun when that
+	// is longer, before the scheduler yields it again.
+	CheckpointInterval Limit `json:"checkpoint_interval,omitempty"`
 
 	// Other holds every option that only matters on a cluster, by long name
 	// in the order first given, with its last value ("" for a flag), so that

@@ -75,6 +75,13 @@ type Options struct {
 	// Timing, when set, is filled with how well the machine kept up with
 	// the replay's instants (see Timing).
 	Timing *Timing
+	// Keep, when not "", is a directory (new, or empty) that keeps the
+	// daemon's configuration (slurm-lite.toml), its state and job
+	// directories, its log (daemon.log), the replay's own log of
+	// submissions and lags (replay.log) and which daemon job each trace
+	// job was (jobs.csv), so that a divergence from the simulator can be
+	// explained afterwards; "" replays in a temporary directory, removed.
+	Keep string
 }
 
 // Timing is how well the machine kept up with a replay's wall-clock
@@ -102,8 +109,8 @@ func (t Timing) OnTime() bool { return t.Late == 0 }
 
 // Runner is Run as `slurmd-lite simulate --live` calls it: the daemon's
 // supervisors are this binary's own (`slurmd-lite stepd`).
-func Runner(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, progress io.Writer) (*sim.Run, error) {
-	return Run(ctx, tr, pol, opt, Options{Scale: scale, Progress: progress})
+func Runner(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, live sim.LiveOptions) (*sim.Run, error) {
+	return Run(ctx, tr, pol, opt, Options{Scale: live.Scale, Progress: live.Progress, Keep: live.Keep})
 }
 
 // Run replays tr under pol on a real daemon and returns what happened, in
@@ -118,42 +125,119 @@ func Run(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, lo
 	if len(tr.Jobs) == 0 {
 		return nil, errors.New("the trace has no jobs")
 	}
+	if err := CheckScale(tr, pol, opt, lo.Scale); err != nil {
+		return nil, err
+	}
 	me, err := user.Current()
 	if err != nil {
 		return nil, fmt.Errorf("who runs the replay: %w", err)
 	}
-	// Unix socket paths are short: not under a long TMPDIR.
-	dir, err := os.MkdirTemp("/tmp", "slite-live-")
+	dir, sock, cleanup, err := workDir(lo.Keep)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o755); err != nil { // a root daemon's socket must be reachable
-		return nil, err
-	}
+	defer cleanup()
 	conf := filepath.Join(dir, "slurm-lite.toml")
-	if err := os.WriteFile(conf, []byte(Config(tr, pol, opt, lo.Scale, dir, me.Username)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(Config(tr, pol, opt, lo.Scale, dir, sock, me.Username)), 0o644); err != nil {
 		return nil, err
 	}
 	if lo.Log == nil {
 		lo.Log = io.Discard
 	}
+	dlog, rlog := lo.Log, lo.Log
+	if lo.Keep != "" {
+		df, err := os.Create(filepath.Join(dir, "daemon.log"))
+		if err != nil {
+			return nil, err
+		}
+		defer df.Close()
+		rf, err := os.Create(filepath.Join(dir, "replay.log"))
+		if err != nil {
+			return nil, err
+		}
+		defer rf.Close()
+		dlog, rlog = io.MultiWriter(lo.Log, df), io.MultiWriter(lo.Log, rf)
+		if lo.Progress != nil {
+			lo.Progress = io.MultiWriter(lo.Progress, rf)
+		} else {
+			lo.Progress = rf
+		}
+	}
 	dctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- daemon.Run(dctx, daemon.Options{ConfigPath: conf, Exe: lo.Exe, Log: lo.Log}) }()
-	c, err := connect(ctx, filepath.Join(dir, "d.sock"), done)
+	go func() { done <- daemon.Run(dctx, daemon.Options{ConfigPath: conf, Exe: lo.Exe, Log: dlog}) }()
+	c, err := connect(ctx, sock, done)
 	if err != nil {
 		stop()
 		return nil, err
 	}
-	r := &replay{tr: tr, pol: pol, opt: opt, lo: lo, c: c, dir: dir}
+	r := &replay{tr: tr, pol: pol, opt: opt, lo: lo, log: rlog, c: c, dir: dir}
 	run, err := r.run(ctx)
 	r.cancelAll()
 	stop()
 	if derr := <-done; err == nil && derr != nil {
 		err = fmt.Errorf("the daemon: %w", derr)
 	}
+	if lo.Keep != "" {
+		if werr := r.writeJobs(filepath.Join(dir, "jobs.csv")); err == nil {
+			err = werr
+		}
+	}
 	return run, err
+}
+
+// workDir is where a replay's daemon keeps everything, and its socket:
+// a temporary directory that cleanup removes, or keep (created, or
+// empty), which stays. Unix socket paths are short: a socket whose path
+// under keep would be too long goes to a temporary directory of its own.
+func workDir(keep string) (dir, sock string, cleanup func(), err error) {
+	temp := func() (string, error) {
+		d, err := os.MkdirTemp("/tmp", "slite-live-") // not under a long TMPDIR
+		if err == nil {
+			err = os.Chmod(d, 0o755) // a root daemon's socket must be reachable
+		}
+		return d, err
+	}
+	if keep == "" {
+		dir, err = temp()
+		if err != nil {
+			return "", "", nil, err
+		}
+		return dir, filepath.Join(dir, "d.sock"), func() { os.RemoveAll(dir) }, nil
+	}
+	if dir, err = filepath.Abs(keep); err != nil {
+		return "", "", nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", nil, fmt.Errorf("--keep: %w", err)
+	}
+	if ents, err := os.ReadDir(dir); err != nil {
+		return "", "", nil, fmt.Errorf("--keep: %w", err)
+	} else if len(ents) > 0 {
+		return "", "", nil, fmt.Errorf("--keep: %s is not empty: give a new directory, so that one replay's state and log are not mixed with another's", dir)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", "", nil, err
+	}
+	if sock = filepath.Join(dir, "d.sock"); len(sock) <= 100 {
+		return dir, sock, func() {}, nil
+	}
+	sdir, err := temp()
+	if err != nil {
+		return "", "", nil, err
+	}
+	return dir, filepath.Join(sdir, "d.sock"), func() { os.RemoveAll(sdir) }, nil
+}
+
+// writeJobs writes which daemon job each trace job was, with what the
+// trace says of it.
+func (r *replay) writeJobs(path string) error {
+	var b strings.Builder
+	b.WriteString("trace_job,line,submit_s,account,gpus,duration_s,time_limit_s,job_id\n")
+	for i, j := range r.tr.Jobs {
+		fmt.Fprintf(&b, "%s,%d,%d,%s,%d,%d,%d,%d\n", j.Name, j.Line, j.Submit, j.Account, j.GPUs, j.Duration, j.TimeLimit, r.ids[i])
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // connect waits for the daemon's socket.
@@ -194,14 +278,14 @@ const (
 // (sim.buildWorld) for one node, in slurm-lite.toml's words, with times
 // scaled. user is who the replay's jobs run as: one association per trace
 // account, as the simulator has one user (named after it) per account.
-func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, user string) string {
+func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, sock, user string) string {
 	c := opt.Setup.Config
 	secs := func(d time.Duration) string { // a scaled time, in whole seconds at least 1, as D-HH:MM:SS
 		return clock(max(time.Second, time.Duration(float64(d)*scale).Round(time.Second)))
 	}
 	gpn := opt.Lab.GPUsPerNode
 	var b strings.Builder
-	fmt.Fprintf(&b, "SocketPath = %q\nStateSaveLocation = %q\nCheckpointDir = %q\n", dir+"/d.sock", dir+"/state", dir+"/ckpt/%j")
+	fmt.Fprintf(&b, "SocketPath = %q\nStateSaveLocation = %q\nCheckpointDir = %q\n", sock, dir+"/state", dir+"/ckpt/%j")
 	// The replay makes every whole second an instant with a pass of its
 	// own (replay.instant), the simulator's Tick: the daemon's own
 	// periodic pass, at whatever phase of the second it falls, would
@@ -241,9 +325,9 @@ func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, 
 	}
 	if pol.Yield {
 		as := opt.Assumptions
-		fmt.Fprintf(&b, "\n[Yield]\nShrink = true\nShrinkTries = %d\nShrinkPayback = %t\nShrinkRegrow = %t\nPayback = %t\nOwn = %t\nCost = %q\n",
+		fmt.Fprintf(&b, "\n[Yield]\nShrink = true\nShrinkTries = %d\nShrinkPayback = %t\nShrinkRegrow = %t\nPayback = %t\nOwn = %t\nCost = %q\nMinRun = %q\n",
 			pol.ShrinkTries, pol.ShrinkPayback, pol.ShrinkRegrow, pol.YieldPayback, pol.YieldOwn,
-			secs(as.Stop+as.Restart+as.Checkpoint))
+			secs(as.Stop+as.Restart+as.Checkpoint), secs(sim.MinRun(as)))
 	}
 	accts := map[string]bool{}
 	for _, j := range tr.Jobs {
@@ -280,6 +364,8 @@ type replay struct {
 	pol sim.Policy
 	opt sim.Options
 	lo  Options
+	// log hears the replay's own lines (lags), beside the daemon's.
+	log io.Writer
 	c   *sockclient.Client
 	dir string
 	// t0 is the wall time of trace second 0; ids the job id of each trace
@@ -368,11 +454,24 @@ func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) (err
 		t.MaxLag = max(t.MaxLag, lag)
 		if late || lag > lateAfter {
 			t.Late++
-			fmt.Fprintf(r.lo.Log, "live replay: the instant at %s was late: its work ended %s after it\n", tick.Format(time.TimeOnly), lag.Round(time.Millisecond))
+			fmt.Fprintf(r.log, "live replay: the instant at %s was late: its work ended %s after it\n", tick.Format(time.TimeOnly), lag.Round(time.Millisecond))
 		}
 	}()
 	if err := sleepUntil(ctx, tick.Add(-drainAhead)); err != nil {
 		return err
+	}
+	// A stop decided in the last second ends in it in the simulator (it
+	// takes no time there): the job is requeued and the pass that
+	// follows restarts what it freed, all before this instant. Live, the
+	// stop takes what the job takes to save and exit, and a loaded
+	// machine's can still be under way now: drained, its restart would
+	// move to the next second. So the drain waits for it, and for the
+	// pass after it; past the instant, the instant is late.
+	if waited, err := r.waitStops(ctx, tick.Add(endWait)); err != nil {
+		return err
+	} else if waited && time.Now().After(tick.Add(-stopSettle)) {
+		fmt.Fprintf(r.log, "live replay: a stop before %s ended too late for the pass after it\n", tick.Format(time.TimeOnly))
+		late = true
 	}
 	if err := r.node(ctx, api.NodeDrain); err != nil {
 		return err
@@ -395,7 +494,7 @@ func (r *replay) instant(ctx context.Context, tick time.Time, from, to int) (err
 			break
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintf(r.lo.Log, "live replay: jobs %v, due to end at %s, still run %s later\n", due, tick.Format(time.TimeOnly), endWait)
+			fmt.Fprintf(r.log, "live replay: jobs %v, due to end at %s, still run %s later\n", due, tick.Format(time.TimeOnly), endWait)
 			late = true
 			break
 		}
@@ -479,6 +578,52 @@ func (r *replay) endingBy(jobs []api.Job, tick time.Time) []uint32 {
 	return due
 }
 
+// stopSettle is how long the replay gives the daemon's pass after a
+// stop has ended before it drains the node.
+const stopSettle = 50 * time.Millisecond
+
+// waitStops waits until no job is being stopped (its run's trap wrote the
+// file "stopping" in its checkpoint directory, naming its start, and the
+// job still runs), then lets the pass after the last one run; it reports
+// whether it waited. A stop still under way at deadline is left to it.
+func (r *replay) waitStops(ctx context.Context, deadline time.Time) (bool, error) {
+	waited := false
+	for {
+		jobs, err := r.jobs(ctx)
+		if err != nil {
+			return waited, err
+		}
+		busy := false
+		for _, j := range jobs {
+			if j.State != slurm.Running && j.State != slurm.Completing {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(r.dir, "ckpt", strconv.Itoa(int(j.ID)), "stopping"))
+			var start int64
+			if err == nil {
+				_, err = fmt.Sscan(string(b), &start)
+			}
+			if err == nil && start == j.Start.Unix() {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			if waited {
+				return true, sleepUntil(ctx, time.Now().Add(stopSettle))
+			}
+			return false, nil
+		}
+		waited = true
+		if time.Now().After(deadline) {
+			return true, nil
+		}
+		if err := sleepUntil(ctx, time.Now().Add(5*time.Millisecond)); err != nil {
+			return waited, err
+		}
+	}
+}
+
 func sleepUntil(ctx context.Context, t time.Time) error {
 	d := time.Until(t)
 	if d <= 0 {
@@ -494,10 +639,14 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// work is how a trace job runs: its duration in checkpointed steps, each
-// taking longer when the job holds fewer GPUs than it asked for (linear
-// speedup). A stop loses the step under way, as the simulator's loses the
-// work since the last checkpoint; the step is the checkpoint interval.
+// work is how a trace job runs: its duration in checkpointed steps of
+// the checkpoint interval of running time, each doing less work when the
+// job holds fewer GPUs than it asked for (linear speedup), as the
+// simulator counts it: progress in GPU-milliseconds, the job's whole work
+// being its duration times the GPUs it asked for. A stop loses the step
+// under way, as the simulator's loses the work since the last checkpoint.
+// (Steps of work rather than of time made a shrunk job save less often
+// than the simulator's, and lose more at its next stop.)
 //
 // A run's time counts from its start as the daemon recorded it, in whole
 // seconds (SLURM_JOB_START_TIME), and its end falls on a whole second:
@@ -506,18 +655,20 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 // the simulator ends it in, and every successor's start with it.
 func (r *replay) work(tj sim.TraceJob) string {
 	step := max(minStep, r.wall(r.opt.Assumptions.Checkpoint.Seconds()))
-	total := r.wall(float64(tj.Duration))
+	total := r.wall(float64(tj.Duration)).Milliseconds() * int64(tj.GPUs)
 	return fmt.Sprintf(`#!/bin/bash
-# %s: %d ms of work at %d GPUs, saved every %d ms.
-# A stop signals every process of the job: its trap saves a step whose
-# time is up (a stop at the very second a step ends finds the step done,
-# as the simulator does, however late the loaded machine let the loop
-# write it) and ends the job at once (a sleep forked just after the
-# supervisor listed the processes would outlive it otherwise). Progress is
-# written by the shell itself, with no command the signal could kill
-# halfway.
-trap 'kill $! 2>/dev/null; now; [ "$pending" = 1 ] && [ "$nowms" -ge "$t" ] && printf "%%s\n" $(( done + s )) > "$d/done"; exit 143' TERM
+# %s: %d GPU-ms of work (%d GPUs), saved every %d ms of running.
+# A stop signals every process of the job: its trap notes the stop for the
+# replay, saves a step whose time is up (a stop at the very second a step
+# ends finds the step done, as the simulator does, however late the loaded
+# machine let the loop write it) and ends the job at once (a sleep forked
+# just after the supervisor listed the processes would outlive it
+# otherwise). Progress is written by the shell itself, with no command the
+# signal could kill halfway.
+trap 'printf "%%s\n" "$start" > "$d/stopping"; kill $! 2>/dev/null; now; [ "$pending" = 1 ] && [ "$nowms" -ge "$t" ] && printf "%%s\n" $(( done + s )) > "$d/done"; exit 143' TERM
 pending=0
+total=%d
+step=%d
 d=$SLITE_CHECKPOINT_DIR
 done=0
 [ -s "$d/done" ] && read -r done < "$d/done"
@@ -527,13 +678,13 @@ g=${#ids[@]}
 now() { local t=${EPOCHREALTIME/./}; nowms=$(( t / 1000 )); }
 now
 start=${SLURM_JOB_START_TIME:-$(( nowms / 1000 ))}
-end=$(( start + ((%d - done) * %d / g + 999) / 1000 ))
+end=$(( start + (total - done + g * 1000 - 1) / (g * 1000) ))
 printf '%%s %%s\n' "$start" "$end" > "$d/end"
 t=$(( start * 1000 ))
-while [ "$done" -lt %d ]; do
-	s=$(( %d - done )); [ "$s" -gt %d ] && s=%d
-	t=$(( t + s * %d / g ))
-	[ $(( done + s )) -ge %d ] && t=$(( end * 1000 ))
+while [ "$done" -lt "$total" ]; do
+	s=$(( total - done )); [ "$s" -gt $(( step * g )) ] && s=$(( step * g ))
+	t=$(( t + step ))
+	[ $(( done + s )) -ge "$total" ] && t=$(( end * 1000 ))
 	now
 	ms=$(( t - nowms ))
 	printf -v frac '%%03d' $(( ms %% 1000 ))
@@ -543,10 +694,7 @@ while [ "$done" -lt %d ]; do
 	pending=0 # before done grows: a trap in between must not add s twice
 	done=$(( done + s ))
 done
-`, tj.Name, total.Milliseconds(), tj.GPUs, step.Milliseconds(),
-		total.Milliseconds(), tj.GPUs,
-		total.Milliseconds(), total.Milliseconds(), step.Milliseconds(), step.Milliseconds(), tj.GPUs,
-		total.Milliseconds())
+`, tj.Name, total, tj.GPUs, step.Milliseconds(), total, step.Milliseconds())
 }
 
 // submit submits one trace job: its account, GPUs and time limit (scaled),
@@ -575,10 +723,10 @@ func (r *replay) submitFillers(ctx context.Context) error {
 		"--job-name=filler"}
 	// Each ends at its limit's end as the daemon counts it (see work).
 	_, err := r.post(ctx, fmt.Sprintf(`#!/bin/bash
-trap 'kill $! 2>/dev/null; exit 143' TERM
 d=$SLITE_CHECKPOINT_DIR
 t=${EPOCHREALTIME/./}
 start=${SLURM_JOB_START_TIME:-$(( t / 1000000 ))}
+trap 'printf "%%s\n" "$start" > "$d/stopping"; kill $! 2>/dev/null; exit 143' TERM
 end=${SLURM_JOB_END_TIME:-$(( start + %d ))}
 printf '%%s %%s\n' "$start" "$end" > "$d/end"
 ms=$(( end * 1000 - t / 1000 ))

@@ -139,6 +139,10 @@ slurm-lite options (also on #SLITE lines; real Slurm reads those as comments):
                               requeued when others need its GPUs
       --batch-size=n          batch size the job starts with, in
                               $SLITE_BATCH_SIZE (a yield may change it)
+      --checkpoint-interval=time
+                              how often the job saves a checkpoint: resumed
+                              after a yield, it runs this long before the
+                              scheduler yields it again
 
 Help options:
   -h, --help                  show this help message

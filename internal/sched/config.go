@@ -208,6 +208,13 @@ type Config struct {
 	// the job it yielded to: stopping, restarting and redoing the work
 	// since its last checkpoint.
 	YieldCost time.Duration
+	// YieldMinRun is how long a job that resumed after a yield runs
+	// before the scheduler's own stops (a payback yield, a shrink, a
+	// regrowth) may reach it again, unless the job declared a longer
+	// Job.CheckpointInterval: time to reach a checkpoint, so that every
+	// run after a yield makes progress. Preemption of a REQUEUE partition
+	// by a higher tier is Slurm's and keeps Slurm's rules.
+	YieldMinRun time.Duration
 	// ForeignMemSlack is how much memory other people's processes may hold
 	// on a GPU that is still given whole.
 	ForeignMemSlack int64

@@ -85,5 +85,7 @@
 // Yield: slurm-lite's way to stop a running job cleanly (signal,
 // checkpoint, requeue). Preemptions and shrinks in a Plan are carried out
 // by the daemon with it; a job requeued by a yield is Resumed and goes
-// first in its tier.
+// first in its tier, and once started the scheduler's own stops spare it
+// until it has run Config.YieldMinRun (or the longer checkpoint interval
+// it declared), so that every run after a yield makes progress.
 package sched

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -336,7 +337,27 @@ func (p *pass) tryShrink(pj *pjob, sh *shape, wait int64) (Shrink, int, bool) {
 	p.countStart(&r.pj, -1)
 	p.holdShrinkPair(sh, bestShape, r.node)
 	p.untilYielded(r)
-	return Shrink{JobID: r.job.ID, FromGPUs: r.wholeGPUs, ToGPUs: bestM, For: pj.job.ID}, r.node, true
+	return Shrink{JobID: r.job.ID, FromGPUs: r.wholeGPUs, ToGPUs: bestM, For: pj.job.ID, TimeLimit: p.stretched(r, bestM)}, r.node, true
+}
+
+// stretched is running job r's limit when it runs again on m of the GPUs
+// it holds: at a speed proportional to its GPUs it needs wholeGPUs/m as
+// long, so its limit (the partition's default applied) grows by that,
+// rounded up to the second and capped by the partition's MaxTime (a
+// longer limit would leave it pending with PartitionTimeLimit); 0 when it
+// has no limit.
+func (p *pass) stretched(r *runInfo, m int) time.Duration {
+	limit := r.pj.limit
+	if limit <= 0 || limit >= forever {
+		return 0
+	}
+	s := (limit*int64(r.wholeGPUs) + int64(m) - 1) / int64(m)
+	if r.pj.part >= 0 {
+		if mx := p.snap.Partitions[r.pj.part].MaxTime; mx > 0 && mx < Unlimited {
+			s = min(s, ceilSeconds(mx))
+		}
+	}
+	return time.Duration(s) * time.Second
 }
 
 // paysBack reports whether shrinking a job with left seconds to run from

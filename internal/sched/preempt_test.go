@@ -174,12 +174,15 @@ func TestCycleShrinksWhenEnabledAndBothResume(t *testing.T) {
 	}
 	h := st.NewHarness(t, snap)
 	first := h.Cycle()
-	if diff := cmp.Diff([]sched.Shrink{{JobID: 10, FromGPUs: 4, ToGPUs: 2, For: 20}}, first.Shrinks); diff != "" {
+	// At half its GPUs its 10-hour limit doubles.
+	if diff := cmp.Diff([]sched.Shrink{{JobID: 10, FromGPUs: 4, ToGPUs: 2, For: 20, TimeLimit: 20 * time.Hour}}, first.Shrinks); diff != "" {
 		t.Errorf("shrinks (-want +got):\n%s", diff)
 	}
 	second := h.Cycle()
-	// The shrunk job resumes first in its tier, then the waiting job.
-	if diff := cmp.Diff([]uint32{10, 20}, st.Started(second)); diff != "" {
+	// The waiting job the shrink was for first (the shrunk job names it:
+	// Job.YieldedFor, as the daemon and the simulator record it), then
+	// the shrunk job, resumed ahead of ordinary work of its tier.
+	if diff := cmp.Diff([]uint32{20, 10}, st.Started(second)); diff != "" {
 		t.Errorf("second pass starts (-want +got):\n%s", diff)
 	}
 	if got := len(h.Job(10).Alloc.GPUs); got != 2 {

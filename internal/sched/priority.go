@@ -273,7 +273,9 @@ func (p *pass) sizeFactor(pj *pjob) float64 {
 //  1. partition PriorityTier, higher first;
 //  2. jobs resuming after a yield first, so a shrunk job comes back ahead
 //     of ordinary work of its tier, and with them, before them, the
-//     pending jobs they were stopped for (Job.YieldedFor);
+//     pending jobs they were stopped for (Job.YieldedFor); started, a
+//     resumed job keeps that rank for its minimum run (settled), so the
+//     work it went ahead of does not stop it a pass later;
 //  3. priority, higher first;
 //  4. submit time, earlier first;
 //  5. job id, then array task id, lower first.

@@ -30,6 +30,7 @@ func genSnapshot(t *rapid.T) sched.Snapshot {
 		c.YieldOwn = rapid.Bool().Draw(t, "yieldown")
 		c.ShrinkRegrow = rapid.Bool().Draw(t, "regrow")
 		c.YieldCost = time.Duration(rapid.IntRange(0, 30).Draw(t, "yieldcost")) * time.Minute
+		c.YieldMinRun = time.Duration(rapid.SampledFrom([]int{0, 0, 1, 60, 600, 3600}).Draw(t, "minrun")) * time.Second
 	})
 	b.Part(st.Part("gpu").Default(), st.Part("scav").Tier(0).Requeue(), st.Part("high").Tier(2))
 	types := []string{"a100", "nvidia_h100-80gb", "t4"}
@@ -77,7 +78,10 @@ func genSnapshot(t *rapid.T) sched.Snapshot {
 			if rapid.Bool().Draw(t, "ryield") {
 				jb.Yieldable()
 			}
-			jb.Running(now.Add(-time.Duration(rapid.IntRange(0, 300).Draw(t, "rage"))*time.Minute), name)
+			if rapid.IntRange(0, 2).Draw(t, "rresumed") == 0 {
+				jb.Resumed().CheckpointInterval(time.Duration(rapid.SampledFrom([]int{0, 0, 30, 600, 7200}).Draw(t, "rckpt")) * time.Second)
+			}
+			jb.Running(now.Add(-time.Duration(rapid.SampledFrom([]int{0, 1, 59, 60, 61, 599, 600, 601, 3600, 18000}).Draw(t, "rage"))*time.Second), name)
 			jb.CPUIDs(seq(cpus-freeCPU, c)...).HostMem(m)
 			freeCPU -= c
 			freeMem -= m
@@ -163,6 +167,7 @@ func TestPropertiesOfEveryPlan(t *testing.T) {
 		checkAllocations(t, snap, plan)
 		checkEveryPendingJobDecided(t, snap, plan)
 		checkStops(t, snap, plan)
+		checkResumedRunTheirMinimum(t, snap, plan)
 		if again := sched.Cycle(snap); !cmp.Equal(plan, again) {
 			t.Fatalf("same input, different plan:\n%s", cmp.Diff(plan, again))
 		}
@@ -254,6 +259,53 @@ func checkStops(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
 		seen[g.JobID] = true
 		if g.ToGPUs != j.FullGPUs || g.FromGPUs >= g.ToGPUs || g.For != 0 {
 			t.Fatalf("grow %+v of job %d with FullGPUs %d", g, j.ID, j.FullGPUs)
+		}
+	}
+}
+
+// checkResumedRunTheirMinimum: a job resumed after a yield is never
+// stopped by the scheduler's own rules (a payback yield, a shrink, a
+// regrowth) before it has run its minimum, Config.YieldMinRun or the
+// longer checkpoint interval it declared; only a higher tier's
+// preemption of a REQUEUE partition, Slurm's, may stop it sooner.
+func checkResumedRunTheirMinimum(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
+	jobs := map[uint32]sched.Job{}
+	for _, j := range snap.Jobs {
+		jobs[j.ID] = j
+	}
+	tier, requeue := map[string]int{}, map[string]bool{}
+	def := ""
+	for _, p := range snap.Partitions {
+		tier[p.Name], requeue[p.Name] = p.PriorityTier, p.PreemptMode == sched.PreemptRequeue
+		if p.Default && def == "" {
+			def = p.Name
+		}
+	}
+	partOf := func(j sched.Job) string {
+		if j.Partition == "" {
+			return def
+		}
+		return j.Partition
+	}
+	early := func(id uint32) (sched.Job, bool) {
+		j := jobs[id]
+		ran := snap.Now.Sub(j.Start)
+		return j, j.Resumed && ran < max(j.CheckpointInterval, snap.Config.YieldMinRun)
+	}
+	for _, p := range plan.Preempts {
+		j, ok := early(p.JobID)
+		if !ok {
+			continue
+		}
+		if f := jobs[p.For]; !requeue[partOf(j)] || tier[partOf(j)] >= tier[partOf(f)] {
+			t.Fatalf("job %d, resumed after a yield %s ago (minimum %s, checkpoint interval %s), is yielded again for job %d",
+				j.ID, snap.Now.Sub(j.Start), snap.Config.YieldMinRun, j.CheckpointInterval, p.For)
+		}
+	}
+	for _, s := range slices.Concat(plan.Shrinks, plan.Grows) {
+		if j, ok := early(s.JobID); ok {
+			t.Fatalf("job %d, resumed after a yield %s ago (minimum %s, checkpoint interval %s), is shrunk or grown: %+v",
+				j.ID, snap.Now.Sub(j.Start), snap.Config.YieldMinRun, j.CheckpointInterval, s)
 		}
 	}
 }

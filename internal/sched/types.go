@@ -257,9 +257,15 @@ type Job struct {
 
 	// Yieldable jobs may be shrunk or stopped by the yield protocol.
 	Yieldable bool
-	// Resumed marks a job requeued by a yield: it is ordered ahead of
-	// ordinary work of equal tier.
+	// Resumed marks a job requeued by a yield, pending or running again:
+	// pending, it is ordered ahead of ordinary work of equal tier;
+	// running, the scheduler's own stops spare it until it has run its
+	// minimum (Config.YieldMinRun, or CheckpointInterval when longer).
 	Resumed bool
+	// CheckpointInterval is how often the job said it saves a checkpoint,
+	// counted from its start (#SLITE --checkpoint-interval); 0 when it
+	// did not say.
+	CheckpointInterval time.Duration
 	// YieldedFor, on a pending job requeued by a yield, is the job it was
 	// stopped for. While both are pending, that job is ordered ahead of
 	// it, so that the yielded job does not take back what it gave up.
@@ -391,6 +397,12 @@ type Shrink struct {
 	FromGPUs int
 	ToGPUs   int
 	For      uint32
+	// TimeLimit is the job's limit when it runs again: a shrunk job's
+	// stretched by FromGPUs/ToGPUs (it works that much slower), up to its
+	// partition's MaxTime, so that the shrink alone does not make it time
+	// out; a regrown job's brought back to its limit at full size. 0 for
+	// a job without a limit (it keeps none).
+	TimeLimit time.Duration
 }
 
 // Decision is why a pending job does not start, and when it is expected to.

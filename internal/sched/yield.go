@@ -3,6 +3,7 @@ package sched
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -14,9 +15,11 @@ import (
 // by the yield protocol, keep their size, and name the job they yielded
 // for (Job.YieldedFor); they come back ahead of ordinary work once it has
 // started, so each is delayed by about the job's time limit plus
-// Config.YieldCost. Everything is estimated from time limits, the only
-// durations the scheduler knows: a job with a short limit that would wait
-// long pays back easily, a long one rarely.
+// Config.YieldCost; resumed, each runs its minimum (Config.YieldMinRun,
+// or its longer Job.CheckpointInterval) before any stop of the
+// scheduler's own reaches it again (settled). Everything is estimated
+// from time limits, the only durations the scheduler knows: a job with a
+// short limit that would wait long pays back easily, a long one rarely.
 
 // yieldVictim reports whether running job r may be stopped for pj by a
 // yield, and whether that is free (a lower-tier REQUEUE job, which
@@ -47,7 +50,11 @@ func (p *pass) yieldVictim(pj *pjob, r *runInfo) (ok, free bool) {
 	if r.pj.prio < pj.prio {
 		return true, false
 	}
-	own := p.cfg.YieldOwn && pj.assoc >= 0 && r.pj.assoc == pj.assoc
+	// YieldOwn reorders one association's own queue, but not between two
+	// jobs resumed after a yield: the order ranks those by priority, and
+	// the exception let two of one account that did not fit beside each
+	// other stop each other in turn for days (node8: 29 and 21 stops).
+	own := p.cfg.YieldOwn && pj.assoc >= 0 && r.pj.assoc == pj.assoc && !(r.job.Resumed && pj.job.Resumed)
 	return own, false
 }
 
@@ -328,19 +335,51 @@ func (p *pass) regrow() []Shrink {
 		p.add(n, p.now, r.end, r.rel.deltas)
 		p.holdNow(sh, i, end)
 		p.untilYielded(r)
-		grows = append(grows, Shrink{JobID: r.job.ID, FromGPUs: m, ToGPUs: full})
+		grows = append(grows, Shrink{JobID: r.job.ID, FromGPUs: m, ToGPUs: full, TimeLimit: fullLimit(r.pj.limit, m, full)})
 	}
 	return grows
 }
 
-// settled reports whether running job r started before this second. The
-// scheduler's own stops (a shrink, a regrowth, a payback yield) spare a
-// job in the second it started: the daemon passes after every event, and
-// a pass that followed a hand-over within the same second stopped the job
-// just handed the GPUs (each pass found the next waiting job worth it),
-// where the simulator, which passes once per instant, does not. Stopping a
-// job that has not yet run a second saves nothing anyway. Preemption by a
-// higher tier is Slurm's and keeps its rules.
+// fullLimit is the limit at full GPUs of a job whose limit at m GPUs is
+// limit: its limit before a shrink stretched it (stretched rounds up, so
+// rounding this down gives that back).
+func fullLimit(limit int64, m, full int) time.Duration {
+	if limit <= 0 || limit >= forever {
+		return 0
+	}
+	return time.Duration(limit*int64(m)/int64(full)) * time.Second
+}
+
+// settled reports whether the scheduler's own stops (a shrink, a
+// regrowth, a payback yield) may reach running job r in this pass.
+//
+//  1. Never in the second it started: the daemon passes after every
+//     event, and a pass that followed a hand-over within the same second
+//     stopped the job just handed the GPUs (each pass found the next
+//     waiting job worth it), where the simulator, which passes once per
+//     instant, does not. Stopping a job that has not yet run a second
+//     saves nothing anyway.
+//  2. A job resumed after a yield, not before it has run its minimum
+//     (minRun): long enough to reach a checkpoint, so that every run
+//     after a yield makes progress. Without it a resumed job, which the
+//     order puts ahead of higher-priority work of its tier (compareJobs),
+//     was started and stopped by that work a pass later, over and over:
+//     a 53-second job was yielded one second after each of 8 starts.
+//     While it runs its minimum it keeps the rank the order gave it, so
+//     the order and this rule agree.
+//
+// Preemption by a higher tier is Slurm's and keeps its rules.
 func (p *pass) settled(r *runInfo) bool {
-	return r.job.Start.Unix() < p.now
+	ran := p.now - r.job.Start.Unix()
+	if ran < 1 {
+		return false
+	}
+	return !r.job.Resumed || ran >= minRun(r.job, p.cfg)
+}
+
+// minRun is how long, in whole seconds, a job resumed after a yield runs
+// before the scheduler's own stops may reach it again: the checkpoint
+// interval it declared, or Config.YieldMinRun when that is longer.
+func minRun(j *Job, cfg *Config) int64 {
+	return ceilSeconds(max(j.CheckpointInterval, cfg.YieldMinRun))
 }

@@ -272,10 +272,11 @@ func TestShrinkRegrow(t *testing.T) {
 		start []uint32
 	}{
 		{
-			name:  "a shrunk job gets its GPUs back when they are free",
-			cfg:   regrow,
-			jobs:  []*st.JobBuilder{st.Job(10).User("bob").GPUs(2).Shrunk(4).Yieldable().Time(10*h).Running(now.Add(-h), "gpu01", 0, 1)},
-			grows: []sched.Shrink{{JobID: 10, FromGPUs: 2, ToGPUs: 4}},
+			name: "a shrunk job gets its GPUs back when they are free",
+			cfg:  regrow,
+			jobs: []*st.JobBuilder{st.Job(10).User("bob").GPUs(2).Shrunk(4).Yieldable().Time(10*h).Running(now.Add(-h), "gpu01", 0, 1)},
+			// Its 10-hour limit on 2 GPUs is 5 hours on 4.
+			grows: []sched.Shrink{{JobID: 10, FromGPUs: 2, ToGPUs: 4, TimeLimit: 5 * time.Hour}},
 		},
 		{
 			name: "not without ShrinkRegrow",

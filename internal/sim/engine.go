@@ -74,6 +74,11 @@ type Options struct {
 	// higher) are taken at those passes. 0 passes at events only: much
 	// faster on a long trace, and the same but for such decisions.
 	Tick time.Duration
+	// Grid, when above 0, is a live replay's wall second in trace seconds
+	// (1 / its scale): the replay's jobs end on whole wall seconds, so a
+	// run whose work does not (a job shrunk to 3 of its 4 GPUs works 4/3
+	// as long) ends on the next multiple of Grid, as it does live.
+	Grid int64
 }
 
 // Simulate replays the trace under one policy: an event clock of
@@ -114,6 +119,9 @@ type simJob struct {
 	epoch    int
 	stopping bool
 	toGPUs   int
+	// toLimit is the limit the core gave a job it shrank
+	// (sched.Shrink.TimeLimit), in seconds; 0 keeps the limit.
+	toLimit  int64
 	restarts int
 	pos      int // position in engine.act, -1 when not there
 	timedOut bool
@@ -355,17 +363,17 @@ func (e *engine) pass() {
 	e.nextFiller += uint32(fillers)
 	for _, p := range plan.Preempts {
 		if i, ok := e.index(p.JobID); ok {
-			e.stop(i, e.jobs[i].gpus, p.For)
+			e.stop(i, e.jobs[i].gpus, p.For, 0)
 		}
 	}
 	for _, s := range plan.Shrinks {
 		if i, ok := e.index(s.JobID); ok {
-			e.stop(i, s.ToGPUs, s.For)
+			e.stop(i, s.ToGPUs, s.For, s.TimeLimit)
 		}
 	}
 	for _, g := range plan.Grows {
 		if i, ok := e.index(g.JobID); ok {
-			e.stop(i, g.ToGPUs, 0)
+			e.stop(i, g.ToGPUs, 0, 0)
 		}
 	}
 }
@@ -404,7 +412,12 @@ func (e *engine) rate(j *simJob) float64 {
 
 func (e *engine) start(i int, s sched.Start) {
 	j := &e.jobs[i]
-	j.job.State, j.job.Start, j.job.Alloc, j.job.Resumed, j.job.YieldedFor = slurm.Running, e.clock(e.now), s.Alloc, false, 0
+	// Resumed stays: a run after a yield is spared the scheduler's own
+	// stops until it has run its minimum (sched.Config.YieldMinRun).
+	j.job.State, j.job.Start, j.job.Alloc, j.job.YieldedFor = slurm.Running, e.clock(e.now), s.Alloc, 0
+	if j.job.Eligible.IsZero() {
+		j.job.Eligible = j.job.Start // as the daemon records it at a first start
+	}
 	if e.yielded > 0 {
 		e.yieldDone(j.job.ID)
 	}
@@ -412,7 +425,11 @@ func (e *engine) start(i int, s sched.Start) {
 	if j.restarts > 0 {
 		j.prodFrom += int64(e.opt.Assumptions.Restart / time.Second)
 	}
-	run := j.prodFrom - e.now + int64(math.Ceil(j.work/e.rate(j)-1e-9))
+	work := int64(math.Ceil(j.work/e.rate(j) - 1e-9))
+	if g := e.opt.Grid; g > 0 {
+		work = (work + g - 1) / g * g
+	}
+	run := j.prodFrom - e.now + work
 	j.timedOut = false
 	if j.limit > 0 && run > j.limit {
 		run, j.timedOut = j.limit, true
@@ -473,7 +490,7 @@ func (e *engine) finish(i int) {
 // holds its GPUs for the stop time; requeued, it names forJob
 // (YieldedFor), as the yield protocol records it. A job that would end by
 // itself first is left alone.
-func (e *engine) stop(i, gpus int, forJob uint32) {
+func (e *engine) stop(i, gpus int, forJob uint32, limit time.Duration) {
 	j := &e.jobs[i]
 	stopT := int64(e.opt.Assumptions.Stop / time.Second)
 	if j.job.State != slurm.Running || j.stopping || j.endAt <= e.now+stopT {
@@ -500,6 +517,7 @@ func (e *engine) stop(i, gpus int, forJob uint32) {
 		e.res.Shrinks++
 	}
 	j.stopping, j.toGPUs, j.job.YieldedFor = true, gpus, forJob
+	j.toLimit = int64(limit / time.Second)
 	e.yielded++
 	j.job.State = slurm.Completing
 	j.epoch++
@@ -509,7 +527,9 @@ func (e *engine) stop(i, gpus int, forJob uint32) {
 
 // stopped ends a stop: the GPUs are free; a filler is gone, a trace job is
 // requeued (Resumed, so it goes first in its tier) with its new GPU count
-// and a time limit stretched by its slowdown.
+// and, shrunk, the time limit the core stretched by the GPUs it gave up
+// (sched.Shrink.TimeLimit, linear in GPUs: more than the measured speedup
+// needs, so a shrink alone never makes a job time out).
 func (e *engine) stopped(i int) {
 	j := &e.jobs[i]
 	e.release(i)
@@ -522,12 +542,18 @@ func (e *engine) stopped(i int) {
 	e.demandAcct[j.acct] += j.toGPUs - j.gpus
 	j.gpus = j.toGPUs
 	j.restarts++
-	if j.limit > 0 && j.gpus < j.origGPUs {
-		orig := e.tr.Jobs[j.trace].TimeLimit
-		j.limit = int64(math.Ceil(float64(orig)/e.rate(j)/60)) * 60
-		j.job.TimeLimit = time.Duration(j.limit) * time.Second
-	} else if j.limit > 0 {
+	switch {
+	case j.limit > 0 && j.gpus < j.origGPUs && j.toLimit > 0:
+		// Shrunk: the limit the core stretched (as the daemon takes it),
+		// on a live replay's whole wall seconds.
+		j.limit = j.toLimit
+		if g := e.opt.Grid; g > 0 {
+			j.limit = (j.limit + g - 1) / g * g
+		}
+	case j.limit > 0 && j.gpus >= j.origGPUs:
 		j.limit = e.tr.Jobs[j.trace].TimeLimit // grown back to its full size
+	}
+	if j.limit > 0 {
 		j.job.TimeLimit = time.Duration(j.limit) * time.Second
 	}
 	j.job.FullGPUs = 0
@@ -537,6 +563,12 @@ func (e *engine) stopped(i int) {
 	j.job.State, j.job.Alloc, j.job.Resumed = slurm.Pending, sched.Alloc{}, true
 	j.job.Req.GPUs = j.gpus
 	j.job.Start = time.Time{}
+	// The core sees a requeued job as the daemon records it: submitted
+	// anew at its requeue (Slurm resets the submit time), eligible since
+	// it first became so (set at its first start). The submit time breaks
+	// ties of priority: kept at the trace's, it put the first of two
+	// resumed jobs of equal priority ahead where the daemon put the last.
+	j.job.Submit = e.clock(e.now)
 	e.sync(i)
 }
 

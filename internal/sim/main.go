@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -44,9 +45,20 @@ second in a replay: --tick with 1s/S (10s for --scale 0.1) makes the
 simulator do the same, and the two tables then agree.`
 
 // LiveRunner replays a trace under one policy on a real daemon
-// (livereplay.Run), with scale wall seconds per trace second, telling
-// progress what it does.
-type LiveRunner func(ctx context.Context, tr *Trace, pol Policy, opt Options, scale float64, progress io.Writer) (*Run, error)
+// (livereplay.Run).
+type LiveRunner func(ctx context.Context, tr *Trace, pol Policy, opt Options, live LiveOptions) (*Run, error)
+
+// LiveOptions are --live's own settings.
+type LiveOptions struct {
+	// Scale is wall seconds per trace second.
+	Scale float64
+	// Keep, when not "", is the directory that keeps the daemon's
+	// configuration, state and log and the replay's own log, for this
+	// policy; "" removes them.
+	Keep string
+	// Progress hears what the replay does.
+	Progress io.Writer
+}
 
 // Flags are `slurmd-lite simulate`'s options. internal/slurmdcmd reads
 // them from the command line with kong (the tags are kong's; this package
@@ -68,7 +80,8 @@ type Flags struct {
 	RestartTime time.Duration `name:"restart-time" help:"Time a resumed job runs before making progress." default:"1m"`
 	FillerLimit time.Duration `name:"filler-limit" help:"Time limit (and length) of each filler job." default:"30m"`
 	Live        bool          `help:"Replay on a real daemon (simulated GPUs, real jobs) instead of the simulator."`
-	Scale       float64       `help:"With --live: wall seconds per trace second (e.g. 0.01)." default:"1"`
+	Scale       float64       `help:"With --live: wall seconds per trace second (e.g. 0.1); every time of the replay must come to whole seconds." default:"1"`
+	Keep        string        `help:"With --live: keep each policy's daemon directory (configuration, state, daemon.log, replay.log, jobs.csv) in DIR/POLICY, to explain a divergence." placeholder:"DIR"`
 	Tick        time.Duration `help:"Also pass every DURATION of trace time, as the daemon passes every GPUSampleInterval (slower; to compare with a --live replay at --scale S, give 1s/S)." default:"0s" placeholder:"DURATION"`
 }
 
@@ -90,6 +103,9 @@ func Command(f Flags, stdout, stderr io.Writer, live LiveRunner) int {
 	}
 	if f.Live && live == nil {
 		return fail(errors.New("--live needs the daemon: run it as slurmd-lite simulate --live"))
+	}
+	if f.Keep != "" && !f.Live {
+		return fail(errors.New("--keep keeps a live replay's daemon directory: give it with --live"))
 	}
 	if f.Nodes < 1 || f.GPUsPerNode < 1 {
 		return fail(fmt.Errorf("--nodes and --gpus-per-node must be at least 1 (got %d and %d)", f.Nodes, f.GPUsPerNode))
@@ -151,7 +167,11 @@ func Command(f Flags, stdout, stderr io.Writer, live LiveRunner) int {
 		began := time.Now()
 		var r *Run
 		if f.Live {
-			r, err = live(context.Background(), tr, p, opt, f.Scale, stderr)
+			lo := LiveOptions{Scale: f.Scale, Progress: stderr}
+			if f.Keep != "" {
+				lo.Keep = filepath.Join(f.Keep, p.Name)
+			}
+			r, err = live(context.Background(), tr, p, opt, lo)
 		} else {
 			r, err = Simulate(tr, p, opt)
 		}

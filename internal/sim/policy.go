@@ -96,6 +96,11 @@ type Assumptions struct {
 	FillerLimit time.Duration
 }
 
+// MinRun is P4's [Yield] MinRun under these assumptions: a job resumed
+// after a yield has saved a checkpoint once it has run this long (its
+// restart, then a checkpoint interval of progress).
+func MinRun(as Assumptions) time.Duration { return as.Restart + as.Checkpoint }
+
 // DefaultAssumptions are the issue's: checkpoints every 10 minutes, 60 s to
 // stop and 60 s to restart; fillers of 30 minutes.
 func DefaultAssumptions() Assumptions {
@@ -192,6 +197,13 @@ func buildWorld(lab Lab, setup Setup, pol Policy, tr *Trace, as Assumptions) wor
 	w.cfg.ShrinkRegrow = pol.Yield && pol.ShrinkRegrow
 	if w.cfg.YieldPayback || w.cfg.ShrinkRegrow {
 		w.cfg.YieldCost = as.Stop + as.Restart + as.Checkpoint
+	}
+	if pol.Yield {
+		// A resumed job reaches its first checkpoint a restart and a
+		// checkpoint interval after its start: until then no stop of
+		// the scheduler's own may reach it again, or it would make no
+		// progress (the thrash of issue 24).
+		w.cfg.YieldMinRun = MinRun(as)
 	}
 	// Every job of the trace is a record the core keeps while it lives; the
 	// trace decides how many there are, not MaxJobCount.

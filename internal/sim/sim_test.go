@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"github.com/alecthomas/kong"
 	"path/filepath"
@@ -332,6 +333,31 @@ func TestUsageErrors(t *testing.T) {
 	if rc := Command(f, &out, &errb, nil); rc != 1 || !strings.Contains(errb.String(), "no trace: give one with --trace FILE") {
 		t.Errorf("no trace: exit %d, stderr %q", rc, errb.String())
 	}
+	errb.Reset()
+	f = Flags{Trace: subset, Nodes: 1, GPUsPerNode: 8, GPUMem: "80G", Policy: "P2", Keep: "kept"}
+	if rc := Command(f, &out, &errb, nil); rc != 1 || !strings.Contains(errb.String(), "--keep keeps a live replay's daemon directory: give it with --live") {
+		t.Errorf("--keep without --live: exit %d, stderr %q", rc, errb.String())
+	}
+}
+
+// TestLiveKeepsADirectoryPerPolicy: simulate --live --keep DIR gives each
+// policy's replay its own DIR/POLICY, and the scale.
+func TestLiveKeepsADirectoryPerPolicy(t *testing.T) {
+	var got []LiveOptions
+	live := func(_ context.Context, tr *Trace, pol Policy, opt Options, lo LiveOptions) (*Run, error) {
+		lo.Progress = nil
+		got = append(got, lo)
+		return Simulate(tr, pol, opt)
+	}
+	var out, errb bytes.Buffer
+	f := Flags{Trace: subset, Nodes: 4, GPUsPerNode: 8, GPUMem: "80G", Policy: "P0,P2", Live: true, Scale: 0.5, Keep: "kept", Profiles: "none"}
+	if rc := Command(f, &out, &errb, live); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errb.String())
+	}
+	want := []LiveOptions{{Scale: 0.5, Keep: filepath.Join("kept", "P0")}, {Scale: 0.5, Keep: filepath.Join("kept", "P2")}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("live options (-want +got):\n%s", diff)
+	}
 }
 
 // lab64 is a benchmark trace, shipped in testdata/traces.
@@ -378,12 +404,12 @@ func TestOnlyP4Yields(t *testing.T) {
 	tr := trace(t, "0,0,a,2,100,1800\n")
 	type setting struct {
 		YieldPayback, YieldOwn, ShrinkRegrow bool
-		YieldCost                            time.Duration
+		YieldCost, YieldMinRun               time.Duration
 		Partitions                           []string
 	}
 	for _, pol := range Policies {
 		w := buildWorld(Lab{Nodes: 1, GPUsPerNode: 2}, DefaultSetup(), pol, tr, DefaultAssumptions())
-		got := setting{YieldPayback: w.cfg.YieldPayback, YieldOwn: w.cfg.YieldOwn, ShrinkRegrow: w.cfg.ShrinkRegrow, YieldCost: w.cfg.YieldCost}
+		got := setting{YieldPayback: w.cfg.YieldPayback, YieldOwn: w.cfg.YieldOwn, ShrinkRegrow: w.cfg.ShrinkRegrow, YieldCost: w.cfg.YieldCost, YieldMinRun: w.cfg.YieldMinRun}
 		for _, p := range w.partitions {
 			got.Partitions = append(got.Partitions, p.Name)
 		}
@@ -392,7 +418,7 @@ func TestOnlyP4Yields(t *testing.T) {
 		case "P3":
 			want.Partitions = []string{"gpu", "filler"}
 		case "P4":
-			want = setting{true, true, true, 12 * time.Minute, []string{"gpu", "short", "filler"}}
+			want = setting{true, true, true, 12 * time.Minute, 11 * time.Minute, []string{"gpu", "short", "filler"}}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", pol.Name, diff)

@@ -60,6 +60,12 @@ func (b *JobBuilder) Nice(n int) *JobBuilder      { b.j.Nice = n; return b }
 func (b *JobBuilder) Yieldable() *JobBuilder      { b.j.Yieldable = true; return b }
 func (b *JobBuilder) Resumed() *JobBuilder        { b.j.Resumed = true; return b }
 
+// CheckpointInterval declares how often the job saves a checkpoint.
+func (b *JobBuilder) CheckpointInterval(d time.Duration) *JobBuilder {
+	b.j.CheckpointInterval = d
+	return b
+}
+
 // Shrunk marks a job a shrink left with fewer GPUs than the full count.
 func (b *JobBuilder) Shrunk(full int) *JobBuilder { b.j.FullGPUs = full; return b }
 

@@ -57,14 +57,16 @@ func (h *Harness) Cycle() sched.Plan {
 	for _, s := range plan.Starts {
 		j := h.job(s.JobID)
 		j.State, j.Start, j.Alloc, j.TimeLimit = slurm.Running, h.Snap.Now, s.Alloc, s.TimeLimit
-		j.Resumed, j.FixedPriority = false, 0
+		j.FixedPriority = 0 // Resumed stays: this run follows a yield (sched.Job.Resumed)
+		j.YieldedFor = 0
+		h.yieldDone(s.JobID)
 	}
 	for _, p := range plan.Preempts {
-		h.requeue(h.job(p.JobID))
+		h.requeue(h.job(p.JobID), p.For)
 	}
 	for _, s := range plan.Shrinks {
 		j := h.job(s.JobID)
-		h.requeue(j)
+		h.requeue(j, s.For)
 		j.Req.GPUs = s.ToGPUs
 	}
 	h.refreshFree()
@@ -72,12 +74,23 @@ func (h *Harness) Cycle() sched.Plan {
 }
 
 // requeue puts a job back to pending as a yield does: same id, same
-// submit and eligible time, first in its tier.
-func (h *Harness) requeue(j *sched.Job) {
+// submit and eligible time, first in its tier, behind the job it yielded
+// for (forID) until that one has started.
+func (h *Harness) requeue(j *sched.Job, forID uint32) {
 	if j.Eligible.IsZero() {
 		j.Eligible = j.Submit
 	}
-	j.State, j.Start, j.Alloc, j.Resumed = slurm.Pending, time.Time{}, sched.Alloc{}, true
+	j.State, j.Start, j.Alloc, j.Resumed, j.YieldedFor = slurm.Pending, time.Time{}, sched.Alloc{}, true, forID
+}
+
+// yieldDone clears YieldedFor on the jobs that yielded for job id, which
+// has started, as the daemon and the simulator do.
+func (h *Harness) yieldDone(id uint32) {
+	for i := range h.Snap.Jobs {
+		if j := &h.Snap.Jobs[i]; j.YieldedFor == id && j.State != slurm.Running {
+			j.YieldedFor = 0
+		}
+	}
 }
 
 // Advance moves the clock by d, ending jobs at their time limit or runtime
