@@ -110,14 +110,14 @@ func (d *Daemon) adoptTraces(ctx context.Context) error {
 		done := make([]func(), len(batch))
 		for i, t := range batch {
 			if fns[i], done[i], err = d.adoptRun(t); err != nil {
-				return fmt.Errorf("putting back job %d from %s: %w", t.id, d.runDir(t.id, t.run), err)
+				return d.notAdopted(t, err)
 			}
 		}
 		var failed error
 		for i, err := range d.st.UpdateEach(ctx, fns) {
 			t := batch[i]
 			if err != nil {
-				failed = cmp.Or(failed, fmt.Errorf("putting back job %d from %s: %w", t.id, d.runDir(t.id, t.run), err))
+				failed = cmp.Or(failed, d.notAdopted(t, err))
 				continue
 			}
 			done[i]()
@@ -136,6 +136,15 @@ func (d *Daemon) adoptTraces(ctx context.Context) error {
 		}
 	}
 	return d.reportLost(ctx, rows, adopted, arrays)
+}
+
+// notAdopted is why the start stops at a run it could not put back, and
+// the way on.
+func (d *Daemon) notAdopted(t runTrace, err error) error {
+	dir := d.runDir(t.id, t.run)
+	return fmt.Errorf("putting back job %d from %s: %w; slurmd-lite does not start with a database that does not know a run its job directories prove: "+
+		"put back a copy of the database that knows it, or move %s aside (that job is then forgotten; its id stays taken) and start again",
+		t.id, dir, err, filepath.Dir(dir))
 }
 
 // unknownRun is the run of job id that its directory holds and the
