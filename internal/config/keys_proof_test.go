@@ -128,6 +128,7 @@ var keyProofs = map[string][]string{
 	"User.*.AdminLevel":     {"script:config_keys"},
 
 	"Yield.Shrink":        {"script:yield_shrink"},
+	"Yield.MinRun":        {"script:yield_minrun", "internal/sched:TestAResumedJobRunsItsMinimum"},
 	"Yield.ShrinkTries":   {"internal/sched:TestShrinkTries"},
 	"Yield.ShrinkPayback": {"internal/sched:TestShrinkPayback"},
 	"Yield.ShrinkRegrow":  {"script:yield_shrink"},
