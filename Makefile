@@ -116,6 +116,8 @@ install-docs:
 	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 completion/slurm-lite.bash $(COMPLETIONS)/slurm-lite
 	for c in $(filter-out slurmstepd-lite,$(CMDS)); do ln -sf slurm-lite $(COMPLETIONS)/$$c; done
+	@[ -n "$(DESTDIR)" ] || [ -e /usr/share/bash-completion/bash_completion ] || \
+		echo "note: bash completion was installed, but the bash-completion package that loads it is not: sudo apt install bash-completion"
 
 clean:
 	rm -rf $(BINDIR)

@@ -38,7 +38,6 @@ import (
 	"os/signal"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -311,11 +310,7 @@ func Run(ctx context.Context, opts Options) error {
 	log.Info("starting", "config", from, "node", cfg.Node.NodeName, "cpus", cfg.Node.CPUs,
 		"memory_mb", int64(cfg.Node.RealMemory/slurmtime.MiB), "users", localapi.UserDatabase)
 
-	warnGroups(cfg, log)
-	if n := runtime.NumCPU(); cfg.Node.CPUs > n {
-		log.Warn("the configuration gives this node more CPUs than the machine has: jobs are not pinned to CPUs",
-			"configured", cfg.Node.CPUs, "machine", n)
-	}
+	warnSite(cfg, log)
 	// Before anything is written there: directories that other users
 	// could steer are refused (dirs.go).
 	if err := checkDirs(cfg); err != nil {
@@ -511,17 +506,20 @@ func (d *Daemon) reload() {
 	}
 	d.startNotifier(cfg)
 	d.log.Info("configuration reloaded", "config", d.cfgPath)
-	warnGroups(cfg, d.log)
+	warnSite(cfg, d.log)
 	d.wake()
 }
 
-// warnGroups logs each group the configuration names that this machine
-// does not have (config.GroupWarnings), as the system's NSS sees groups.
-func warnGroups(cfg *config.Config, log *slog.Logger) {
-	for _, w := range cfg.GroupWarnings(func(g string) bool {
-		_, err := user.LookupGroup(g)
-		return err == nil
-	}) {
+// warnSite logs each setting that will not do what it says on this
+// machine (config.SiteWarnings): a group it lacks, as the system's NSS sees
+// groups, a mail program that cannot run, a node larger than the machine.
+func warnSite(cfg *config.Config, log *slog.Logger) {
+	host, _ := config.DetectHost()
+	for _, w := range cfg.SiteWarnings(config.Machine{Host: host, Runnable: config.Runnable,
+		GroupExists: func(g string) bool {
+			_, err := user.LookupGroup(g)
+			return err == nil
+		}}) {
 		log.Warn(w)
 	}
 }

@@ -3,6 +3,7 @@ package docgen
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,6 +288,26 @@ func TestMakeInstall(t *testing.T) {
 	}
 	if l, err := os.Readlink(filepath.Join(dest, "usr/share/bash-completion/completions/sbatch")); err != nil || l != "slurm-lite" {
 		t.Errorf("completions/sbatch links to %q (%v), want slurm-lite", l, err)
+	}
+	// The unit's Documentation= names pages that install-docs installs
+	// (systemctl help slurmd-lite opens them).
+	unit, err := os.ReadFile(filepath.Join(top, "examples/slurmd-lite.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := regexp.MustCompile(`(?m)^Documentation=(.*)$`).FindSubmatch(unit)
+	if docs == nil {
+		t.Fatal("examples/slurmd-lite.service has no Documentation= line")
+	}
+	for _, ref := range strings.Fields(string(docs[1])) {
+		m := regexp.MustCompile(`^man:([A-Za-z0-9_.-]+)\(([1-8])\)$`).FindStringSubmatch(ref)
+		if m == nil {
+			t.Errorf("the unit's Documentation= %q is not a man:PAGE(SECTION) that make install-docs installs", ref)
+			continue
+		}
+		if page := fmt.Sprintf("usr/share/man/man%s/%s.%s", m[2], m[1], m[2]); !slices.Contains(want, page) {
+			t.Errorf("the unit's Documentation= %s is not installed (no %s)", ref, page)
+		}
 	}
 	dry, err := exec.Command(makeBin, "-n", "-C", top, "install", "DESTDIR=/nonexistent", "PREFIX=/usr").CombinedOutput()
 	if err != nil {
