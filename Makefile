@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build building test test-stress test-live vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs clean gpu-check
+.PHONY: all build building test test-stress test-live vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs install-config clean gpu-check
 
 all: build
 
@@ -118,6 +118,17 @@ install-docs:
 	for c in $(filter-out slurmstepd-lite,$(CMDS)); do ln -sf slurm-lite $(COMPLETIONS)/$$c; done
 	@[ -n "$(DESTDIR)" ] || [ -e /usr/share/bash-completion/bash_completion ] || \
 		echo "note: bash completion was installed, but the bash-completion package that loads it is not: sudo apt install bash-completion"
+
+## install-config: the machine's configuration, /etc/slurm-lite/slurm-lite.toml,
+## every key commented out with its meaning (packaging/slurm-lite.toml, made
+## from the example by internal/docgen); a file already there is kept.
+install-config:
+	@if [ -e $(DESTDIR)/etc/slurm-lite/slurm-lite.toml ]; then \
+		echo "kept $(DESTDIR)/etc/slurm-lite/slurm-lite.toml (the shipped one is packaging/slurm-lite.toml)"; \
+	else \
+		install -D -m 0644 packaging/slurm-lite.toml $(DESTDIR)/etc/slurm-lite/slurm-lite.toml && \
+		echo "installed $(DESTDIR)/etc/slurm-lite/slurm-lite.toml: every key commented out; slurmd-lite config checks it"; \
+	fi
 
 clean:
 	rm -rf $(BINDIR)
