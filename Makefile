@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build building test test-stress test-live vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs install-config clean gpu-check
+.PHONY: all build building test test-stress test-live vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs install-config deb test-deb clean gpu-check
 
 all: build
 
@@ -129,6 +129,17 @@ install-config:
 		install -D -m 0644 packaging/slurm-lite.toml $(DESTDIR)/etc/slurm-lite/slurm-lite.toml && \
 		echo "installed $(DESTDIR)/etc/slurm-lite/slurm-lite.toml: every key commented out; slurmd-lite config checks it"; \
 	fi
+
+## deb: slurm-lite_VERSION_ARCH.deb in ./ (scripts/make-deb: dpkg-deb, laid
+## out as Debian lays out Slurm; conflicts with slurm-client)
+deb:
+	@scripts/make-deb .
+
+## test-deb: build the package, lintian it, install it, run the daemon as its
+## unit does, submit as alice, remove and purge it, checking each step
+## (root, on a machine without Slurm's commands; CI runs it)
+test-deb:
+	@scripts/test-deb
 
 clean:
 	rm -rf $(BINDIR)

@@ -525,15 +525,22 @@ func warnSite(cfg *config.Config, log *slog.Logger) {
 }
 
 // supervisorCommand is how jobs' supervisors are started. slurmstepd-lite
-// (installed beside slurmd-lite by make build and make install) links only
-// the supervisor: it starts in under a millisecond, where the daemon's
+// (installed beside slurmd-lite by make build and make install, and in
+// /usr/lib/slurm-lite by the Debian package, as Debian puts slurmstepd
+// beside slurmd in /usr/sbin but helpers under /usr/lib) links only the
+// supervisor: it starts in under a millisecond, where the daemon's
 // binary, with SQLite, NVML and HTTP in it, takes a few, twice per job
 // (the supervisor and its launcher). Without it, the daemon's binary does
 // the same work as `slurmd-lite stepd`.
 func supervisorCommand(exe string) []string {
-	small := filepath.Join(filepath.Dir(exe), "slurmstepd-lite")
-	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-		return []string{small}
+	dir := filepath.Dir(exe)
+	for _, small := range []string{
+		filepath.Join(dir, "slurmstepd-lite"),
+		filepath.Join(filepath.Dir(dir), "lib", "slurm-lite", "slurmstepd-lite"),
+	} {
+		if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return []string{small}
+		}
 	}
 	return []string{exe, "stepd"}
 }
