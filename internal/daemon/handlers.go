@@ -326,10 +326,14 @@ func (v liveView) live(j *store.Job) api.Live {
 	case j.State == slurm.Pending && j.Hold != store.HoldNone:
 		// A switch, not a map literal: squeue asks this of every job.
 		switch j.Hold {
-		case store.HoldUser:
+		case store.HoldUser, store.HoldSpecialExit:
 			l.Reason = slurm.ReasonJobHeldUser
 		case store.HoldAdmin:
 			l.Reason = slurm.ReasonJobHeldAdmin
+		case store.HoldLaunchFailed:
+			l.Reason, l.StateDesc = slurm.ReasonJobHeldUser, launchFailedHeld
+		case store.HoldMaxRequeue:
+			l.Reason = slurm.ReasonJobHoldMaxRequeue
 		}
 		l.Priority = 0
 	}
