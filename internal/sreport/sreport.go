@@ -48,7 +48,7 @@ var options = []getopt.Option{
 	{Name: "quiet", Short: 'Q'},
 	{Name: "sort", Short: 's'},
 	{Name: "tres", Short: 'T', Arg: getopt.RequiredArgument},
-	{Name: "time", Short: 't', Arg: getopt.RequiredArgument},
+	{Short: 't', Arg: getopt.RequiredArgument, ID: "time"},
 	{Name: "usage", ID: "help"},
 	{Name: "verbose", Short: 'v'},
 	{Name: "version", Short: 'V'},
