@@ -24,8 +24,8 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sinfo"
 	"github.com/slurm-lite/slurm-lite/internal/slurmdcmd"
 	"github.com/slurm-lite/slurm-lite/internal/sprio"
-	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/squeue"
+	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/srun"
 	"github.com/slurm-lite/slurm-lite/internal/sshare"
 )

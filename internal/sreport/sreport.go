@@ -326,11 +326,22 @@ func Main(args []string, sio cli.IO) int {
 }
 
 // FromDaemon turns the daemon's node and job runs into the report's cluster
-// and jobs. Billing follows the partition's TRESBillingWeights (none: the
-// CPU count, Slurm's default), as sacct's AllocTRES does.
+// and jobs.
 func FromDaemon(cfg *config.Config, node api.Node, recs []jobrec.Record) (Cluster, []Job) {
-	cl := Cluster{Name: cfg.ClusterName, CPUs: node.CPUs, MemMB: node.MemoryMB, GPUs: len(node.GPUs)}
-	cl.Billing = int64(math.Round(billing(cfg.TRESBillingWeights, cl.CPUs, cl.MemMB, cl.GPUs)))
+	return NewCluster(cfg, node.CPUs, node.MemoryMB, len(node.GPUs)), Jobs(cfg, recs)
+}
+
+// NewCluster is the machine in the report's terms: its billing is the
+// node's under the cluster's TRESBillingWeights (none: the CPU count,
+// Slurm's default).
+func NewCluster(cfg *config.Config, cpus int, memMB int64, gpus int) Cluster {
+	return Cluster{Name: cfg.ClusterName, CPUs: cpus, MemMB: memMB, GPUs: gpus,
+		Billing: int64(math.Round(billing(cfg.TRESBillingWeights, cpus, memMB, gpus)))}
+}
+
+// Jobs are the job runs in the report's terms. Billing follows the
+// partition's TRESBillingWeights, as sacct's AllocTRES does.
+func Jobs(cfg *config.Config, recs []jobrec.Record) []Job {
 	var jobs []Job
 	for _, rec := range recs {
 		j := &rec.Job
@@ -355,7 +366,7 @@ func FromDaemon(cfg *config.Config, node api.Node, recs []jobrec.Record) (Cluste
 			CPUs: cpus, ReqCPUs: req, MemMB: mem, GPUs: gpus,
 			Billing: int64(math.Round(billing(w, cpus, mem, gpus)))})
 	}
-	return cl, jobs
+	return jobs
 }
 
 // billing is Slurm's billing TRES under weights (none: the CPU count).

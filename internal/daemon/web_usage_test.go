@@ -1,0 +1,68 @@
+package daemon
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/web"
+)
+
+// TestWebUsageMonth: the dashboard's monthly usage (/api/usage) counts
+// what sreport counts, on a daemon whose clock stands still: two jobs
+// start at 10:00 (2 GPUs and 1 GPU); at 12:30 the hours up to 12:00 are
+// rolled up, so the month shows exactly 2 hours of each, by account and
+// user, and the command that prints the same. Another month shows
+// nothing; a month written wrongly is refused with the way to write it.
+func TestWebUsageMonth(t *testing.T) {
+	t0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.Local)
+	clock := &fakeClock{t: t0}
+	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), clock, `ClusterName = "anchor"`)
+	a := wd.submit("exec sleep 600", "--gpus=2", "-c", "2")
+	b := wd.submit("exec sleep 600", "--gpus=1", "-c", "1")
+	ja, jb := wd.waitState(a, slurm.Running), wd.waitState(b, slurm.Running)
+	if !ja.Start.Equal(t0) || !jb.Start.Equal(t0) {
+		t.Fatalf("jobs started at %v and %v, want %v (the still clock)", ja.Start, jb.Start, t0)
+	}
+	clock.advance(2*time.Hour + 30*time.Minute)
+
+	var u web.Usage
+	if err := json.Unmarshal([]byte(wd.get("/api/usage?month=2026-11")), &u); err != nil {
+		t.Fatal(err)
+	}
+	h := int64(3600)
+	want := web.Usage{Cluster: "anchor", Month: "2026-11",
+		Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.Local).Unix(), End: time.Date(2026, 12, 1, 0, 0, 0, 0, time.Local).Unix(),
+		RolledUp: t0.Add(2 * time.Hour).Unix(), GPUs: 8, CPUs: 8,
+		Total: web.UsageFigures{GPU: 6 * h, CPU: 6 * h, Billing: 6 * h},
+		Accounts: []web.AccountUsage{{Account: ja.Account, UsageFigures: web.UsageFigures{GPU: 6 * h, CPU: 6 * h, Billing: 6 * h},
+			Users: []web.UserUsage{{User: ja.User, UsageFigures: web.UsageFigures{GPU: 6 * h, CPU: 6 * h, Billing: 6 * h}}}}},
+		Sreport: "sreport -t hours cluster AccountUtilizationByUser start=2026-11-01 end=2026-12-01 -T gres/gpu,cpu,billing"}
+	if diff := cmp.Diff(want, u); diff != "" {
+		t.Errorf("/api/usage?month=2026-11 (-want +got):\n%s", diff)
+	}
+
+	var other web.Usage
+	if err := json.Unmarshal([]byte(wd.get("/api/usage?month=2026-10")), &other); err != nil {
+		t.Fatal(err)
+	}
+	if other.Total != (web.UsageFigures{}) || len(other.Accounts) != 0 {
+		t.Errorf("October shows usage: %+v", other)
+	}
+
+	resp, err := http.Get(wd.url + "api/usage?month=November")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `month="November" is not a month; write it as YYYY-MM`) {
+		t.Errorf("a bad month: %d %s", resp.StatusCode, body)
+	}
+}
