@@ -1,13 +1,18 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -56,6 +61,8 @@ func TestWebUsageMonth(t *testing.T) {
 		t.Errorf("October shows usage: %+v", other)
 	}
 
+	usagePageInABrowser(t, wd, ja.Account, ja.User)
+
 	resp, err := http.Get(wd.url + "api/usage?month=November")
 	if err != nil {
 		t.Fatal(err)
@@ -64,5 +71,59 @@ func TestWebUsageMonth(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `month="November" is not a month; write it as YYYY-MM`) {
 		t.Errorf("a bad month: %d %s", resp.StatusCode, body)
+	}
+}
+
+// usagePageInABrowser opens usage.html for November in a headless
+// Chromium (when there is one) and reads what a PI would: the hours of
+// the account and its user, the share of the GPU-hours there were, and the
+// sreport command for a spreadsheet.
+func usagePageInABrowser(t *testing.T, wd *webDaemon, account, user string) {
+	exe := browser()
+	if exe == "" {
+		t.Log("no Chromium here (Debian: apt-get install chromium): the usage page's browser check is skipped")
+		return
+	}
+	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU)...)
+	defer cancel()
+	ctx, cancel = chromedp.NewContext(ctx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1000, 700), chromedp.Navigate(wd.url+"usage.html?month=2026-11")); err != nil {
+		t.Fatalf("opening usage.html in %s: %v", exe, err)
+	}
+	text := func(sel string) string {
+		var got string
+		expr := fmt.Sprintf(`(function(){ const e = document.querySelector(%q); return e ? e.textContent : "(no element)"; })()`, sel)
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = v
+			if got != "loading…" && got != "" {
+				break
+			}
+		}
+		return got
+	}
+	// 8 GPUs × the 36 hours of November up to 12:00 on the 2nd.
+	if got, want := text("#summary"), "6.0 GPU-hours used of 288.0 available so far (2.1%)"; got != want {
+		t.Errorf("the page's summary says %q, want %q", got, want)
+	}
+	rows := text("#usage tbody")
+	if want := account + "6.0100.0%6.06.0" + user + "6.0100.0%6.06.0all6.0100.0%6.06.0"; rows != want {
+		t.Errorf("the page's rows read %q, want %q", rows, want)
+	}
+	if got := text("#sreport"); got != "sreport -t hours cluster AccountUtilizationByUser start=2026-11-01 end=2026-12-01 -T gres/gpu,cpu,billing" {
+		t.Errorf("the page's sreport line: %q", got)
+	}
+	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+		path := filepath.Join(artifacts(t), "usage.png")
+		if os.WriteFile(path, png, 0o644) == nil {
+			t.Logf("screenshot: %s", path)
+		}
 	}
 }
