@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,27 +15,23 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/web"
 )
 
-// TestWebUsageMonth: the dashboard's monthly usage (/api/usage) counts
-// what sreport counts, on a daemon whose clock stands still: two jobs
-// start at 10:00 (2 GPUs and 1 GPU); at 12:30 the hours up to 12:00 are
-// rolled up, so the month shows exactly 2 hours of each, by account and
-// user, and the command that prints the same. Another month shows
-// nothing; a month written wrongly is refused with the way to write it.
+// TestWebUsageMonth: the dashboard's monthly usage (/api/usage and
+// usage.html) counts what sreport counts, on a daemon whose clock stands
+// still: two jobs start at 10:00 (2 GPUs and 1 GPU); at 12:30 the hours up
+// to 12:00 are rolled up, so the month shows exactly 2 hours of each, by
+// account and user, and the command that prints the same. Another month
+// shows nothing; a month written wrongly is refused with the way to write
+// it.
 func TestWebUsageMonth(t *testing.T) {
 	t0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.Local)
 	clock := &fakeClock{t: t0}
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), clock, `ClusterName = "anchor"`)
-	a := wd.submit("exec sleep 600", "--gpus=2", "-c", "2")
-	b := wd.submit("exec sleep 600", "--gpus=1", "-c", "1")
-	ja, jb := wd.waitState(a, slurm.Running), wd.waitState(b, slurm.Running)
-	if !ja.Start.Equal(t0) || !jb.Start.Equal(t0) {
-		t.Fatalf("jobs started at %v and %v, want %v (the still clock)", ja.Start, jb.Start, t0)
-	}
-	clock.advance(2*time.Hour + 30*time.Minute)
+	ja, _ := usageJobs(t, wd, clock)
 
 	var u web.Usage
 	if err := json.Unmarshal([]byte(wd.get("/api/usage?month=2026-11")), &u); err != nil {
@@ -72,6 +68,38 @@ func TestWebUsageMonth(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `month="November" is not a month; write it as YYYY-MM`) {
 		t.Errorf("a bad month: %d %s", resp.StatusCode, body)
 	}
+}
+
+// TestWebUsageMonthPrivate: under PrivateData=usage the anonymous viewer
+// gets the accounts' totals and no user's line.
+func TestWebUsageMonthPrivate(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 2, 10, 0, 0, 0, time.Local)}
+	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), clock, `PrivateData = ["usage"]`)
+	ja, _ := usageJobs(t, wd, clock)
+	var u web.Usage
+	if err := json.Unmarshal([]byte(wd.get("/api/usage?month=2026-11")), &u); err != nil {
+		t.Fatal(err)
+	}
+	h := int64(3600)
+	want := []web.AccountUsage{{Account: ja.Account, UsageFigures: web.UsageFigures{GPU: 6 * h, CPU: 6 * h, Billing: 6 * h}, Users: []web.UserUsage{}}}
+	if diff := cmp.Diff(want, u.Accounts); diff != "" || !u.Private {
+		t.Errorf("under PrivateData=usage (private %v) (-want +got):\n%s", u.Private, diff)
+	}
+}
+
+// usageJobs starts two jobs at the still clock's 10:00 (2 GPUs and 2 CPUs,
+// 1 and 1) and moves the clock to 12:30: the hours up to 12:00 are rolled
+// up, 2 of each job's.
+func usageJobs(t *testing.T, wd *webDaemon, clock *fakeClock) (api.Job, api.Job) {
+	t0 := clock.Now()
+	a := wd.submit("exec sleep 600", "--gpus=2", "-c", "2")
+	b := wd.submit("exec sleep 600", "--gpus=1", "-c", "1")
+	ja, jb := wd.waitState(a, slurm.Running), wd.waitState(b, slurm.Running)
+	if !ja.Start.Equal(t0) || !jb.Start.Equal(t0) {
+		t.Fatalf("jobs started at %v and %v, want %v (the still clock)", ja.Start, jb.Start, t0)
+	}
+	clock.advance(2*time.Hour + 30*time.Minute)
+	return ja, jb
 }
 
 // usagePageInABrowser opens usage.html for November in a headless
