@@ -122,67 +122,101 @@ func Compute(c Cluster, jobs []Job, start, end, now time.Time) *Result {
 	if end.Before(rolled) {
 		rolled = end
 	}
-	assocs := map[[2]string]*Assoc{}
-	for h := start; h.Before(rolled); h = h.Add(time.Hour) {
-		he := h.Add(time.Hour)
-		alloc := map[string]int64{}
-		var planned int64
-		for i := range jobs {
-			j := &jobs[i]
-			if j.Eligible.IsZero() && j.Start.IsZero() {
-				continue // never eligible: the rollup's query skips it
-			}
-			if !j.End.IsZero() && j.End.Before(h) {
-				continue
-			}
-			if !j.Eligible.IsZero() && !j.Eligible.Before(he) {
-				continue
-			}
-			s, e := j.Start, j.End
-			if s.IsZero() && !e.IsZero() {
-				s = e
-			}
-			if !s.IsZero() && s.Before(h) {
-				s = h
-			}
-			if e.IsZero() || e.After(he) {
+	hours := 0
+	if rolled.After(start) {
+		hours = int((rolled.Sub(start) + time.Hour - 1) / time.Hour)
+	}
+	// Per hour of the window: allocated TRES-seconds, planned CPU-seconds.
+	// Each job adds to the hours it spans only, so a long window costs the
+	// jobs' hours, not hours × jobs.
+	alloc := map[string][]int64{}
+	for _, t := range tresNames {
+		alloc[t] = make([]int64, hours)
+	}
+	planned := make([]int64, hours)
+	// spread adds per to each hour for the seconds of [from, to) in it.
+	spread := func(from, to time.Time, add func(h int, secs int64)) {
+		if from.Before(start) {
+			from = start
+		}
+		if to.After(rolled) {
+			to = rolled
+		}
+		for from.Before(to) {
+			h := int(from.Sub(start) / time.Hour)
+			he := start.Add(time.Duration(h+1) * time.Hour)
+			e := to
+			if e.After(he) {
 				e = he
 			}
-			if !s.IsZero() && e.After(s) {
-				secs := int64(e.Sub(s) / time.Second)
-				k := [2]string{j.Account, j.User}
-				a := assocs[k]
+			add(h, int64(e.Sub(from)/time.Second))
+			from = e
+		}
+	}
+	never := rolled.Add(time.Hour) // "not yet": past every hour counted
+	assocs := map[[2]string]*Assoc{}
+	for i := range jobs {
+		j := &jobs[i]
+		elig := j.Eligible
+		if elig.IsZero() {
+			elig = j.Start // a started job was eligible by its start
+		}
+		if elig.IsZero() {
+			continue // never eligible (held): the rollup's query skips it
+		}
+		// The start as the rollup reads it: a job that ended without
+		// starting "started" at its end (and so ran for nothing).
+		s := j.Start
+		if s.IsZero() && !j.End.IsZero() {
+			s = j.End
+		}
+		// The rollup looks at a job in the hours from its eligibility on.
+		from := elig.Truncate(time.Hour)
+		if !s.IsZero() {
+			e := j.End
+			if e.IsZero() {
+				e = never
+			}
+			runFrom := s
+			if runFrom.Before(from) {
+				runFrom = from
+			}
+			var a *Assoc
+			spread(runFrom, e, func(h int, secs int64) {
 				if a == nil {
-					a = &Assoc{Account: j.Account, User: j.User, Used: map[string]int64{}}
-					assocs[k] = a
+					k := [2]string{j.Account, j.User}
+					if a = assocs[k]; a == nil {
+						a = &Assoc{Account: j.Account, User: j.User, Used: map[string]int64{}}
+						assocs[k] = a
+					}
 				}
 				for _, t := range tresNames {
 					n := secs * j.count(t)
-					alloc[t] += n
+					alloc[t][h] += n
 					a.Used[t] += n
 				}
-			}
-			// Planned: the wait between eligibility and start in this hour.
-			if !j.Eligible.IsZero() {
-				ps, pe := j.Eligible, s
-				if ps.Before(h) {
-					ps = h
-				}
-				if pe.IsZero() || pe.After(he) {
-					pe = he
-				}
-				if pe.After(ps) {
-					planned += int64(pe.Sub(ps)/time.Second) * int64(max(j.ReqCPUs, j.CPUs, 1))
-				}
-			}
+			})
+		}
+		// Planned: the wait between eligibility and start.
+		waitEnd := s
+		if waitEnd.IsZero() {
+			waitEnd = never
+		}
+		cpus := int64(max(j.ReqCPUs, j.CPUs, 1))
+		spread(elig, waitEnd, func(h int, secs int64) { planned[h] += secs * cpus })
+	}
+	for h := 0; h < hours; h++ {
+		secs := int64(3600)
+		if h == hours-1 {
+			secs = int64(rolled.Sub(start.Add(time.Duration(h)*time.Hour)) / time.Second)
 		}
 		for _, t := range tresNames {
 			u := r.Util[t]
-			total := c.count(t) * 3600
-			a := min(alloc[t], total)
+			total := c.count(t) * secs
+			a := min(alloc[t][h], total)
 			var plan, over int64
 			if t == "cpu" {
-				plan = planned
+				plan = planned[h]
 			}
 			idle := total - a - plan
 			if idle < 0 {

@@ -60,6 +60,13 @@ func TestComputeRollup(t *testing.T) {
 			want: Util{Alloc: 4 * 3600, Planned: 4 * 3600, Over: 4 * 3600, Reported: 4 * 7200},
 		},
 		{
+			name:  "a job over a month counts every hour of it",
+			jobs:  []Job{job("u", at(0), at(0), at(30*24*60), 1, 2)},
+			start: at(0), end: at(31 * 24 * 60), now: at(40 * 24 * 60),
+			want:    Util{Alloc: 30 * 86400, Idle: 4*31*86400 - 30*86400, Reported: 4 * 31 * 86400},
+			wantGPU: 2 * 30 * 86400,
+		},
+		{
 			name:  "a job cancelled before it started counts nothing but its wait",
 			jobs:  []Job{job("u", at(0), time.Time{}, at(30), 1, 1)},
 			start: at(0), end: at(60), now: at(600),
@@ -100,5 +107,20 @@ func TestWindow(t *testing.T) {
 				t.Errorf("window = %v - %v, want %v - %v", s, e, tc.wantStart, tc.wantEnd)
 			}
 		})
+	}
+}
+
+// BenchmarkComputeYear: a year's report over 10,000 jobs of 1 to 48 hours.
+func BenchmarkComputeYear(b *testing.B) {
+	c := Cluster{Name: "lab", CPUs: 64, MemMB: 512000, GPUs: 8, Billing: 8}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	jobs := make([]Job, 10000)
+	for i := range jobs {
+		s := t0.Add(time.Duration(i) * 52 * time.Minute)
+		jobs[i] = Job{User: "u" + string(rune('a'+i%7)), Account: "a" + string(rune('a'+i%3)), Eligible: s.Add(-10 * time.Minute),
+			Start: s, End: s.Add(time.Duration(1+i%48) * time.Hour), CPUs: 4, ReqCPUs: 4, GPUs: 1 + i%4, Billing: int64(1 + i%4)}
+	}
+	for b.Loop() {
+		Compute(c, jobs, t0, t0.AddDate(1, 0, 0), t0.AddDate(1, 1, 0))
 	}
 }
