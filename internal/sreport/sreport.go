@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +66,8 @@ type Options struct {
 	Format              []string
 	Accounts, Users     []string
 	TopCount            int
+	// Clusters is Clusters=: this machine's name, or nothing to report.
+	Clusters []string
 	// Start, End is the window, rounded to hours.
 	Start, End time.Time
 }
@@ -162,7 +165,10 @@ func Parse(args []string, now time.Time, stderr, stdout io.Writer) (o *Options, 
 			return n <= len(word) && strings.EqualFold(key, word[:n])
 		}
 		switch {
-		case !hasVal && is("tree", 4), !hasVal && is("all_clusters", 1):
+		case !hasVal && is("tree", 4):
+			fmt.Fprintln(stderr, "sreport: error: Tree is not supported: slurm-lite's accounts are one level under root, as the plain report shows them; leave Tree out")
+			return nil, 1, true
+		case !hasVal && is("all_clusters", 1):
 		case hasVal && is("start", 1):
 			t, err := slurmtime.ParseTime(val, now, true)
 			if err != nil || (t.IsZero() && val != "") {
@@ -191,6 +197,7 @@ func Parse(args []string, now time.Time, stderr, stdout io.Writer) (o *Options, 
 			}
 			o.TopCount = n
 		case hasVal && is("clusters", 1):
+			o.Clusters = splitList(val)
 		default:
 			fmt.Fprintf(stderr, " Unknown condition: %s\n Use keyword set to modify value\n", a)
 			return nil, 1, true
@@ -306,6 +313,10 @@ func Main(args []string, sio cli.IO) int {
 	}
 	if ac.Config != nil {
 		cfg = ac.Config
+	}
+	if len(o.Clusters) > 0 && !slices.Contains(o.Clusters, cfg.ClusterName) {
+		fmt.Fprintf(sio.Stderr, "sreport: error: no cluster %s here: this machine's ClusterName is %q\n", strings.Join(o.Clusters, ","), cfg.ClusterName)
+		return 1
 	}
 	var node api.Node
 	if err := cli.Get(c, api.PathNode, &node); err != nil {
