@@ -124,3 +124,18 @@ func BenchmarkComputeYear(b *testing.B) {
 		Compute(c, jobs, t0, t0.AddDate(1, 0, 0), t0.AddDate(1, 1, 0))
 	}
 }
+
+// TestTimeFormats: -t takes what _set_time_format takes.
+func TestTimeFormats(t *testing.T) {
+	for in, want := range map[string]TimeFormat{"s": Seconds, "sec": Seconds, "Seconds": Seconds, "m": Minutes,
+		"h": Hours, "HOURS": Hours, "p": Percent, "percent": Percent, "secper": SecPer, "MinPer": MinPer, "hourper": HourPer, "hourpe": HourPer} {
+		if got, ok := parseTimeFormat(in); !ok || got != want {
+			t.Errorf("-t %s = %v %v, want %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"hourp", "secondsx", "fortnights", "x"} {
+		if _, ok := parseTimeFormat(in); ok {
+			t.Errorf("-t %s taken", in)
+		}
+	}
+}

@@ -28,27 +28,33 @@ func (f TimeFormat) String() string {
 
 func (f TimeFormat) per() bool { return f == SecPer || f == MinPer || f == HourPer }
 
-// parseTimeFormat is _set_time_format: a prefix of the names Slurm takes,
-// case-insensitive; the per-forms are tested first.
+// parseTimeFormat is _set_time_format: a case-insensitive prefix of a
+// name, at least 6 letters for the per-forms and 1 for the others, tried
+// in Slurm's order ("s" is Seconds, "p" Percent).
 func parseTimeFormat(s string) (TimeFormat, bool) {
-	l := strings.ToLower(s)
-	switch {
-	case strings.HasPrefix(l, "secper"):
-		return SecPer, true
-	case strings.HasPrefix(l, "minper"):
-		return MinPer, true
-	case strings.HasPrefix(l, "hourper"):
-		return HourPer, true
-	case strings.HasPrefix(l, "sec"):
-		return Seconds, true
-	case strings.HasPrefix(l, "min"):
-		return Minutes, true
-	case strings.HasPrefix(l, "hour"):
-		return Hours, true
-	case strings.HasPrefix(l, "percent"):
-		return Percent, true
+	for _, f := range []struct {
+		word string
+		min  int
+		f    TimeFormat
+	}{
+		{"SecPer", 6, SecPer}, {"MinPer", 6, MinPer}, {"HourPer", 6, HourPer},
+		{"Seconds", 1, Seconds}, {"Minutes", 1, Minutes}, {"Hours", 1, Hours}, {"Percent", 1, Percent},
+	} {
+		if abbrev(s, f.word, f.min) {
+			return f.f, true
+		}
 	}
 	return Minutes, false
+}
+
+// abbrev is xstrncasecmp(s, word, MAX(len(s), min)) == 0: s is word or a
+// prefix of it at least min long.
+func abbrev(s, word string, min int) bool {
+	n := max(len(s), min)
+	if n > len(word) {
+		return strings.EqualFold(s, word) && len(s) == len(word)
+	}
+	return len(s) >= n && strings.EqualFold(s, word[:n])
 }
 
 // value is slurmdb_report_print_time's text for value of total: "%.0lf"

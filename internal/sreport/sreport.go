@@ -116,7 +116,8 @@ func Parse(args []string, now time.Time, stderr, stdout io.Writer) (o *Options, 
 			if f, ok := parseTimeFormat(r.Value); ok {
 				o.Time = f
 			} else {
-				fmt.Fprintf(stderr, "unknown time format %s\n", r.Value)
+				// Slurm's message has no newline.
+				fmt.Fprintf(stderr, "unknown time format %s", r.Value)
 			}
 		case "tres":
 			list, err := parseTRES(r.Value)
