@@ -139,3 +139,12 @@ func TestTimeFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestProperName: the passwd comment's first field, as strtok gives it.
+func TestProperName(t *testing.T) {
+	for in, want := range map[string]string{"Alice Smith,,,": "Alice Smith", ",,,": ",,,", "": "", ",Room 4": "Room 4", "Bob": "Bob"} {
+		if got := properOf(in); got != want {
+			t.Errorf("properOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -251,6 +251,9 @@ func assocTable(o *Options, r *Result, defs []string, rows []assocRow, largest i
 				case "login":
 					row[i] = ar.user
 				case "proper":
+					if ar.user != "" && o.Proper != nil {
+						row[i] = o.Proper(ar.user)
+					}
 				case "tres":
 					row[i] = tresLabel(t)
 				case "used":

@@ -18,6 +18,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
 // The queries sreport makes:
@@ -68,6 +69,8 @@ type Options struct {
 	TopCount            int
 	// Clusters is Clusters=: this machine's name, or nothing to report.
 	Clusters []string
+	// Proper is a user's "Proper Name" (nil: none).
+	Proper func(user string) string
 	// Start, End is the window, rounded to hours.
 	Start, End time.Time
 }
@@ -331,6 +334,7 @@ func Main(args []string, sio cli.IO) int {
 	if err := c.Do(ctx, "GET", api.PathAccounting+"?"+q.Encode(), nil, &recs); err != nil {
 		return cli.DaemonError("sreport", err, sio)
 	}
+	o.Proper = properName
 	cl, jobs := FromDaemon(cfg, node, recs)
 	r := Compute(cl, jobs, o.Start, o.End, sio.Now())
 	io.WriteString(sio.Stdout, Print(o, r))
@@ -387,4 +391,22 @@ func billing(w config.TRESWeights, cpus int, memMB int64, gpus int) float64 {
 		return float64(cpus)
 	}
 	return w["cpu"]*float64(cpus) + w["mem"]*float64(memMB) + w["gres/gpu"]*float64(gpus)
+}
+
+// properName is what sreport prints as a user's Proper Name: the passwd
+// comment up to its first comma (strtok's first token; a comment of commas
+// alone, as adduser leaves it, is printed as it is).
+func properName(user string) string {
+	u, err := userdb.ByName(user)
+	if err != nil {
+		return ""
+	}
+	return properOf(u.Gecos)
+}
+
+func properOf(gecos string) string {
+	if tok, _, _ := strings.Cut(strings.TrimLeft(gecos, ","), ","); tok != "" {
+		return tok
+	}
+	return gecos
 }
