@@ -61,12 +61,14 @@ import (
 
 // Dial finds the daemon's socket in the configuration.
 func Dial(prog string, sio IO) (*sockclient.Client, *config.Config, int) {
-	cfg, _, err := config.Find("")
+	cfg, path, err := config.Find("")
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
 		return nil, nil, 1
 	}
 	c := sockclient.New(cfg.SocketPath)
+	env, _ := sio.Getenv(config.EnvVar)
+	c.SetAdvice(config.NoDaemonAdvice(path, env))
 	// A stopped or wedged daemon: the command says so after
 	// MessageTimeout instead of waiting for it (sockclient's answer.go).
 	c.SetMessageTimeout(cfg.MessageTimeout)
