@@ -48,6 +48,8 @@ import (
 //	since      RFC 3339 (with fractions of a second): runs not ended before it
 //	until      RFC 3339 (with fractions): runs submitted by it
 //	dups       1: the earlier runs of requeued jobs too (sacct -D)
+//	usage      1: the runs are read as usage (sreport): PrivateData=usage
+//	           hides other users' runs from a normal user too
 //
 // POST /v1/jobs/cancel (api.PathCancel) api.Cancel -> api.Results, one result
 // per job string sent, in order; Code is Slurm's errno (2017 for an unknown

@@ -806,6 +806,7 @@ func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]
 		return nil, err
 	}
 	v := d.viewer(req.Caller)
+	usage := q.Get("usage") == "1"
 	cfg := d.config()
 	out := recs[:0]
 	for _, r := range recs {
@@ -823,6 +824,12 @@ func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]
 		}
 		j, ok := v.job(r.Job)
 		if !ok {
+			continue
+		}
+		// sreport asks with usage=1: its figures are usage, which
+		// PrivateData=usage hides from other users as Slurm's
+		// slurmdbd does for sreport (sshare's rule).
+		if usage && !v.seesUsage(j.User) {
 			continue
 		}
 		r.Job = j

@@ -27,6 +27,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/slurmdcmd"
 	"github.com/slurm-lite/slurm-lite/internal/sprio"
 	"github.com/slurm-lite/slurm-lite/internal/squeue"
+	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/srun"
 	"github.com/slurm-lite/slurm-lite/internal/sshare"
 )
@@ -195,7 +196,7 @@ func commandHelps(t *testing.T) []Command {
 	}{
 		{"sbatch", sbatch.Main}, {"squeue", squeue.Main}, {"scancel", scancel.Main},
 		{"scontrol", scontrol.Main}, {"sinfo", sinfo.Main}, {"sacct", sacct.Main},
-		{"sacctmgr", sacctmgr.Main}, {"sshare", sshare.Main}, {"sprio", sprio.Main},
+		{"sacctmgr", sacctmgr.Main}, {"sshare", sshare.Main}, {"sprio", sprio.Main}, {"sreport", sreport.Main},
 		{"srun", srun.Main}, {"salloc", srun.Salloc},
 	}
 	var cmds []Command
@@ -216,6 +217,11 @@ func commandHelps(t *testing.T) []Command {
 			if code := m.main([]string{arg, "--help"}, sio); code != 0 {
 				t.Errorf("%s does not take %s, which the completion offers: exit %d\n%s", m.name, e, code, out)
 			}
+		}
+		if m.name == "sreport" {
+			c.Words = []string{"cluster", "job", "user"}
+			c.After = map[string][]string{"cluster": {"AccountUtilizationByUser", "UserUtilizationByAccount", "Utilization"},
+				"job": {"SizesByAccount"}, "user": {"TopUsage"}}
 		}
 		if m.name == "scontrol" {
 			c.Words = []string{"help", "hold", "holdu", "ping", "release", "requeue", "show", "uhold", "update", "version", "yield"}
@@ -295,7 +301,7 @@ func TestMakeInstall(t *testing.T) {
 		"usr/share/bash-completion/completions/slurm-lite",
 	}
 	for _, c := range []string{"sacct", "sacctmgr", "salloc", "sbatch", "scancel", "scontrol", "sinfo",
-		"slurmd-lite", "sprio", "squeue", "srun", "sshare"} {
+		"slurmd-lite", "sprio", "sreport", "squeue", "srun", "sshare"} {
 		want = append(want, "usr/share/bash-completion/completions/"+c)
 	}
 	var got []string
