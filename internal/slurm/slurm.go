@@ -120,6 +120,8 @@ const (
 	ReasonInvalidAccount                Reason = "InvalidAccount"
 	ReasonInvalidQOS                    Reason = "InvalidQOS"
 	ReasonReqNodeNotAvail               Reason = "ReqNodeNotAvail"
+	// ReasonReservation: the job waits for its reservation's window.
+	ReasonReservation Reason = "Reservation"
 	ReasonJobLaunchFailure              Reason = "JobLaunchFailure"
 	ReasonNonZeroExitCode               Reason = "NonZeroExitCode"
 	ReasonTimeLimit                     Reason = "TimeLimit"
