@@ -64,10 +64,10 @@ func TestReservations(t *testing.T) {
 			want:  result{Started: []uint32{1}},
 		},
 		{
-			name: "a 2-GPU job crossing into the window waits when the other two are busy",
+			name:  "a 2-GPU job crossing into the window waits when the other two are busy",
 			resvs: []sched.Reservation{alice2(nil)},
 			jobs: []sched.Job{
-				st.Job(1).User("root").GPUs(2).Time(10 * h).Running(now, "gpu01", 0, 1).Build(),
+				st.Job(1).User("root").GPUs(2).Time(10*h).Running(now, "gpu01", 0, 1).Build(),
 				st.Job(2).User("bob").GPUs(2).Time(2 * h).Build()},
 			want: result{Pending: map[uint32]pend{
 				2: {slurm.ReasonReqNodeNotAvail, "ReqNodeNotAvail, May be reserved for other job", 3 * h}}},
@@ -82,7 +82,7 @@ func TestReservations(t *testing.T) {
 			name:  "a job in an active reservation starts on its GPUs",
 			resvs: []sched.Reservation{alice2(func(r *sched.Reservation) { r.Start = now })},
 			jobs: []sched.Job{
-				st.Job(1).User("root").GPUs(2).Time(10 * h).Running(now, "gpu01", 0, 1).Build(),
+				st.Job(1).User("root").GPUs(2).Time(10*h).Running(now, "gpu01", 0, 1).Build(),
 				inResv(st.Job(2).User("alice").GPUs(2).Time(h), "deadline")},
 			want: result{Started: []uint32{2}},
 		},
@@ -115,7 +115,7 @@ func TestReservations(t *testing.T) {
 			name:  "a MAGNETIC reservation draws in a job that may use it",
 			resvs: []sched.Reservation{alice2(func(r *sched.Reservation) { r.Start = now; r.Flags.Magnetic = true })},
 			jobs: []sched.Job{
-				st.Job(1).User("root").GPUs(2).Time(10 * h).Running(now, "gpu01", 0, 1).Build(),
+				st.Job(1).User("root").GPUs(2).Time(10*h).Running(now, "gpu01", 0, 1).Build(),
 				st.Job(2).User("alice").GPUs(2).Time(h).Build()},
 			want: result{Started: []uint32{2}},
 		},

@@ -121,9 +121,9 @@ const (
 	ReasonInvalidQOS                    Reason = "InvalidQOS"
 	ReasonReqNodeNotAvail               Reason = "ReqNodeNotAvail"
 	// ReasonReservation: the job waits for its reservation's window.
-	ReasonReservation Reason = "Reservation"
-	ReasonJobLaunchFailure              Reason = "JobLaunchFailure"
-	ReasonNonZeroExitCode               Reason = "NonZeroExitCode"
-	ReasonTimeLimit                     Reason = "TimeLimit"
-	ReasonInactiveLimit                 Reason = "InactiveLimit"
+	ReasonReservation      Reason = "Reservation"
+	ReasonJobLaunchFailure Reason = "JobLaunchFailure"
+	ReasonNonZeroExitCode  Reason = "NonZeroExitCode"
+	ReasonTimeLimit        Reason = "TimeLimit"
+	ReasonInactiveLimit    Reason = "InactiveLimit"
 )
