@@ -185,6 +185,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.settleAgain(ctx)
 	gs := d.sample(now, jobs)
 	d.checkIdle(ctx, now, jobs, gs)
+	d.expireReservations(ctx, now, jobs)
 	d.sweepCheckpoints(ctx, now)
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 	d.keepCheckJobs(snap.Jobs)
@@ -408,6 +409,7 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 	cfg := d.config()
 	snap := mapSnapshot(cfg, gs, d.nodeDrained(), now, jobs)
 	snap.Users = d.implicitUsers(ctx, cfg)
+	snap.Reservations = schedResvs(d.reservations(ctx))
 	node, shard := snap.Nodes[0], cfg.ShardSize
 	known := make(map[uint32]bool, len(jobs))
 	for i := range jobs {
