@@ -113,6 +113,7 @@ func (s *scontrolArgs) createResv(tag string, argv []string) {
 
 // updateResv is scontrol update ReservationName=NAME ...
 func (s *scontrolArgs) updateResv(argv []string) {
+	argv = resvWords(argv)
 	name := ""
 	for _, w := range argv {
 		if k, v, ok := strings.Cut(w, "="); ok && keyword(k, "ReservationName", 3) {
