@@ -20,6 +20,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/web"
 )
 
 // This file is advance reservations: scontrol create/update/delete/show
@@ -418,4 +419,28 @@ func first(s []string) string {
 		return ""
 	}
 	return s[0]
+}
+
+// webReservations are the reservations as the dashboard and /metrics show
+// them, by start then name.
+func (d *Daemon) webReservations(now time.Time) []web.Reservation {
+	list := d.reservations(context.Background())
+	d.mu.Lock()
+	gpus := len(d.gsnap.GPUs)
+	d.mu.Unlock()
+	out := make([]web.Reservation, 0, len(list))
+	for i := range list {
+		sr := schedResv(&list[i])
+		s, e, _ := sr.Window(now)
+		n := list[i].GPUs
+		if n == 0 {
+			n = gpus
+		}
+		out = append(out, web.Reservation{Name: list[i].Name, Start: s.Unix(), End: e.Unix(), Active: sr.Active(now),
+			GPUs: n, Flags: strings.Join(list[i].Flags, ",")})
+	}
+	slices.SortStableFunc(out, func(a, b web.Reservation) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Name, b.Name))
+	})
+	return out
 }
