@@ -318,10 +318,25 @@ func (p *pass) heldBackByResv(sh *shape) (held, maint bool) {
 	if len(hit) == 0 {
 		return false, false
 	}
+	// Its GPUs, and what its own running jobs hold, as if it were not
+	// there: slurmctld words it so whoever holds the reserved GPUs now.
+	var inside []*runInfo
+	for i := range p.running {
+		ri := &p.running[i]
+		if ri.node >= 0 && ri.job.Reservation != "" && slices.ContainsFunc(hit, func(rv *resv) bool { return rv.r.Name == ri.job.Reservation }) {
+			inside = append(inside, ri)
+		}
+	}
 	for _, rv := range hit {
 		p.add(rv.node, rv.windows[0][0], rv.windows[0][1], scaled(rv.hold, -1))
 	}
+	for _, ri := range inside {
+		p.add(ri.node, p.now, ri.end, ri.rel.deltas)
+	}
 	res := p.earliest(sh, p.now)
+	for _, ri := range inside {
+		p.add(ri.node, p.now, ri.end, scaled(ri.rel.deltas, -1))
+	}
 	for _, rv := range hit {
 		p.add(rv.node, rv.windows[0][0], rv.windows[0][1], rv.hold)
 		maint = maint || rv.r.Flags.Maint

@@ -87,6 +87,15 @@ func TestReservations(t *testing.T) {
 			want: result{Started: []uint32{2}},
 		},
 		{
+			name:  "a job outside waits for a reservation whose own job holds its GPUs, with the reservation's reason",
+			resvs: []sched.Reservation{alice2(func(r *sched.Reservation) { r.Start = now })},
+			jobs: []sched.Job{
+				inResv(st.Job(1).User("alice").GPUs(2).Time(h).Running(now, "gpu01", 0, 1), "deadline"),
+				st.Job(2).User("bob").GPUs(4).Time(h).Build()},
+			want: result{Pending: map[uint32]pend{
+				2: {slurm.ReasonReqNodeNotAvail, "ReqNodeNotAvail, May be reserved for other job", 3 * h}}},
+		},
+		{
 			name:  "a job in the reservation may not use more than its GPUs",
 			resvs: []sched.Reservation{alice2(func(r *sched.Reservation) { r.Start = now })},
 			jobs:  []sched.Job{inResv(st.Job(1).User("alice").GPUs(3).Time(h), "deadline")},
