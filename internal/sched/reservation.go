@@ -395,21 +395,26 @@ func ResvConflict(snap Snapshot, r Reservation) string {
 	if len(mine) == 0 {
 		return ""
 	}
-	for i := range snap.Reservations {
-		o := &snap.Reservations[i]
-		if o.Name == r.Name || (o.Node != r.Node && o.Node != "" && r.Node != "") {
-			continue
-		}
-		og := o.GPUs
-		if og == 0 {
-			og = len(node.GPUs)
-		}
-		for _, ow := range o.windows(snap.Now, until) {
-			for _, w := range mine {
-				if ow[0] < w[1] && w[0] < ow[1] && og+want > len(node.GPUs) {
-					return "Requested reservation overlaps with another reservation"
-				}
+	// Per window of its own, the GPUs of every other reservation that
+	// overlaps it (whether or not those overlap each other: on the safe
+	// side).
+	for _, w := range mine {
+		held := want
+		for i := range snap.Reservations {
+			o := &snap.Reservations[i]
+			if o.Name == r.Name || (o.Node != r.Node && o.Node != "" && r.Node != "") {
+				continue
 			}
+			og := o.GPUs
+			if og == 0 {
+				og = len(node.GPUs)
+			}
+			if slices.ContainsFunc(o.windows(snap.Now, until), func(ow [2]int64) bool { return ow[0] < w[1] && w[0] < ow[1] }) {
+				held += og
+			}
+		}
+		if held > len(node.GPUs) {
+			return "Requested reservation overlaps with another reservation"
 		}
 	}
 	if r.Flags.IgnoreJobs {

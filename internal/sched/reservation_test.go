@@ -218,6 +218,11 @@ func TestResvConflict(t *testing.T) {
 	if got, want := sched.ResvConflict(snap, b), "Requested reservation overlaps with another reservation"; got != want {
 		t.Errorf("three beside two: %q, want %q", got, want)
 	}
+	b.GPUs = 1
+	snap.Reservations = append(snap.Reservations, sched.Reservation{Name: "c", Start: now, End: now.Add(90 * time.Minute), Users: []string{"bob"}, GPUs: 2})
+	if got, want := sched.ResvConflict(snap, b), "Requested reservation overlaps with another reservation"; got != want {
+		t.Errorf("one beside two and two: %q, want %q", got, want)
+	}
 	snap.Reservations = nil
 	snap.Jobs = []sched.Job{st.Job(1).GPUs(3).Time(5*h).Running(now, "gpu01", 0, 1, 2).Build()}
 	if got, want := sched.ResvConflict(snap, base), "Requested nodes are busy"; got != want {
