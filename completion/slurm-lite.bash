@@ -19,9 +19,11 @@ _slurm_lite() {
 		;;
 	scontrol)
 		opts='--all --cluster --details --federation --future --help --hide --local --oneliner --quiet --sibling --uid --verbose --version'
-		words='help hold holdu ping release requeue show uhold update version yield'
+		words='create delete help hold holdu ping release requeue show uhold update version yield'
 		case $prev in
-		show) after='config hostlist hostlistsorted hostnames job node partition' ;;
+		create) after='reservation' ;;
+		delete) after='reservation' ;;
+		show) after='config hostlist hostlistsorted hostnames job node partition reservation' ;;
 		esac
 		;;
 	sinfo)
