@@ -582,6 +582,11 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 		j.Eligible = now
 	}
 	j.Alloc = storeAlloc(ps.s.Alloc)
+	if ps.s.Reservation != "" {
+		// A MAGNETIC reservation drew it in: it runs in it, as squeue and
+		// sacct show.
+		j.Request.Reservation = ps.s.Reservation
+	}
 	j.Alloc.Priority = ps.s.Priority // the pass's priority, which it keeps
 	// Watched from before the commit: a cancel that reads RUNNING
 	// waits for the supervisor's socket instead of missing it.
