@@ -16,7 +16,7 @@ import (
 // job naming it starts on its GPUs while a job outside it that needs
 // them waits with Slurm's reason; a restart keeps it, and the audit trail
 // says who made it. A reservation that does not recur is removed at its
-// end, by the daemon.
+// end, by the daemon; a MAGNETIC one draws in a job that names none.
 func TestReservationsRecurAndSurviveARestart(t *testing.T) {
 	dir := openTempDir(t)
 	// A Monday, 17:00 local time: the clock is the test's, not today's.
@@ -90,6 +90,15 @@ func TestReservationsRecurAndSurviveARestart(t *testing.T) {
 	if _, ok := find(wd, "evening"); !ok {
 		t.Fatal("the restart lost the reservation")
 	}
+	// A MAGNETIC reservation draws in a job that may use it without
+	// naming it, and the job records it.
+	change(wd, api.ResvChange{Action: api.ResvCreate, Words: []string{"ReservationName=magnet",
+		"StartTime=now", "Duration=60", "Users=root", "TRES=gres/gpu=1", "Flags=MAGNETIC,IGNORE_JOBS"}})
+	drawn := wd.submit("sleep 300", "--gpus=1", "-t", "10")
+	if j := wd.waitState(drawn, slurm.Running); j.Request.Reservation != "magnet" {
+		t.Errorf("the job drawn in runs in reservation %q, want magnet", j.Request.Reservation)
+	}
+
 	var events []api.Event
 	if err := wd.c.Do(ctx, "GET", api.PathEvents+"?node=1", nil, &events); err != nil {
 		t.Fatal(err)
@@ -100,7 +109,7 @@ func TestReservationsRecurAndSurviveARestart(t *testing.T) {
 			made = append(made, e.ActorName+" "+e.Action)
 		}
 	}
-	want := []string{"root reservation_create", "root reservation_create", "slurmd-lite reservation_delete"}
+	want := []string{"root reservation_create", "root reservation_create", "slurmd-lite reservation_delete", "root reservation_create"}
 	if !slices.Equal(made, want) {
 		t.Errorf("the audit trail's reservation events: %q, want %q", made, want)
 	}
