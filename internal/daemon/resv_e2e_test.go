@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,5 +113,27 @@ func TestReservationsRecurAndSurviveARestart(t *testing.T) {
 	want := []string{"root reservation_create", "root reservation_create", "slurmd-lite reservation_delete", "root reservation_create"}
 	if !slices.Equal(made, want) {
 		t.Errorf("the audit trail's reservation events: %q, want %q", made, want)
+	}
+
+	// PURGE_COMP: an active reservation with no job in it for its time
+	// (one minute here) is removed, by the daemon.
+	change(wd, api.ResvChange{Action: api.ResvCreate, Words: []string{"ReservationName=purged",
+		"StartTime=now", "Duration=120", "Users=root", "TRES=gres/gpu=1", "Flags=PURGE_COMP=1,IGNORE_JOBS"}})
+	if _, ok := find(wd, "purged"); !ok {
+		t.Fatal("the PURGE_COMP reservation went before its idle time")
+	}
+	// The first pass that sees it notes it idle from then: each look
+	// moves the clock on a minute, until a pass finds it idle long enough.
+	wd.waitFor(func() bool {
+		clock.advance(time.Minute)
+		_, ok := find(wd, "purged")
+		return !ok
+	}, "the idle PURGE_COMP reservation purged")
+	if err := wd.c.Do(ctx, "GET", api.PathEvents+"?node=1", nil, &events); err != nil {
+		t.Fatal(err)
+	}
+	if last := events[len(events)-1]; last.Action != string(evResvDelete) || !strings.Contains(last.Detail, "ReservationName=purged ") ||
+		!strings.Contains(last.Detail, "purged: idle for its PURGE_COMP time") {
+		t.Errorf("the last event is %+v, want the purge", last)
 	}
 }
