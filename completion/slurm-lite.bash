@@ -19,9 +19,11 @@ _slurm_lite() {
 		;;
 	scontrol)
 		opts='--all --cluster --details --federation --future --help --hide --local --oneliner --quiet --sibling --uid --verbose --version'
-		words='help hold holdu ping release requeue show uhold update version yield'
+		words='create delete help hold holdu ping release requeue show uhold update version yield'
 		case $prev in
-		show) after='config hostlist hostlistsorted hostnames job node partition' ;;
+		create) after='reservation' ;;
+		delete) after='reservation' ;;
+		show) after='config hostlist hostlistsorted hostnames job node partition reservation' ;;
 		esac
 		;;
 	sinfo)
@@ -55,7 +57,7 @@ _slurm_lite() {
 		opts='--account= --bb= --bbf= --begin= --bell --chdir= --cluster-constraint= --clusters= --comment= --constraint= --container --contiguous --core-spec= --cores-per-socket= --cpu-freq= --cpus-per-gpu= --cpus-per-task= --deadline= --delay-boot= --dependency= --distribution= --exclude= --exclusive --extra-node-info= --get-user-env --gid= --gpu-bind= --gpu-freq= --gpus-per-node= --gpus-per-socket= --gpus-per-task= --gpus= --gres-flags= --gres= --help --hold --immediate --job-name= --kill-command --licenses= --mail-type= --mail-user= --mcs-label= --mem-per-cpu= --mem-per-gpu= --mem= --mincpus= --nice --no-bell --no-kill --nodefile= --nodelist= --nodes= --ntasks-per-core= --ntasks-per-node= --ntasks-per-socket= --ntasks= --overcommit --oversubscribe --partition= --power= --priority= --profile= --qos= --quiet --reboot --reservation= --signal= --sockets-per-node= --spread-job --switches= --thread-spec= --threads-per-core= --time-min= --time= --tmp= --uid= --usage --use-min-nodes --verbose --version --wckey='
 		;;
 	slurmd-lite)
-		opts='--autodetect --brief --checkpoint= --config-file= --config= --controller= --dir= --filler-limit= --force --foreground --fresh --gpu-mem= --gpus-per-node= --help --json --keep= --live --no-wall --nodes= --outcomes= --parsable2 --policy= --profiles= --rebuild --restart-time= --scale= --stop-time= --tick= --trace= --window='
+		opts='--autodetect --brief --checkpoint= --config-file= --config= --controller= --dir= --filler-limit= --force --foreground --fresh --gpu-mem= --gpus-per-node= --help --json --keep= --live --no-wall --nodes= --outcomes= --parsable2 --policy= --profiles= --rebuild --reservation= --restart-time= --scale= --stop-time= --tick= --trace= --window='
 		words='run config parse simulate export'
 		;;
 	*) return ;;

@@ -224,6 +224,8 @@ type Daemon struct {
 	// admin is the node's administrative state (nodeupdate.go); its lock
 	// also serializes node updates.
 	admin nodeAdminState
+	// resv holds the advance reservations (resv.go).
+	resv resvState
 	// x holds the running steps and interactive allocations (steps.go,
 	// alloc.go); the pointer is set by newDaemon and never replaced.
 	x *extras

@@ -62,6 +62,10 @@ const (
 	evResume   eventAction = "resume"    // a GPU or the node resumed
 	evAdopt    eventAction = "adopt"     // a run put back from its job directory: the database came back without it (adopt.go)
 	evLost     eventAction = "lost"      // an acknowledged job the database came back without and that never started (adopt.go)
+
+	evResvCreate eventAction = "reservation_create" // scontrol create reservation
+	evResvUpdate eventAction = "reservation_update" // scontrol update reservation
+	evResvDelete eventAction = "reservation_delete" // scontrol delete reservation, or one that ended or was purged
 )
 
 // schedEvent is an event the daemon itself made.

@@ -52,6 +52,8 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "POST", Path: api.PathAlloc, Handler: localapi.Func(d.submitAlloc)},
 		{Method: "GET", Path: api.PathAlloc, Handler: localapi.Func(d.waitAlloc)},
 		{Method: "POST", Path: api.PathAllocEnd, Handler: localapi.Func(d.endAlloc)},
+		{Method: "GET", Path: api.PathReservations, Handler: localapi.Func(d.listReservations)},
+		{Method: "POST", Path: api.PathReservations, Handler: localapi.Func(d.changeReservation)},
 	}
 }
 
@@ -152,6 +154,10 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		j.QOS = "normal"
 	}
 	if e := qosAllowed(cfg, j.User, j.Account, j.QOS); e != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
+		return api.Submitted{}, e
+	}
+	if e := d.resvRefusal(ctx, &j); e != nil {
 		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
 		return api.Submitted{}, e
 	}

@@ -185,6 +185,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.settleAgain(ctx)
 	gs := d.sample(now, jobs)
 	d.checkIdle(ctx, now, jobs, gs)
+	d.expireReservations(ctx, now, jobs)
 	d.sweepCheckpoints(ctx, now)
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 	d.keepCheckJobs(snap.Jobs)
@@ -408,6 +409,7 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 	cfg := d.config()
 	snap := mapSnapshot(cfg, gs, d.nodeDrained(), now, jobs)
 	snap.Users = d.implicitUsers(ctx, cfg)
+	snap.Reservations = schedResvs(d.reservations(ctx))
 	node, shard := snap.Nodes[0], cfg.ShardSize
 	known := make(map[uint32]bool, len(jobs))
 	for i := range jobs {
@@ -580,6 +582,11 @@ func (d *Daemon) toRunning(tx *store.Tx, ps pendingStart, now time.Time) (store.
 		j.Eligible = now
 	}
 	j.Alloc = storeAlloc(ps.s.Alloc)
+	if ps.s.Reservation != "" {
+		// A MAGNETIC reservation drew it in: it runs in it, as squeue and
+		// sacct show.
+		j.Request.Reservation = ps.s.Reservation
+	}
 	j.Alloc.Priority = ps.s.Priority // the pass's priority, which it keeps
 	// Watched from before the commit: a cancel that reads RUNNING
 	// waits for the supervisor's socket instead of missing it.

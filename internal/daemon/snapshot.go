@@ -291,6 +291,7 @@ func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sche
 		Account:       j.Account,
 		Partition:     j.Partition,
 		QOS:           j.QOS,
+		Reservation:   r.Reservation,
 		State:         j.State,
 		ExitCode:      j.ExitCode.Status,
 		Submit:        j.Submit,

@@ -477,7 +477,8 @@ func (w *webWalk) look(step string) {
 // comments and files of their own; alice renames hers and yields it (a
 // checkpoint path with her name), bob holds, releases and cancels his,
 // a higher tier preempts his scavenger job, alice's job loses its
-// supervisor (NODE_FAIL), a job ends, root drains and resumes a GPU.
+// supervisor (NODE_FAIL), a job ends, root drains and resumes a GPU,
+// root creates, updates and deletes a reservation for alice.
 // Under PrivateData "jobs" and "usage" no route shows any of their
 // names, comments, files or users, nor any job or job event, while the
 // counts count them; without PrivateData the dashboard shows every job
@@ -608,6 +609,19 @@ GraceTime     = 0
 			t.Fatal(err)
 		}
 		w.look("root's " + state + " of GPU 7")
+	}
+
+	// 9b. root reserves two GPUs for alice, changes and deletes the
+	// reservation: the audit trail says who, never for whom.
+	for _, ch := range []api.ResvChange{
+		{Action: api.ResvCreate, Words: []string{"ReservationName=lab", "StartTime=now+1hour", "Duration=60", "Users=alice", "TRES=gres/gpu=2", "Flags=IGNORE_JOBS"}},
+		{Action: api.ResvUpdate, Name: "lab", Words: []string{"ReservationName=lab", "Duration=90"}},
+		{Action: api.ResvDelete, Name: "lab"},
+	} {
+		if err := wd.c.Do(ctx, "POST", api.PathReservations, ch, nil); err != nil {
+			t.Fatal(err)
+		}
+		w.look("root's " + ch.Action + " of a reservation")
 	}
 
 	// 10. An older copy of the database is put back (taken while the

@@ -22,6 +22,7 @@
 //	       prometheus.yml     the exporters that stand for [Web]'s /metrics
 //	       jobmap-*.sh        Prolog and Epilog keeping JobMappingDir
 //	       strigger.sh, webhook.sh   the webhooks' drains as triggers
+//	       reservations.sh    the running daemon's reservations
 //	  -> writeFiles                 every file to a temporary name in DIR,
 //	                                then renamed: all of them or none
 //

@@ -350,6 +350,9 @@ func (g gen) extras() []File {
 			File{Name: JobMapProlog, Data: []byte(g.jobMapScript(true)), Mode: 0o755},
 			File{Name: JobMapEpilog, Data: []byte(g.jobMapScript(false)), Mode: 0o755})
 	}
+	if len(g.in.Reservations) > 0 {
+		out = append(out, File{Name: Reservations, Data: []byte(g.reservationsSh()), Mode: 0o755})
+	}
 	if g.triggers() {
 		out = append(out,
 			File{Name: Strigger, Data: []byte(g.striggerSh()), Mode: 0o755},

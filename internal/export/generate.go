@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
@@ -47,6 +48,9 @@ type Input struct {
 	// how to add them by hand.
 	ImplicitUsers []string
 	ImplicitKnown bool
+	// Reservations are the running daemon's advance reservations
+	// (api.PathReservations, as shown); reservations.sh creates them.
+	Reservations []api.Reservation
 }
 
 // File is one generated file.

@@ -100,6 +100,7 @@ func run(o options) ([]string, error) {
 	if !cfg.HasAccounts() || cfg.AllowUnlistedUsers {
 		in.ImplicitUsers, in.ImplicitKnown = implicitUsers(cfg)
 	}
+	in.Reservations = daemonReservations(cfg)
 	files, err := Generate(cfg, in)
 	if err != nil {
 		return nil, err
@@ -158,4 +159,17 @@ func implicitUsers(cfg *config.Config) (users []string, ok bool) {
 		return nil, false
 	}
 	return ac.ImplicitUsers, true
+}
+
+// daemonReservations asks the running daemon for its advance reservations;
+// none when no daemon answers within a few seconds (they live in its
+// state, not in the configuration).
+func daemonReservations(cfg *config.Config) []api.Reservation {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var all api.Reservations
+	if err := sockclient.New(cfg.SocketPath).Do(ctx, "GET", api.PathReservations, nil, &all); err != nil {
+		return nil
+	}
+	return all.List
 }

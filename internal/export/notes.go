@@ -139,5 +139,17 @@ func (g gen) carried() []string {
 	if g.triggers() {
 		lines = append(lines, fmt.Sprintf("- [[Notify]] DRAIN: %s sets strigger --drained triggers that run %s (run it once).", Strigger, Webhook))
 	}
+	if n := len(g.in.Reservations); n > 0 {
+		gpus := 0
+		for _, r := range g.in.Reservations {
+			if r.GPUs > 0 {
+				gpus++
+			}
+		}
+		lines = append(lines, fmt.Sprintf("- Reservations (%d): %s creates them with scontrol create reservation (run it once).", n, Reservations))
+		if gpus > 0 {
+			lines = append(lines, fmt.Sprintf("  %d of them hold GPUs, which Slurm 22.05 cannot reserve (TRES=gres/gpu is 23.02's): commented out there.", gpus))
+		}
+	}
 	return lines
 }

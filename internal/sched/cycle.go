@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -120,6 +121,18 @@ func (p *pass) cycle() Plan {
 		}
 		// 3.
 		sh := p.shapeOf(pj)
+		rv, startedIn, ok := p.resvTry(pj, sh, &d, fifo && blocked)
+		if startedIn != nil {
+			plan.Starts = append(plan.Starts, *startedIn)
+			continue
+		}
+		if !ok {
+			plan.Pending = append(plan.Pending, d)
+			continue
+		}
+		if rv != nil {
+			p.enter(rv, 1) // given back below, once it is placed
+		}
 		from := p.now
 		if fifo && blocked {
 			from = max(from, fifoFloor)
@@ -130,12 +143,15 @@ func (p *pass) cycle() Plan {
 		}
 		if res.ok && res.start == p.now && !(fifo && blocked) {
 			plan.Starts = append(plan.Starts, p.start(pj, sh, res, blocked))
+			if rv != nil {
+				p.enter(rv, -1)
+			}
 			continue
 		}
 		tested++ // only jobs that do not start count: the limit bounds reservation work
 		// 4.
 		handled := false
-		if (!res.ok || res.start > p.now) && !(fifo && blocked) {
+		if (!res.ok || res.start > p.now) && !(fifo && blocked) && rv == nil {
 			if pre, node, ok := p.tryPreempt(pj, sh); ok {
 				// It starts once the victims have yielded: count it as
 				// running for limits and throttles already.
@@ -179,10 +195,17 @@ func (p *pass) cycle() Plan {
 			d.ExpectedStart = time.Unix(res.start, 0)
 			d.SchedNode = p.snap.Nodes[res.node].Name
 		}
+		if rv != nil {
+			p.enter(rv, -1)
+		}
 		if d.Detail == "" {
 			d.Detail = p.resourceDetail(sh)
 		}
 		switch {
+		case rv != nil && rv.windows[0][0] > p.now:
+			d.Reason = slurm.ReasonReservation
+			d.Detail = fmt.Sprintf("reservation %s starts at %s", rv.r.Name, time.Unix(rv.windows[0][0], 0).UTC().Format("2006-01-02T15:04:05"))
+		case rv == nil && !handled && len(p.resvs) > 0 && p.resvHolds(sh, &d):
 		case failedPart[pj.part]:
 			d.Reason = slurm.ReasonPriority
 		default:

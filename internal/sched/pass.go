@@ -58,6 +58,8 @@ type pass struct {
 	// nodes and tier (see preemptFailed).
 	preemptFails map[preemptKey][]shapeKey
 
+	// resvs are the reservations placed on the timeline.
+	resvs    []resv
 	running  []runInfo
 	yielding []yieldHold
 	userQOS  map[userQOSKey]userCount
@@ -313,6 +315,7 @@ func (p *pass) buildTimeline() {
 			p.add(m.node, r.end, forever, m.deltas)
 		}
 	}
+	p.buildReservations()
 }
 
 // nodeHold is what a running job holds on one further node.

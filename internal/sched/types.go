@@ -36,6 +36,8 @@ type Snapshot struct {
 	// sacctmgr list the ones the daemon has seen (and root, and whoever
 	// asks), so the fair-share tree holds them too.
 	Users []string
+	// Reservations are the advance reservations (reservation.go).
+	Reservations []Reservation
 	// Jobs holds pending and running jobs, and the finished jobs that
 	// dependencies and MaxJobCount still need to see.
 	Jobs []Job
@@ -231,6 +233,9 @@ type Job struct {
 	Account   string // "" for the user's default account
 	Partition string // "" for the default partition
 	QOS       string // "" for none
+	// Reservation is the reservation the job runs in (--reservation, or
+	// one a MAGNETIC reservation drew it into); "" for none.
+	Reservation string
 
 	State    slurm.JobState
 	ExitCode int
@@ -383,6 +388,9 @@ type Start struct {
 	// Backfilled is true when a higher job was blocked at the time
 	// (Slurm's Scheduler=Backfill as opposed to Main).
 	Backfilled bool
+	// Reservation is the MAGNETIC reservation a job that named none was
+	// started in; "" otherwise.
+	Reservation string
 }
 
 // Preempt is a running job to stop for another.

@@ -27,6 +27,8 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
      -V, --version  Equivalent to "version" command                      
 									   
     Valid <COMMAND> values are:                                            
+     create <SPECIFICATIONS>  create a new reservation.                    
+     delete <SPECIFICATIONS>  delete the specified reservation.            
      help                     print this description of use.               
      hold <job_list>          prevent specified job from starting. <job_list>
 			      is either a space separate list of job IDs or
@@ -38,7 +40,7 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
      show <ENTITY> [<ID>]     display state of identified entity, default  
 			      is all records.                              
      uhold <jobid_list>       place user hold on specified job (see hold)  
-     update <SPECIFICATIONS>  update job or node                           
+     update <SPECIFICATIONS>  update job, node or reservation              
      version                  display tool version number.                 
      yield <job_id>|Gpu=<index> [BatchSize=N] [Gpus=N] [GpuMem=SIZE]      
            [Grace=SECS] [NoWait]                                           
@@ -46,7 +48,7 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
 			      GPUs to others (slurm-lite)                        
 									   
   <ENTITY> may be "config", "hostlist", "hostlistsorted", "hostnames",    
-       "job", "node", or "partition"                                       
+       "job", "node", "partition" or "reservation"                         
 									   
   <ID> may be a configuration parameter name, job id, node name, partition 
        name, reservation name, job step id, license name or hostlist or    

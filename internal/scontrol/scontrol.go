@@ -133,6 +133,10 @@ func (s *scontrolArgs) run(argv []string) {
 		s.yield(argv)
 	case keyword(tag, "update", 1):
 		s.update(tag, argv[1:])
+	case keyword(tag, "create", 2):
+		s.createResv(tag, argv[1:])
+	case keyword(tag, "delete", 3):
+		s.deleteResv(tag, argv[1:])
 	case keyword(tag, "help", 2):
 		// Slurm's "help": the usage, after a complaint about extra words.
 		if len(argv) > 1 {

@@ -28,6 +28,8 @@ func (s *scontrolArgs) showEntity(tag, val string, hasVal bool) bool {
 		s.showNodes(val, hasVal)
 	case keyword(tag, "partitions", 2), keyword(tag, "partitionname", 2):
 		s.showPartitions(val, hasVal)
+	case keyword(tag, "reservations", 3), keyword(tag, "reservationname", 3):
+		s.showResv(val, hasVal)
 	default:
 		return false
 	}

@@ -79,6 +79,10 @@ type Options struct {
 	// run whose work does not (a job shrunk to 3 of its 4 GPUs works 4/3
 	// as long) ends on the next multiple of Grid, as it does live.
 	Grid int64
+	// Reservations are held throughout the replay (--reservation), with
+	// their times on the replay's clock; their windows' starts and ends
+	// are passes, as the daemon passes every second.
+	Reservations []sched.Reservation
 }
 
 // Simulate replays the trace under one policy: an event clock of
@@ -195,7 +199,7 @@ type engine struct {
 
 func newEngine(tr *Trace, pol Policy, opt Options) *engine {
 	e := &engine{tr: tr, pol: pol, opt: opt, w: buildWorld(opt.Lab, opt.Setup, pol, tr, opt.Assumptions),
-		base: 1_500_000_000, capacity: opt.Lab.Nodes * opt.Lab.GPUsPerNode, remaining: len(tr.Jobs)}
+		base: Base, capacity: opt.Lab.Nodes * opt.Lab.GPUsPerNode, remaining: len(tr.Jobs)}
 	acctIdx := map[string]int{}
 	for _, a := range e.w.accounts {
 		if a.Name == fillerAccount && pol.Fillers {
@@ -240,12 +244,41 @@ func newEngine(tr *Trace, pol Policy, opt Options) *engine {
 
 func (e *engine) clock(s int64) time.Time { return time.Unix(e.base+s, 0) }
 
+// maxIdleEdges bounds the reservation edges passed one after another
+// with nothing else happening: jobs that fit no window never start.
+const maxIdleEdges = 60
+
+// nextResvEdge is the next start or end of a reservation's window after
+// now, in trace seconds.
+func (e *engine) nextResvEdge() (int64, bool) {
+	best, ok := int64(math.MaxInt64), false
+	now := e.clock(e.now)
+	for i := range e.opt.Reservations {
+		s, end, in := e.opt.Reservations[i].Window(now)
+		if !in {
+			continue
+		}
+		edge := s
+		if !s.After(now) {
+			edge = end
+		}
+		if t := edge.Unix() - e.base; t > e.now && t < best {
+			best, ok = t, true
+		}
+	}
+	return best, ok
+}
+
+// Base is the Unix time of trace second 0 on the replay's clock.
+const Base = 1_500_000_000
+
 func (e *engine) push(at int64, kind eventKind, job int) {
 	e.seq++
 	heap.Push(&e.events, event{at: at, kind: kind, job: job, epoch: e.jobs[job].epoch, seq: e.seq})
 }
 
 func (e *engine) run() {
+	idleEdges := 0
 	for e.remaining > 0 {
 		t := int64(math.MaxInt64)
 		if e.next < len(e.tr.Jobs) {
@@ -254,8 +287,20 @@ func (e *engine) run() {
 		if len(e.events) > 0 {
 			t = min(t, e.events[0].at)
 		}
+		if t == math.MaxInt64 && idleEdges < maxIdleEdges {
+			// Jobs may wait for a reservation's end alone.
+			if b, ok := e.nextResvEdge(); ok {
+				t = b
+				idleEdges++
+			}
+		}
 		if t == math.MaxInt64 {
 			break // what is left can never start
+		}
+		if b, ok := e.nextResvEdge(); ok && b < t {
+			t = b
+		} else if t != math.MaxInt64 {
+			idleEdges = 0
 		}
 		if tick := int64(e.opt.Tick / time.Second); tick > 0 && len(e.tr.Jobs) > 0 {
 			// From the first submission, as a live replay's seconds.
@@ -349,7 +394,7 @@ func (e *engine) pass() {
 		}
 	}
 	snap := sched.Snapshot{Now: e.clock(e.now), Config: e.w.cfg, Nodes: e.w.nodes, Partitions: e.w.partitions,
-		QOS: e.w.qos, Accounts: e.w.accounts, Usage: e.usage, Jobs: e.act}
+		QOS: e.w.qos, Accounts: e.w.accounts, Usage: e.usage, Jobs: e.act, Reservations: e.opt.Reservations}
 	plan := sched.Cycle(snap)
 	fillerJobs := e.act[n:]
 	e.act = e.act[:n]

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -82,6 +83,7 @@ type Flags struct {
 	Live        bool          `help:"Replay on a real daemon (simulated GPUs, real jobs) instead of the simulator."`
 	Scale       float64       `help:"With --live: wall seconds per trace second (e.g. 0.1); every time of the replay must come to whole seconds." default:"1"`
 	Keep        string        `help:"With --live: keep each policy's daemon directory (configuration, state, daemon.log, replay.log, jobs.csv) in DIR/POLICY, to explain a divergence." placeholder:"DIR"`
+	Reservation string        `help:"Hold a reservation throughout the replay, in scontrol create reservation's words, times from the trace's first submission (e.g. \"StartTime=18:00 Duration=14:00:00 Users=nobody TRES=gres/gpu=8 Flags=DAILY\": a nightly reservation of the first node's eight GPUs that no trace job uses)." placeholder:"WORDS"`
 	Tick        time.Duration `help:"Also pass every DURATION of trace time, as the daemon passes every GPUSampleInterval (slower; to compare with a --live replay at --scale S, give 1s/S)." default:"0s" placeholder:"DURATION"`
 }
 
@@ -143,6 +145,16 @@ func Command(f Flags, stdout, stderr io.Writer, live LiveRunner) int {
 		Assumptions: Assumptions{Checkpoint: f.Checkpoint, Stop: f.StopTime, Restart: f.RestartTime,
 			FillerLimit: f.FillerLimit},
 		Tick: f.Tick,
+	}
+	if f.Reservation != "" {
+		if f.Live {
+			return fail(errors.New("--reservation is the simulator's: a --live replay's daemon holds none; create one with scontrol there"))
+		}
+		r, err := simReservation(f.Reservation, tr)
+		if err != nil {
+			return fail(err)
+		}
+		opt.Reservations = []sched.Reservation{r}
 	}
 	if f.Tick < 0 || (f.Tick > 0 && f.Tick < time.Second) {
 		return fail(fmt.Errorf("--tick %v: give 0 (passes at events only) or a whole number of seconds, at least 1s", f.Tick))
@@ -230,4 +242,51 @@ func parseWindow(s string) (time.Duration, error) {
 		return d, nil
 	}
 	return 0, fmt.Errorf("--window %q is not a duration such as 14d, 336h or 14-00:00:00", s)
+}
+
+// simReservation reads --reservation: scontrol's words, read against the
+// replay's clock at the trace's first submission.
+func simReservation(words string, tr *Trace) (sched.Reservation, error) {
+	var first int64
+	if len(tr.Jobs) > 0 {
+		first = tr.Jobs[0].Submit
+	}
+	var r api.Reservation
+	if err := api.ApplyResvWords(&r, strings.Fields(words), time.Unix(Base+first, 0), true); err != nil {
+		return sched.Reservation{}, fmt.Errorf("--reservation %q: %w", words, err)
+	}
+	if r.Node != "" {
+		return sched.Reservation{}, fmt.Errorf("--reservation %q: give TRES=gres/gpu=N or NodeCnt=1 (the first node), not Nodes=", words)
+	}
+	sr := sched.Reservation{Name: cmpOr(r.Name, "resv"), Start: r.Start, End: r.End, Users: r.Users, ExcludeUsers: r.ExcludeUsers,
+		Accounts: r.Accounts, Partition: r.Partition, GPUs: r.GPUs, GPUType: r.GPUType}
+	for _, f := range r.Flags {
+		switch f {
+		case "MAINT":
+			sr.Flags.Maint = true
+		case "FLEX":
+			sr.Flags.Flex = true
+		case "MAGNETIC":
+			sr.Flags.Magnetic = true
+		case "DAILY":
+			sr.Flags.Daily = true
+		case "WEEKDAY":
+			sr.Flags.Weekday = true
+		case "WEEKEND":
+			sr.Flags.Weekend = true
+		case "WEEKLY":
+			sr.Flags.Weekly = true
+		case "IGNORE_JOBS":
+		default:
+			return sched.Reservation{}, fmt.Errorf("--reservation %q: Flags=%s means nothing in a replay", words, f)
+		}
+	}
+	return sr, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package sinfo
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
@@ -83,14 +85,20 @@ func Main(args []string, sio cli.IO) int {
 			fmt.Fprintf(sio.Stderr, "sinfo: error: %s\n", w)
 		}
 	}
-	if a.reservations {
-		// slurm-lite has no reservations (_reservation_report).
-		fmt.Fprintln(sio.Stdout, "No reservations in the system")
-		return 0
-	}
 	c, _, code := cli.Dial("sinfo", sio)
 	if c == nil {
 		return code
+	}
+	if a.reservations {
+		// _reservation_report: the same columns whatever -o says.
+		var all api.Reservations
+		ctx, cancel := context.WithTimeout(context.Background(), cli.RequestTimeout)
+		defer cancel()
+		if err := c.Do(ctx, "GET", api.PathReservations, nil, &all); err != nil {
+			return cli.DaemonError("sinfo", err, sio)
+		}
+		format.SinfoReservations(sio.Stdout, all.List)
+		return 0
 	}
 	for {
 		if !a.json && !a.noHeader && (a.iterate > 0 || a.long) {

@@ -48,11 +48,17 @@ const (
 	ErrInvalidAccount                 Errno = 2045
 	ErrAccountingPolicy               Errno = 2050
 	ErrInvalidTimeLimit               Errno = 2051
+	ErrReservationAccess              Errno = 2052
+	ErrReservationInvalid             Errno = 2053
+	ErrInvalidTimeValue               Errno = 2054
+	ErrReservationBusy                Errno = 2055
+	ErrReservationOverlap             Errno = 2058
 	ErrInvalidQOS                     Errno = 2066
 	ErrPartitionNotAvail              Errno = 2070
 	ErrInvalidGRES                    Errno = 2072
 	ErrJobNotPending                  Errno = 2073
 	ErrInvalidArray                   Errno = 2081
+	ErrReservationNameDup             Errno = 2082
 	ErrJobFinished                    Errno = 2084
 	ErrJobNotRunning                  Errno = 2085
 	ErrJobNotPendingNorRunning        Errno = 2086
@@ -129,6 +135,18 @@ func (e Errno) Words() (string, bool) {
 		return "Invalid generic resource (gres) specification", true
 	case ErrJobNotPending:
 		return "Job is no longer pending execution", true
+	case ErrReservationAccess:
+		return "Access denied to requested reservation", true
+	case ErrReservationInvalid:
+		return "Requested reservation is invalid", true
+	case ErrInvalidTimeValue:
+		return "Invalid time specified", true
+	case ErrReservationBusy:
+		return "Requested reservation is in use", true
+	case ErrReservationOverlap:
+		return "Requested reservation overlaps with another reservation", true
+	case ErrReservationNameDup:
+		return "Duplicate reservation name", true
 	case ErrInvalidArray:
 		return "Invalid job array specification", true
 	case ErrJobFinished:

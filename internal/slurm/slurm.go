@@ -125,8 +125,10 @@ const (
 	ReasonInvalidAccount                Reason = "InvalidAccount"
 	ReasonInvalidQOS                    Reason = "InvalidQOS"
 	ReasonReqNodeNotAvail               Reason = "ReqNodeNotAvail"
-	ReasonJobLaunchFailure              Reason = "JobLaunchFailure"
-	ReasonNonZeroExitCode               Reason = "NonZeroExitCode"
-	ReasonTimeLimit                     Reason = "TimeLimit"
-	ReasonInactiveLimit                 Reason = "InactiveLimit"
+	// ReasonReservation: the job waits for its reservation's window.
+	ReasonReservation      Reason = "Reservation"
+	ReasonJobLaunchFailure Reason = "JobLaunchFailure"
+	ReasonNonZeroExitCode  Reason = "NonZeroExitCode"
+	ReasonTimeLimit        Reason = "TimeLimit"
+	ReasonInactiveLimit    Reason = "InactiveLimit"
 )

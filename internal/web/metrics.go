@@ -90,6 +90,10 @@ var (
 	descYields         = prometheus.NewDesc("slurm_lite_yields_total", "Jobs yielded (scontrol yield, and the scheduler's own shrinks and paybacks) since the daemon started.", nil, nil)
 	descPreemptions    = prometheus.NewDesc("slurm_lite_preemptions_total", "Jobs preempted by higher-tier partitions since the daemon started.", nil, nil)
 	descGPUSeconds     = prometheus.NewDesc("slurm_lite_account_gpu_seconds_total", "GPU-seconds held by each account's jobs, every recorded run (running ones up to the scrape).", account, nil)
+	descResvGPUs       = prometheus.NewDesc("slurm_lite_reservation_gpus", "GPUs an advance reservation holds (the node's all for a whole-node one).", []string{"reservation", "state"}, nil)
+	descResvActive     = prometheus.NewDesc("slurm_lite_reservation_active", "1 while an advance reservation's window is in force, else 0.", []string{"reservation"}, nil)
+	descResvStart      = prometheus.NewDesc("slurm_lite_reservation_start_time_seconds", "Start of an advance reservation's window in force or next (a recurring one moves on), Unix time.", []string{"reservation"}, nil)
+	descResvEnd        = prometheus.NewDesc("slurm_lite_reservation_end_time_seconds", "End of that window, Unix time.", []string{"reservation"}, nil)
 	descScrapeOK       = prometheus.NewDesc("slurm_lite_up", "1 when the daemon's state could be read for this scrape.", nil, nil)
 )
 
@@ -113,7 +117,8 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		descAccountSusp, descAccountFS, descUserPending, descUserRunning, descUserCPUs, descUserSusp,
 		descPartitionPending, descSchedThreads, descSchedQueue, descSchedLast, descSchedMean, descSchedPerMinute,
 		descBackfillLast, descBackfillMean, descBackfillDepth, descGPUMemTotal, descGPUMemUsed, descGPUMemReserved,
-		descGPUUtil, descGPUUp, descUserFS, descYields, descPreemptions, descGPUSeconds, descScrapeOK} {
+		descGPUUtil, descGPUUp, descUserFS, descYields, descPreemptions, descGPUSeconds, descResvGPUs, descResvActive,
+		descResvStart, descResvEnd, descScrapeOK} {
 		ch <- d
 	}
 }
@@ -165,6 +170,16 @@ func counter(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels 
 
 // collectState sends the metrics of one state.
 func collectState(st *State, ch chan<- prometheus.Metric) {
+	for _, r := range st.Reservations {
+		state, active := "INACTIVE", 0.0
+		if r.Active {
+			state, active = "ACTIVE", 1
+		}
+		gauge(ch, descResvGPUs, float64(r.GPUs), r.Name, state)
+		gauge(ch, descResvActive, active, r.Name)
+		gauge(ch, descResvStart, float64(r.Start), r.Name)
+		gauge(ch, descResvEnd, float64(r.End), r.Name)
+	}
 	pendingDep := 0
 	type jobCounts struct{ pending, running, suspended, cpus int }
 	byAccount, byUser := map[string]*jobCounts{}, map[string]*jobCounts{}

@@ -58,6 +58,21 @@ type State struct {
 	// GPUSeconds are the GPU-seconds each account's jobs have held, every
 	// run ever recorded, running ones up to now.
 	GPUSeconds map[string]float64 `json:"gpu_seconds"`
+	// Reservations are the advance reservations, by start: what they
+	// hold and when, not for whom (user names may be private).
+	Reservations []Reservation `json:"reservations"`
+}
+
+// Reservation is one advance reservation as the dashboard shows it.
+type Reservation struct {
+	Name string `json:"name"`
+	// Start and End are the window in force or next (Unix seconds).
+	Start  int64 `json:"start"`
+	End    int64 `json:"end"`
+	Active bool  `json:"active"`
+	// GPUs it holds; the whole node's for a node reservation.
+	GPUs  int    `json:"gpus"`
+	Flags string `json:"flags"`
 }
 
 // GPU is one GPU as last sampled.

@@ -61,6 +61,8 @@ func box() *State {
 		Yields:      1,
 		Preemptions: 2,
 		GPUSeconds:  map[string]float64{"nlp": 3600, "vision": 7200.5},
+		Reservations: []Reservation{{Name: "deadline", Start: 1_003_600, End: 1_010_800, GPUs: 2},
+			{Name: "evenings", Start: 999_000, End: 1_002_600, Active: true, GPUs: 3, Flags: "DAILY"}},
 	}
 }
 
@@ -125,6 +127,14 @@ slurm_lite_gpu_up{UUID="GPU-2",gpu="2",state="DRAINED",type="a100"} 0
 slurm_lite_gpu_utilization_percent{UUID="GPU-0",gpu="0",job="7",type="a100",user="alice"} 93
 slurm_lite_gpu_utilization_percent{UUID="GPU-2",gpu="2",job="",type="a100",user=""} 0
 slurm_lite_preemptions_total 2
+slurm_lite_reservation_active{reservation="deadline"} 0
+slurm_lite_reservation_active{reservation="evenings"} 1
+slurm_lite_reservation_end_time_seconds{reservation="deadline"} 1.0108e+06
+slurm_lite_reservation_end_time_seconds{reservation="evenings"} 1.0026e+06
+slurm_lite_reservation_gpus{reservation="deadline",state="INACTIVE"} 2
+slurm_lite_reservation_gpus{reservation="evenings",state="ACTIVE"} 3
+slurm_lite_reservation_start_time_seconds{reservation="deadline"} 1.0036e+06
+slurm_lite_reservation_start_time_seconds{reservation="evenings"} 999000
 slurm_lite_up 1
 slurm_lite_user_fairshare{account="nlp",user="bob"} 0.25
 slurm_lite_user_fairshare{account="vision",user="alice"} 0.75

@@ -123,6 +123,14 @@ function draw(st) {
       el("td", { class: "num" }, s.user ? "" : ((gh[s.account] || 0) / 3600).toFixed(2)));
   }));
 
+  const rs = st.reservations || [];
+  const rb = document.querySelector("#reservations tbody");
+  rb.replaceChildren(...(rs.length ? rs.map((r) => el("tr", { "data-reservation": r.name },
+    el("td", {}, r.name), el("td", {}, r.active ? "ACTIVE" : "INACTIVE"),
+    el("td", {}, new Date(r.start * 1000).toLocaleString()), el("td", {}, new Date(r.end * 1000).toLocaleString()),
+    el("td", { class: "num" }, r.gpus), el("td", {}, r.flags || ""))) :
+    [el("tr", {}, el("td", { colspan: 6, class: "muted" }, "No reservations."))]));
+
   const ev = document.getElementById("events");
   const evs = st.events.slice().reverse();
   ev.replaceChildren(...(evs.length ? evs.map((e) => el("li", { "data-action": e.action },
