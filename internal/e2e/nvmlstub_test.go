@@ -27,6 +27,7 @@ import (
 //	$NVMLSTUB_OLD the stub with an older driver's (no _v3 symbol)
 //	$NOLIB        a directory without libnvidia-ml.so.1
 //	$SLURMD_BIN   the directory of the built slurmd-lite, first on PATH
+//	$REPO         the repository, for scripts/gpu-check
 func TestNVMLStub(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds slurmd-lite and starts daemons and real jobs")
@@ -70,6 +71,13 @@ func TestNVMLStub(t *testing.T) {
 		}
 	}
 	realLib := systemHasNVML()
+	// scripts/gpu-check builds with go: give it this build's caches (the
+	// scripts' HOME is their work directory, where go would start afresh).
+	goEnv, err := exec.Command(goTool, "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goDirs := strings.Fields(string(goEnv))
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/nvml",
 		Cmds: commands(),
@@ -87,6 +95,12 @@ func TestNVMLStub(t *testing.T) {
 			env.Setenv("NVMLSTUB", stub)
 			env.Setenv("NVMLSTUB_OLD", old)
 			env.Setenv("NOLIB", nolib)
+			env.Setenv("REPO", root)
+			for i, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+				if i < len(goDirs) {
+					env.Setenv(name, goDirs[i])
+				}
+			}
 			return nil
 		},
 	})
