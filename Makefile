@@ -9,6 +9,15 @@ CMDS    := $(notdir $(wildcard cmd/*))
 
 all: build
 
+# go-nvml's nvml.h (NVIDIA's header) marks some NVML calls deprecated, and
+# go-nvml's generated bindings call each of them: gcc prints about 140
+# lines of warnings the first time the package compiles, which look like
+# errors. slurm-lite calls none of those functions, and in this build only
+# that header declares anything deprecated, so this silences nothing else.
+# (A #cgo CFLAGS line in our own package cannot do it: cgo flags apply to
+# the package that states them, and the warnings come from go-nvml's.)
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
+
 ## build: every command into ./bin. The Slurm commands and the job
 ## supervisor are static binaries without cgo (they link none:
 ## internal/importrules checks it); only slurmd-lite links cgo, for NVML.
@@ -92,10 +101,12 @@ test-faults: build
 demo: build
 	@scripts/demo
 
-## gpu-check: on a machine with an NVIDIA GPU, what the inventory sees through
-## the real driver (never part of make test)
+## gpu-check: on a machine with an NVIDIA GPU, the real driver end to end
+## (scripts/gpu-check: the inventory, a real job placed and released, then
+## the daemon as make build builds it, with sbatch and a yield). Never part
+## of make test, whose TestNVMLStub runs the same against a stub library.
 gpu-check:
-	$(GO) run ./internal/gpu/gpucheck
+	@GO=$(GO) scripts/gpu-check
 
 ## install: the commands into $(PREFIX)/bin, and install-docs
 install: build install-docs

@@ -11,6 +11,10 @@
 //	Simulated(specs, opts)       GPUs named in the configuration
 //	None(comment)                no GPUs
 //
+// Tests drive FromNVML with go-nvml's mock machines; the end-to-end tests
+// (internal/e2e TestNVMLStub) run the daemon's binary against a stub
+// libnvidia-ml.so.1 (package nvmlstub), through go-nvml's real loader.
+//
 // A missing NVIDIA library or driver is a normal state: FromNVML then
 // returns an Inventory with no GPUs whose Comment says so. A driver and
 // library of different versions (a driver upgraded without a reboot) is

@@ -291,6 +291,40 @@ func TestXidEvents(t *testing.T) {
 	}
 }
 
+// A GPU that falls off the bus reports Xid 79 and, in the same sample,
+// fails its calls with "GPU is lost" (as the real driver does; the NVML
+// stub's end-to-end test found it): the Xid is the cause, and the reason
+// shown while it is lost, not the failed call.
+func TestXid79WithTheGPULostKeepsTheXidAsTheReason(t *testing.T) {
+	m := newMachine(t, dgxa100.New())
+	inv := m.inventory(Options{})
+	inv.Sample(t0, nil)
+	m.xid(5, 79)
+	m.dev(5).GetMemoryInfoFunc = func() (nvml.Memory, nvml.Return) { return nvml.Memory{}, nvml.ERROR_GPU_IS_LOST }
+	job := []Job{{ID: "42", GPUs: []string{m.uuid(5)}}}
+	const why = "Xid 79: GPU has fallen off the bus"
+	for i, at := range []time.Duration{5 * time.Second, 10 * time.Second} {
+		s := inv.Sample(t0.Add(at), job)
+		if g := s.GPUs[5]; g.State != Lost || g.Reason != why {
+			t.Errorf("sample %d: GPU 5 %s %q, want lost %q", i+1, g.State, g.Reason, why)
+		}
+		if diff := cmp.Diff([]LostGPU{{UUID: m.uuid(5), Index: 5, Reason: why, Jobs: []string{"42"}}}, s.Lost); diff != "" {
+			t.Errorf("sample %d: Lost (-want +got):\n%s", i+1, diff)
+		}
+	}
+	// It answers again: drained with the Xid, until resumed.
+	m.heal(5)
+	if g := inv.Sample(t0.Add(15*time.Second), nil).GPUs[5]; g.State != Drained || g.Reason != why {
+		t.Errorf("after it answers: GPU 5 %s %q, want drained %q", g.State, g.Reason, why)
+	}
+	if err := inv.Resume("5"); err != nil {
+		t.Fatal(err)
+	}
+	if g := inv.Sample(t0.Add(20*time.Second), nil).GPUs[5]; g.State != Up {
+		t.Errorf("after Resume: GPU 5 %s %q, want up", g.State, g.Reason)
+	}
+}
+
 // A GPU that cannot report Xid events (consumer cards) or utilization is
 // still used: "not supported" is no health problem.
 func TestUnsupportedCallsAreNoHealthProblem(t *testing.T) {

@@ -57,6 +57,10 @@ type Inventory struct {
 	// drains holds the reason of each drained GPU, by UUID. Only Resume
 	// removes one.
 	drains map[string]string
+	// lostBy holds, by UUID, the Xid that said a GPU fell off the bus:
+	// the reason it shows while lost, rather than the failed call that
+	// follows. Only Resume removes one.
+	lostBy map[string]string
 	procs  map[int]procInfo // /proc answers for the PIDs of the last sample
 	last   Snapshot
 }
@@ -123,6 +127,7 @@ func newInventory(src source, opts Options) *Inventory {
 		opts:   opts.withDefaults(),
 		known:  map[string]*known{},
 		drains: map[string]string{},
+		lostBy: map[string]string{},
 		procs:  map[int]procInfo{},
 	}
 }
@@ -210,17 +215,13 @@ func (inv *Inventory) assemble(now time.Time, rd reading, jobs []Job) Snapshot {
 	// 1. Attribution.
 	owners := inv.attribute(rd.devices, jobs)
 
-	// 2. Health.
+	// 2. Health. Xids first: a GPU that falls off the bus reports Xid 79
+	// and, in the same sample, fails its calls with "GPU is lost"; the Xid
+	// is the cause, and stays the reason while the GPU is lost.
 	lost := map[string]string{}
 	seen := map[string]bool{}
 	for _, d := range rd.devices {
 		seen[d.uuid] = true
-		if d.err != "" {
-			inv.drain(d.uuid, d.err)
-			if d.lost {
-				lost[d.uuid] = d.err
-			}
-		}
 	}
 	for _, x := range rd.xids {
 		if x.Application || (!seen[x.UUID] && inv.known[x.UUID] == nil) {
@@ -229,6 +230,17 @@ func (inv *Inventory) assemble(now time.Time, rd reading, jobs []Job) Snapshot {
 		inv.drain(x.UUID, x.Text)
 		if xidLost[x.Xid] {
 			lost[x.UUID] = x.Text
+			if _, ok := inv.lostBy[x.UUID]; !ok {
+				inv.lostBy[x.UUID] = x.Text
+			}
+		}
+	}
+	for _, d := range rd.devices {
+		if d.err != "" {
+			inv.drain(d.uuid, d.err)
+			if d.lost {
+				lost[d.uuid] = cmp.Or(lost[d.uuid], d.err)
+			}
 		}
 	}
 	for uuid := range inv.known {
@@ -236,6 +248,11 @@ func (inv *Inventory) assemble(now time.Time, rd reading, jobs []Job) Snapshot {
 			const gone = "GPU is gone from NVML (fell off the bus?)"
 			inv.drain(uuid, gone)
 			lost[uuid] = cmp.Or(lost[uuid], gone)
+		}
+	}
+	for uuid := range lost {
+		if why, ok := inv.lostBy[uuid]; ok {
+			lost[uuid] = why
 		}
 	}
 
@@ -430,6 +447,7 @@ func (inv *Inventory) Resume(id string) error {
 		return fmt.Errorf("resume GPU %q: it still fails (%v), so it stays drained", id, err)
 	}
 	delete(inv.drains, uuid)
+	delete(inv.lostBy, uuid)
 	return nil
 }
 
