@@ -406,16 +406,17 @@ func (p *parser) checkPriority(c *Config) {
 	if pr.MaxAge < 0 {
 		p.errorf(at("MaxAge"), "Priority.MaxAge must not be negative")
 	}
+	// Slurm reads PriorityCalcPeriod in whole minutes, at least one
+	// (read_config.c).
 	switch {
 	case pr.CalcPeriod < time.Minute:
-		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod must be at least 1 minute")
-	case pr.CalcPeriod != 5*time.Minute:
-		// Slurm's decay thread charges usage and recomputes fair share
-		// and priorities every PriorityCalcPeriod; slurm-lite does it at
-		// every pass, so another value would set nothing.
-		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is not supported: slurm-lite charges usage and recomputes fair share and priorities at every scheduling pass, not every CalcPeriod; remove it (Slurm's default, 5 minutes, is what export writes)",
+		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is under Slurm's minimum: set at least \"1\" (a minute)",
 			slurmtime.FormatClock(pr.CalcPeriod))
+	case pr.CalcPeriod%time.Minute != 0:
+		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is not whole minutes, which Slurm's PriorityCalcPeriod counts in: round it to minutes, as \"%d\"",
+			slurmtime.FormatClock(pr.CalcPeriod), int64((pr.CalcPeriod+time.Minute/2)/time.Minute))
 	}
+	p.enum(at("Recalc"), "Priority.Recalc", &pr.Recalc, RecalcPeriod, RecalcPass)
 	p.enum(at("UsageResetPeriod"), "Priority.UsageResetPeriod", &pr.UsageResetPeriod,
 		"NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY")
 	if pr.DecayHalfLife == 0 && pr.UsageResetPeriod == "NONE" {

@@ -81,9 +81,8 @@ var keyProofs = map[string][]string{
 	"Priority.WeightTRES":      {"script:priority_recorded"},
 	"Priority.DecayHalfLife":   {"internal/daemon:TestFairShareUsageDecaysOnTheDaemonsClock"},
 	"Priority.MaxAge":          {"internal/daemon:TestAgePriorityGrowsOnTheDaemonsClock"},
-	// Refused unless Slurm's default: usage and priorities are recomputed
-	// at every pass (issue 24 item 8 is Slurm's every-CalcPeriod).
-	"Priority.CalcPeriod":       {"internal/config:TestParseErrors"},
+	"Priority.CalcPeriod":       {"internal/daemon:TestFairShareRecalculatedEveryCalcPeriod"},
+	"Priority.Recalc":           {"internal/daemon:TestRecalcPassRecomputesAtEveryPass", "internal/sim:TestRecalcPeriodHoldsPriorities"},
 	"Priority.FavorSmall":       {"script:config_keys"},
 	"Priority.UsageResetPeriod": {"internal/daemon:TestUsageResetPeriodClearsUsage"},
 	"Priority.Flags":            {"internal/sched:TestTRESAndAssocFactors~Flags", "script:qos_limits"},

@@ -166,6 +166,10 @@ type Daemon struct {
 	usageAt time.Time
 	// usageSaved is when usage was last written to the store.
 	usageSaved time.Time
+	// calc is the last fair-share recalculation and nextCalc when the
+	// next is due (usage.go, recalcLocked).
+	calc     sched.Calc
+	nextCalc time.Time
 	// watched are the running jobs whose supervisors the daemon watches.
 	watched map[uint32]bool
 	// after says what to do with a running job once its supervisor has
