@@ -78,14 +78,20 @@ func (d *Daemon) withCalc(snap *sched.Snapshot) {
 	d.mu.Lock()
 	snap.Calc = d.calc
 	d.mu.Unlock()
-	if snap.Calc.At.IsZero() {
-		return
-	}
+	snap.Usage = chargedUsage(*snap)
+}
+
+// chargedUsage is snap.Usage (the usage as of snap.Now, running jobs
+// charged as they run) as Slurm has charged it by then when fair share is
+// recalculated every period (snap.Calc set): less what the jobs running
+// now have cost since the last recalculation, which Slurm charges at the
+// next (or at their end). Without a recalculation it is snap.Usage.
+func chargedUsage(snap sched.Snapshot) []sched.Usage {
 	now := usageClock(snap.Now)
-	if !now.After(snap.Calc.At) {
-		return
+	if snap.Calc.At.IsZero() || !now.After(snap.Calc.At) {
+		return snap.Usage
 	}
-	running := *snap
+	running := snap
 	running.Usage = nil
 	running.Now = snap.Calc.At
 	since := sched.AdvanceUsage(running, now)
@@ -99,7 +105,7 @@ func (d *Daemon) withCalc(snap *sched.Snapshot) {
 		u.Raw = max(0, u.Raw-less[key{u.Account, u.User}])
 		out[i] = u
 	}
-	snap.Usage = out
+	return out
 }
 
 // recalcLocked makes the recalculation due at `at` (usage just advanced
