@@ -184,6 +184,10 @@ type engine struct {
 	// every pass recomputes.
 	calc     sched.Calc
 	nextCalc int64
+	// periodic: fair share and priorities are recomputed every
+	// CalcPeriod (multifactor priority only: priority/basic has nothing
+	// to recompute, and its runs get no instants for it).
+	periodic bool
 
 	capacity   int
 	held       int
@@ -240,7 +244,8 @@ func newEngine(tr *Trace, pol Policy, opt Options) *engine {
 	if opt.WindowEnd > 0 {
 		e.res.WindowEnd = opt.WindowEnd
 	}
-	if opt.Setup.CalcPeriod > 0 {
+	e.periodic = opt.Setup.CalcPeriod > 0 && e.w.cfg.PriorityType == sched.PriorityMultifactor
+	if e.periodic {
 		// The daemon recalculates when it starts, before the first job.
 		e.calc, e.nextCalc = sched.Calc{At: e.clock(e.now)}, e.now+e.calcPeriod()
 	}
@@ -256,7 +261,7 @@ func (e *engine) calcPeriod() int64 {
 // pass at or after each CalcPeriod does: fair share and priorities from
 // the usage as of now until the next.
 func (e *engine) recalc() {
-	if e.opt.Setup.CalcPeriod <= 0 || e.now < e.nextCalc {
+	if !e.periodic || e.now < e.nextCalc {
 		return
 	}
 	e.calc = sched.Calc{At: e.clock(e.now), Usage: e.usage}
@@ -284,7 +289,7 @@ func (e *engine) run() {
 		if t == math.MaxInt64 {
 			break // what is left can never start
 		}
-		if e.opt.Setup.CalcPeriod > 0 {
+		if e.periodic {
 			// A recalculation is an instant of its own: what was
 			// waiting may rank otherwise after it.
 			t = min(t, e.nextCalc)
