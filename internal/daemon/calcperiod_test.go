@@ -95,12 +95,19 @@ func (r *calcRun) at(s int) {
 	r.clock.advance(d)
 }
 
-// submit submits `sbatch -A account --gpus=N -c 1 --mem=100 -t 30` of a
-// job that waits forever, and returns its id.
+// submit submits `sbatch -A account --gpus=N -c 1 --mem=100 -t 30` (no
+// -A for "", no --gpus for 0) of a job that waits forever, and returns
+// its id.
 func (r *calcRun) submit(name, account string, gpus int) string {
 	r.t.Helper()
-	cl, err := jobscript.ParseCommandLine([]string{"-J", name, "-A", account, fmt.Sprintf("--gpus=%d", gpus),
-		"-c", "1", "--mem=100", "-t", "30", "-o", "/dev/null", "job.sh"})
+	args := []string{"-J", name, "-c", "1", "--mem=100", "-t", "30", "-o", "/dev/null"}
+	if account != "" {
+		args = append(args, "-A", account)
+	}
+	if gpus > 0 {
+		args = append(args, fmt.Sprintf("--gpus=%d", gpus))
+	}
+	cl, err := jobscript.ParseCommandLine(append(args, "job.sh"))
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -326,4 +333,55 @@ func TestRecalcPassRecomputesAtEveryPass(t *testing.T) {
 	if got := r.shareLines(); strings.Join(got, "\n") != strings.Join(wantShares, "\n") {
 		t.Errorf("t0+8: sshare:\n%s\nwant (every pass):\n%s", strings.Join(got, "\n"), strings.Join(wantShares, "\n"))
 	}
+}
+
+// A restart recalculates at once, as slurmctld's decay thread does when it
+// starts (priority_multifactor.c: its first run charges the time since the
+// last and recomputes every pending priority), and the next recalculation
+// is a CalcPeriod after the restart: nothing of a recalculation is stored,
+// so none is stale after a restart. A job waits in a DOWN partition; AGE
+// is its wait in seconds when its priority was computed.
+func TestARestartRecalculates(t *testing.T) {
+	t0 := time.Date(2030, time.March, 4, 10, 0, 0, 0, time.UTC)
+	clock := &fakeClock{t: t0}
+	conf := `GPUSampleInterval = 1
+
+[Node]
+NodeName = "gpu01"
+CPUs     = 4
+GPUs     = "none"
+
+[Priority]
+WeightAge       = 3600
+WeightFairshare = 0
+WeightPartition = 0
+MaxAge          = "1:00:00"
+CalcPeriod      = "1"
+
+[[Partition]]
+PartitionName = "debug"
+Default       = true
+State         = "DOWN"
+`
+	dir := t.TempDir()
+	c, stop, _ := clockDaemonIn(t, dir, conf, clock, nil)
+	r := &calcRun{t: t, c: c, clock: clock, t0: t0, dir: t.TempDir()}
+	id := r.submit("waits", "", 0)
+	age := func() float64 { return r.sprio()[id].Age }
+	r.at(30)
+	if got := age(); got != 0 {
+		t.Errorf("t0+30, before any recalculation since the submission: AGE %v, want 0", got)
+	}
+	stop()
+	c, _, _ = clockDaemonIn(t, dir, conf, clock, nil)
+	r.c = c
+	t.Cleanup(func() { _ = c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{id}}, nil) })
+	r.until("the restart's recalculation (AGE 30)", func() bool { return age() == 30 })
+	r.at(89)
+	time.Sleep(1500 * time.Millisecond) // a pass or more at t0+89: none recalculates
+	if got := age(); got != 30 {
+		t.Errorf("t0+89, before the next recalculation (a minute after the restart): AGE %v, want 30", got)
+	}
+	r.at(90)
+	r.until("the recalculation a minute after the restart (AGE 90)", func() bool { return age() == 90 })
 }

@@ -42,10 +42,16 @@ func (c *fakeClock) advance(d time.Duration) {
 // state directory.
 func clockDaemon(t *testing.T, conf string, clock Clock, seed func(st *store.Store)) (*sockclient.Client, func(), string) {
 	t.Helper()
+	return clockDaemonIn(t, t.TempDir(), conf, clock, seed)
+}
+
+// clockDaemonIn is clockDaemon in the directory dir: a second daemon
+// started in the same one is the first restarted.
+func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *store.Store)) (*sockclient.Client, func(), string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a daemon")
 	}
-	dir := t.TempDir()
 	sock, state := filepath.Join(dir, "d.sock"), filepath.Join(dir, "state")
 	path := filepath.Join(dir, "conf.toml")
 	conf = fmt.Sprintf("SocketPath        = %q\nStateSaveLocation = %q\n", sock, state) + conf

@@ -421,6 +421,14 @@ func Run(ctx context.Context, opts Options) error {
 	// Said once here, not per job: whether jobs get a cgroup (cgroup.kill,
 	// cpuset, --mem enforced, OOM kills recorded) or a subreaper.
 	d.setUpCgroups(ctx)
+	// Fair share and priorities are recalculated at the start, before the
+	// first request is served, as slurmctld's decay thread runs when it
+	// starts: after reattach, so that the jobs that ended meanwhile are
+	// charged up to their ends, and the running ones up to now.
+	d.chargeUntil(ctx, d.now())
+	d.mu.Lock()
+	d.recalcLocked(cfg.Priority, d.usageAt)
+	d.mu.Unlock()
 
 	d.srv = &localapi.Server{Routes: d.routes(), Logf: func(f string, a ...any) { log.Warn(fmt.Sprintf(f, a...)) }}
 	serveErr := make(chan error, 1)
