@@ -406,15 +406,11 @@ func (p *parser) checkPriority(c *Config) {
 	if pr.MaxAge < 0 {
 		p.errorf(at("MaxAge"), "Priority.MaxAge must not be negative")
 	}
-	// Slurm reads PriorityCalcPeriod in whole minutes, at least one
-	// (read_config.c).
-	switch {
-	case pr.CalcPeriod < time.Minute:
+	// Slurm's PriorityCalcPeriod is at least a minute (read_config.c);
+	// times here are read as Slurm reads them, whole minutes.
+	if pr.CalcPeriod < time.Minute {
 		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is under Slurm's minimum: set at least \"1\" (a minute)",
 			slurmtime.FormatClock(pr.CalcPeriod))
-	case pr.CalcPeriod%time.Minute != 0:
-		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is not whole minutes, which Slurm's PriorityCalcPeriod counts in: round it to minutes, as \"%d\"",
-			slurmtime.FormatClock(pr.CalcPeriod), int64((pr.CalcPeriod+time.Minute/2)/time.Minute))
 	}
 	p.enum(at("Recalc"), "Priority.Recalc", &pr.Recalc, RecalcPeriod, RecalcPass)
 	p.enum(at("UsageResetPeriod"), "Priority.UsageResetPeriod", &pr.UsageResetPeriod,

@@ -46,11 +46,6 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:3: QOS "normal": MaxTRESPerJob limits gres/gpu:a100, which slurm-lite does not enforce; limit cpu, mem, node, billing, gres/gpu instead`,
 		},
 		{
-			"a CalcPeriod that is not whole minutes, as Slurm counts it",
-			lines(`[Priority]`, `CalcPeriod = "1:30"`),
-			`slurm-lite.toml:2: Priority.CalcPeriod 00:01:30 is not whole minutes, which Slurm's PriorityCalcPeriod counts in: round it to minutes, as "2"`,
-		},
-		{
 			"a Recalc that is neither period nor pass",
 			lines(`[Priority]`, `Recalc = "always"`),
 			`slurm-lite.toml:2: Priority.Recalc "always" is not one of "period", "pass"`,
