@@ -83,7 +83,7 @@ type Flags struct {
 	Scale       float64       `help:"With --live: wall seconds per trace second (e.g. 0.1); every time of the replay must come to whole seconds." default:"1"`
 	Keep        string        `help:"With --live: keep each policy's daemon directory (configuration, state, daemon.log, replay.log, jobs.csv) in DIR/POLICY, to explain a divergence." placeholder:"DIR"`
 	Tick        time.Duration `help:"Also pass every DURATION of trace time, as the daemon passes every GPUSampleInterval (slower; to compare with a --live replay at --scale S, give 1s/S)." default:"0s" placeholder:"DURATION"`
-	Recalc      string        `help:"When fair share and priorities are recomputed: period (every Priority.CalcPeriod, as Slurm and the daemon by default) or pass (at every pass, Priority.Recalc = \"pass\"); default: the --config's, else period." enum:",period,pass" default:"" placeholder:"WHEN"`
+	Recalc      string        `help:"When fair share and priorities are recomputed: period (every Priority.CalcPeriod, as Slurm and the daemon by default) or pass (at every pass, Priority.Recalc = \"pass\"); default: the --config's, else period." default:"" placeholder:"WHEN"`
 }
 
 // Help is the long description kong prints above the options.
