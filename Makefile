@@ -5,7 +5,7 @@ BINDIR  := bin
 FUZZTIME ?= 4s
 CMDS    := $(notdir $(wildcard cmd/*))
 
-.PHONY: all build building test test-stress test-live vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs clean gpu-check
+.PHONY: all build building test test-stress test-live vet unit fuzz bench bench-go bench-vs-slurm test-slurm test-clients test-faults demo install install-docs install-config deb test-deb clean gpu-check
 
 all: build
 
@@ -116,6 +116,30 @@ install-docs:
 	install -m 0644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 completion/slurm-lite.bash $(COMPLETIONS)/slurm-lite
 	for c in $(filter-out slurmstepd-lite,$(CMDS)); do ln -sf slurm-lite $(COMPLETIONS)/$$c; done
+	@[ -n "$(DESTDIR)" ] || [ -e /usr/share/bash-completion/bash_completion ] || \
+		echo "note: bash completion was installed, but the bash-completion package that loads it is not: sudo apt install bash-completion"
+
+## install-config: the machine's configuration, /etc/slurm-lite/slurm-lite.toml,
+## every key commented out with its meaning (packaging/slurm-lite.toml, made
+## from the example by internal/docgen); a file already there is kept.
+install-config:
+	@if [ -e $(DESTDIR)/etc/slurm-lite/slurm-lite.toml ]; then \
+		echo "kept $(DESTDIR)/etc/slurm-lite/slurm-lite.toml (the shipped one is packaging/slurm-lite.toml)"; \
+	else \
+		install -D -m 0644 packaging/slurm-lite.toml $(DESTDIR)/etc/slurm-lite/slurm-lite.toml && \
+		echo "installed $(DESTDIR)/etc/slurm-lite/slurm-lite.toml: every key commented out; slurmd-lite config checks it"; \
+	fi
+
+## deb: slurm-lite_VERSION_ARCH.deb in ./ (scripts/make-deb: dpkg-deb, laid
+## out as Debian lays out Slurm; conflicts with slurm-client)
+deb:
+	@scripts/make-deb .
+
+## test-deb: build the package, lintian it, install it, run the daemon as its
+## unit does, submit as alice, remove and purge it, checking each step
+## (root, on a machine without Slurm's commands; CI runs it)
+test-deb:
+	@scripts/test-deb
 
 clean:
 	rm -rf $(BINDIR)

@@ -39,6 +39,15 @@ _slurm_lite() {
 	sprio)
 		opts='--cluster= --federation --format= --help --jobs --local --long --noheader --norm --partition= --sibling --sort= --usage --user= --verbose --version --weights'
 		;;
+	sreport)
+		opts='--all_clusters --federation --help --local --noheader --parsable --parsable2 --quiet --tres --verbose --version'
+		words='cluster job user'
+		case $prev in
+		cluster) after='AccountUtilizationByUser UserUtilizationByAccount Utilization' ;;
+		job) after='SizesByAccount' ;;
+		user) after='TopUsage' ;;
+		esac
+		;;
 	srun)
 		opts='--account= --acctg-freq= --bb= --bbf= --bcast-exclude= --bcast= --begin= --chdir= --cluster-constraint= --clusters= --comment= --compress --constraint= --container --contiguous --core-spec= --cores-per-socket= --cpu-freq= --cpus-per-gpu= --cpus-per-task= --deadline= --delay-boot= --dependency= --disable-status --distribution= --epilog= --error= --exact --exclude= --exclusive --export= --extra-node-info= --gpu-bind= --gpu-freq= --gpus-per-node= --gpus-per-socket= --gpus-per-task= --gpus= --gres-flags= --gres= --help --het-group= --hold --immediate --input= --job-name= --jobid= --kill-on-bad-exit --label --licenses= --mail-type= --mail-user= --mcs-label= --mem-per-cpu= --mem-per-gpu= --mem= --mincpus= --mpi= --multi-prog --nice --no-allocate --no-kill --nodelist= --nodes= --ntasks-per-core= --ntasks-per-node= --ntasks-per-socket= --ntasks= --output= --overcommit --overlap --oversubscribe --partition= --power= --preserve-env --priority= --profile= --prolog= --propagate --pty --qos= --quiet --quit-on-interrupt --reboot --relative= --reservation= --resv-ports --send-libs --signal= --slurmd-debug= --sockets-per-node= --spread-job --switches= --task-epilog= --task-prolog= --thread-spec= --threads-per-core= --threads= --time-min= --time= --tmp= --unbuffered --usage --use-min-nodes --verbose --version --wait= --wckey='
 		;;
@@ -69,4 +78,4 @@ _slurm_lite() {
 	fi
 	return 0
 }
-complete -o default -F _slurm_lite sbatch squeue scancel scontrol sinfo sacct sacctmgr sshare sprio srun salloc slurmd-lite
+complete -o default -F _slurm_lite sbatch squeue scancel scontrol sinfo sacct sacctmgr sshare sprio sreport srun salloc slurmd-lite

@@ -103,6 +103,16 @@ type SqueueJob struct {
 	NumCPUs, NumTasks                           int
 }
 
+// ShownState is the state squeue and scontrol show: the job's own, but
+// SPECIAL_EXIT for a pending job held by RequeueExitHold, as Slurm shows
+// its JOB_SPECIAL_EXIT flag.
+func (j *SqueueJob) ShownState() slurm.JobState {
+	if j.State == slurm.Pending && j.Hold == jobrec.HoldSpecialExit {
+		return slurm.SpecialExit
+	}
+	return j.State
+}
+
 // ArrayRecord reports whether the job is an array's pending record, as
 // jobrec.Job's.
 func (j *SqueueJob) ArrayRecord() bool {

@@ -48,6 +48,8 @@ import (
 //	since      RFC 3339 (with fractions of a second): runs not ended before it
 //	until      RFC 3339 (with fractions): runs submitted by it
 //	dups       1: the earlier runs of requeued jobs too (sacct -D)
+//	usage      1: the runs are read as usage (sreport): PrivateData=usage
+//	           hides other users' runs from a normal user too
 //
 // POST /v1/jobs/cancel (api.PathCancel) api.Cancel -> api.Results, one result
 // per job string sent, in order; Code is Slurm's errno (2017 for an unknown
@@ -59,12 +61,14 @@ import (
 
 // Dial finds the daemon's socket in the configuration.
 func Dial(prog string, sio IO) (*sockclient.Client, *config.Config, int) {
-	cfg, _, err := config.Find("")
+	cfg, path, err := config.Find("")
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
 		return nil, nil, 1
 	}
 	c := sockclient.New(cfg.SocketPath)
+	env, _ := sio.Getenv(config.EnvVar)
+	c.SetAdvice(config.NoDaemonAdvice(path, env))
 	// A stopped or wedged daemon: the command says so after
 	// MessageTimeout instead of waiting for it (sockclient's answer.go).
 	c.SetMessageTimeout(cfg.MessageTimeout)

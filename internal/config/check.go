@@ -27,6 +27,7 @@ func (p *parser) check(c *Config) {
 	p.checkUsers(c)
 	p.checkYield(c)
 	p.checkNotify(c)
+	p.checkRequeueExit(c)
 	p.checkWeb(c)
 }
 
@@ -319,6 +320,32 @@ func (p *parser) checkScheduler(c *Config) {
 	}
 	// slurm.conf refuses more than 512 MB (read_config.c).
 	p.inRange(at("max_script_size"), n+"max_script_size", int64(s.MaxScriptSize), 1, 512<<20)
+	p.inRange(at("max_batch_requeue"), n+"max_batch_requeue", int64(s.MaxBatchRequeue), 0, 1000)
+}
+
+// checkRequeueExit checks RequeueExit and RequeueExitHold: exit codes a
+// script can end with (0 to 255, as Slurm's MAX_EXIT_VAL), each in one
+// list at most (Slurm would take RequeueExit's meaning and ignore the
+// other).
+func (p *parser) checkRequeueExit(c *Config) {
+	seen := map[int]string{}
+	for _, l := range []struct {
+		name  string
+		codes []int
+	}{{"RequeueExit", c.RequeueExit}, {"RequeueExitHold", c.RequeueExitHold}} {
+		for i, code := range l.codes {
+			at := key(l.name).index(i)
+			if code < 0 || code > 255 {
+				p.errorf(at, "%s: exit code %d is not one a script can end with; write codes from 0 to 255, e.g. %s = [42]", l.name, code, l.name)
+				continue
+			}
+			if other, dup := seen[code]; dup && other != l.name {
+				p.errorf(at, "%s: exit code %d is also in %s; keep it in one of them (RequeueExit requeues, RequeueExitHold requeues held)", l.name, code, other)
+				continue
+			}
+			seen[code] = l.name
+		}
+	}
 }
 
 // checkDefMem checks DefMemPerCPU and DefMemPerNode: one of them at most,

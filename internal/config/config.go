@@ -106,6 +106,14 @@ type Config struct {
 	// as a lab's job_submit filter would: the first that matches wins.
 	Routes []Route `toml:"Route"`
 
+	// RequeueExit are the exit codes that requeue a batch job that ends
+	// with one (slurm.conf's RequeueExit): it runs again, with
+	// SLURM_RESTART_COUNT one higher, at most max_batch_requeue times.
+	RequeueExit []int `toml:"RequeueExit"`
+	// RequeueExitHold are the exit codes that requeue a batch job held, in
+	// SPECIAL_EXIT, until its owner releases it (slurm.conf's).
+	RequeueExitHold []int `toml:"RequeueExitHold"`
+
 	// MailProg is the program --mail-type's mail is sent with, run as
 	// slurmctld runs it (MailProg -s SUBJECT USER); "" is /usr/bin/mail,
 	// else /bin/mail, where present (notify.go), and no mail otherwise.
@@ -223,7 +231,18 @@ type SchedulerParameters struct {
 	// MaxScriptSize is the largest batch script accepted, in bytes
 	// (Slurm's max_script_size: 4 MB by default, at most 512 MB).
 	MaxScriptSize int `toml:"max_script_size"`
+	// MaxBatchRequeue is how many times a job is requeued automatically
+	// (RequeueExit, RequeueExitHold, a supervisor that failed to start)
+	// before its next such end is final: FAILED, or held for a launch
+	// failure. Slurm 22.05 has no such key (its MAX_BATCH_REQUEUE, 5, is
+	// built in and counts launch failures only; 23.02's MaxBatchRequeue
+	// holds the job instead of failing it).
+	MaxBatchRequeue int `toml:"max_batch_requeue"`
 }
+
+// DefaultMaxBatchRequeue is max_batch_requeue's default: Slurm's
+// MAX_BATCH_REQUEUE.
+const DefaultMaxBatchRequeue = 5
 
 // DefaultMaxScriptSize is Slurm's max_script_size default, 4 MB.
 const DefaultMaxScriptSize = 4 << 20
@@ -492,6 +511,7 @@ func Default() *Config {
 			BFInterval:        30 * time.Second,
 			DefaultQueueDepth: 100,
 			MaxScriptSize:     DefaultMaxScriptSize,
+			MaxBatchRequeue:   DefaultMaxBatchRequeue,
 		},
 		Node:      Node{GPUs: GPUsNVML},
 		LogFormat: LogText,

@@ -285,11 +285,14 @@ func (p *parser) value(at keyPath, w where, f field, v any, fv reflect.Value) {
 			bad("a number")
 		}
 	case reflect.Slice:
-		if fv.Type().Elem().Kind() == reflect.Struct {
+		switch fv.Type().Elem().Kind() {
+		case reflect.Struct:
 			p.tables(at, w, f, v, fv)
-			return
+		case reflect.Int:
+			p.ints(at, name, v, fv)
+		default:
+			p.strings(at, name, v, fv)
 		}
-		p.strings(at, name, v, fv)
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -342,6 +345,32 @@ func (p *parser) strings(at keyPath, name string, v any, fv reflect.Value) {
 			return
 		}
 		out = append(out, s)
+	}
+	fv.Set(reflect.ValueOf(out))
+}
+
+// ints decodes a list of whole numbers (exit codes: RequeueExit). Slurm's
+// "1-9,18" is refused with the list to write instead.
+func (p *parser) ints(at keyPath, name string, v any, fv reflect.Value) {
+	list, ok := v.([]any)
+	if !ok {
+		hint := ""
+		if str, isString := v.(string); isString {
+			if codes, ok := expandRanges(str); ok {
+				hint = "; write " + codes
+			}
+		}
+		p.errorf(at, "%s must be a list of whole numbers such as [42, 43], not %s%s", name, describe(v), hint)
+		return
+	}
+	out := make([]int, 0, len(list))
+	for i, x := range list {
+		n, ok := x.(int64)
+		if !ok {
+			p.errorf(at.index(i), "%s must be a list of whole numbers such as [42, 43], but item %d is %s", name, i+1, describe(x))
+			return
+		}
+		out = append(out, int(n))
 	}
 	fv.Set(reflect.ValueOf(out))
 }
@@ -478,4 +507,27 @@ func (p *parser) size(at keyPath, name string, v any, fv reflect.Value) {
 	default:
 		p.errorf(at, "%s must be %s, not %s", name, wantSize, describe(v))
 	}
+}
+
+// expandRanges writes slurm.conf's "1-3,18" as the TOML list [1, 2, 3, 18],
+// for the hint; ok is false for anything else, or a range past 255.
+func expandRanges(s string) (string, bool) {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return "", false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 255 {
+				return "", false
+			}
+		}
+		for n := a; n <= b; n++ {
+			out = append(out, strconv.Itoa(n))
+		}
+	}
+	return "[" + strings.Join(out, ", ") + "]", true
 }

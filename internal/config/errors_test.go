@@ -21,6 +21,26 @@ func TestParseErrors(t *testing.T) {
 		want string
 	}{
 		{
+			"an exit code no script can end with",
+			lines(`RequeueExit = [42, 256]`),
+			`slurm-lite.toml:1: RequeueExit: exit code 256 is not one a script can end with; write codes from 0 to 255, e.g. RequeueExit = [42]`,
+		},
+		{
+			"an exit code in both RequeueExit and RequeueExitHold",
+			lines(`RequeueExit = [42]`, `RequeueExitHold = [43, 42]`),
+			`slurm-lite.toml:2: RequeueExitHold: exit code 42 is also in RequeueExit; keep it in one of them (RequeueExit requeues, RequeueExitHold requeues held)`,
+		},
+		{
+			"slurm.conf's string of codes",
+			lines(`RequeueExit = "1-9,18"`),
+			`slurm-lite.toml:1: RequeueExit must be a list of whole numbers such as [42, 43], not the string "1-9,18"; write [1, 2, 3, 4, 5, 6, 7, 8, 9, 18]`,
+		},
+		{
+			"max_batch_requeue out of range",
+			lines(`[SchedulerParameters]`, `max_batch_requeue = -1`),
+			`slurm-lite.toml:2: SchedulerParameters.max_batch_requeue -1 is out of range; use 0 to 1000`,
+		},
+		{
 			"a PriorityFlag slurm-lite cannot obey is refused, saying why",
 			lines(`[Priority]`, `Flags = ["MAX_TRES", "incr_only"]`),
 			`slurm-lite.toml:2: Priority.Flags INCR_ONLY is not supported: slurm-lite keeps no earlier priority of a job to hold the new one above; remove it`,

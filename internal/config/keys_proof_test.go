@@ -62,6 +62,7 @@ var keyProofs = map[string][]string{
 	"SchedulerParameters.bf_continue":         {"internal/config:TestParseErrors"},
 	"SchedulerParameters.default_queue_depth": {"internal/config:TestParseErrors"},
 	"SchedulerParameters.max_script_size":     {"script:sbatch_limits"},
+	"SchedulerParameters.max_batch_requeue":   {"script:requeue_exit", "internal/daemon:TestASupervisorThatCannotStartIsRequeuedHeld"},
 
 	"Node.NodeName":              {"script:nodes"},
 	"Node.CPUs":                  {"script:config_keys"},
@@ -139,6 +140,8 @@ var keyProofs = map[string][]string{
 	"Route.*.Partition": {"script:config_keys"},
 
 	"MailProg":        {"script:notify"},
+	"RequeueExit":     {"script:requeue_exit", "script:requeue_exit_recorded"},
+	"RequeueExitHold": {"script:requeue_exit", "script:requeue_exit_recorded"},
 	"Notify.*.URL":    {"internal/notify:TestWebhookRetried"},
 	"Notify.*.Events": {"script:notify"},
 	"Notify.*.Users":  {"internal/notify:TestWebhookRetried"},

@@ -179,3 +179,27 @@ func (c *Config) ApplyHost(h Host) {
 		c.Node.RealMemory = h.Memory
 	}
 }
+
+// NoDaemonAdvice is what a command adds when no daemon answers at the
+// socket of the configuration it found (path, as Find returns it; env is
+// $SLURM_LITE_CONF): what it tried, then the fix for a user and, apart,
+// for an administrator. A user who forgot SLURM_LITE_CONF must not be told
+// to start a daemon of the box's defaults, which only root can.
+func NoDaemonAdvice(path, env string) string {
+	var tried, user, admin string
+	switch {
+	case env != "" && path == env:
+		tried = fmt.Sprintf("tried: $%s=%s, whose SocketPath that is", EnvVar, path)
+		user = fmt.Sprintf("a user: if the file is your own daemon's, start it with: slurmd-lite; for the lab's daemon, unset %s (or set it to the lab's file)", EnvVar)
+		admin = fmt.Sprintf("an administrator: start the daemon of that file as root: slurmd-lite -f %s", path)
+	case path != "":
+		tried = fmt.Sprintf("tried: $%s (not set), then %s, whose SocketPath that is", EnvVar, path)
+		user = fmt.Sprintf("a user: ask the administrator to start the lab's daemon; to run one of your own, write a file with a SocketPath and StateSaveLocation of yours and export %s=FILE (README, \"The first hour\")", EnvVar)
+		admin = "an administrator: start it as root: systemctl start slurmd-lite (or: slurmd-lite -D)"
+	default:
+		tried = fmt.Sprintf("tried: $%s (not set), then %s (does not exist), so the built-in SocketPath", EnvVar, DefaultPath)
+		user = fmt.Sprintf("a user: export %s=FILE, the lab's configuration file (ask the administrator), or a file of your own to run your own daemon (README, \"The first hour\")", EnvVar)
+		admin = fmt.Sprintf("an administrator: install the configuration as %s, then start the daemon as root: systemctl start slurmd-lite (or: slurmd-lite -D)", DefaultPath)
+	}
+	return "  " + tried + "\n  " + user + "\n  " + admin
+}

@@ -38,7 +38,6 @@ import (
 	"os/signal"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -315,11 +314,7 @@ func Run(ctx context.Context, opts Options) error {
 	log.Info("starting", "config", from, "node", cfg.Node.NodeName, "cpus", cfg.Node.CPUs,
 		"memory_mb", int64(cfg.Node.RealMemory/slurmtime.MiB), "users", localapi.UserDatabase)
 
-	warnGroups(cfg, log)
-	if n := runtime.NumCPU(); cfg.Node.CPUs > n {
-		log.Warn("the configuration gives this node more CPUs than the machine has: jobs are not pinned to CPUs",
-			"configured", cfg.Node.CPUs, "machine", n)
-	}
+	warnSite(cfg, log)
 	// Before anything is written there: directories that other users
 	// could steer are refused (dirs.go).
 	if err := checkDirs(cfg); err != nil {
@@ -523,31 +518,41 @@ func (d *Daemon) reload() {
 	}
 	d.startNotifier(cfg)
 	d.log.Info("configuration reloaded", "config", d.cfgPath)
-	warnGroups(cfg, d.log)
+	warnSite(cfg, d.log)
 	d.wake()
 }
 
-// warnGroups logs each group the configuration names that this machine
-// does not have (config.GroupWarnings), as the system's NSS sees groups.
-func warnGroups(cfg *config.Config, log *slog.Logger) {
-	for _, w := range cfg.GroupWarnings(func(g string) bool {
-		_, err := user.LookupGroup(g)
-		return err == nil
-	}) {
+// warnSite logs each setting that will not do what it says on this
+// machine (config.SiteWarnings): a group it lacks, as the system's NSS sees
+// groups, a mail program that cannot run, a node larger than the machine.
+func warnSite(cfg *config.Config, log *slog.Logger) {
+	host, _ := config.DetectHost()
+	for _, w := range cfg.SiteWarnings(config.Machine{Host: host, Runnable: config.Runnable,
+		GroupExists: func(g string) bool {
+			_, err := user.LookupGroup(g)
+			return err == nil
+		}}) {
 		log.Warn(w)
 	}
 }
 
 // supervisorCommand is how jobs' supervisors are started. slurmstepd-lite
-// (installed beside slurmd-lite by make build and make install) links only
-// the supervisor: it starts in under a millisecond, where the daemon's
+// (installed beside slurmd-lite by make build and make install, and in
+// /usr/lib/slurm-lite by the Debian package, as Debian puts slurmstepd
+// beside slurmd in /usr/sbin but helpers under /usr/lib) links only the
+// supervisor: it starts in under a millisecond, where the daemon's
 // binary, with SQLite, NVML and HTTP in it, takes a few, twice per job
 // (the supervisor and its launcher). Without it, the daemon's binary does
 // the same work as `slurmd-lite stepd`.
 func supervisorCommand(exe string) []string {
-	small := filepath.Join(filepath.Dir(exe), "slurmstepd-lite")
-	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-		return []string{small}
+	dir := filepath.Dir(exe)
+	for _, small := range []string{
+		filepath.Join(dir, "slurmstepd-lite"),
+		filepath.Join(filepath.Dir(dir), "lib", "slurm-lite", "slurmstepd-lite"),
+	} {
+		if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return []string{small}
+		}
 	}
 	return []string{exe, "stepd"}
 }

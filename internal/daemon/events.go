@@ -106,8 +106,8 @@ func mailProg(cfg *config.Config) string {
 	if cfg.MailProg != "" {
 		return cfg.MailProg
 	}
-	for _, p := range []string{"/usr/bin/mail", "/bin/mail"} {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+	for _, p := range config.DefaultMailProgs {
+		if config.Runnable(p) == nil {
 			return p
 		}
 	}
@@ -117,10 +117,8 @@ func mailProg(cfg *config.Config) string {
 // startNotifier starts the notifier of cfg in place of the one before,
 // which finishes its queue in the background.
 func (d *Daemon) startNotifier(cfg *config.Config) {
+	// No mail program is warned of with the other site warnings (warnSite).
 	prog := mailProg(cfg)
-	if prog == "" {
-		d.log.Info("no mail program (MailProg, /usr/bin/mail, /bin/mail): --mail-type sends no mail")
-	}
 	hooks := make([]notify.Hook, len(cfg.Notify))
 	for i, h := range cfg.Notify {
 		hooks[i] = notify.Hook{URL: h.URL, Events: h.Events, Users: h.Users}

@@ -138,6 +138,11 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 		}
 		status.State = slurm.Preempted
 	}
+	if after == "" {
+		if took, err := d.settleExit(ctx, j, status); took {
+			return err
+		}
+	}
 	return d.recordEnd(ctx, j.ID, status)
 }
 
@@ -193,7 +198,7 @@ func (d *Daemon) releaseGPUs(j store.Job, ended time.Time) {
 
 // recordEnd writes a job's final state, its batch step and its GPU use,
 // and charges its last stretch of usage.
-func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) error {
+func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status, notes ...string) error {
 	d.mu.Lock()
 	use := d.gpuUse[id]
 	delete(d.gpuUse, id)
@@ -236,6 +241,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status) erro
 			return tx.PutJob(j)
 		}
 		j.Notes = append(j.Notes, d.endNotes(j, use)...)
+		j.Notes = append(j.Notes, notes...)
 		if err := tx.PutJob(j); err != nil {
 			return err
 		}
@@ -400,6 +406,21 @@ func (d *Daemon) stepsCPU(ctx context.Context, j store.Job) (user, sys time.Dura
 // its run archived as REQUEUED (or PREEMPTED) for sacct -D, with notes
 // that say why (a yield's: by whom, for which job, the checkpoint).
 func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as slurm.JobState, notes ...string) error {
+	return d.requeueAs(ctx, j, st, as, requeueAs{}, notes...)
+}
+
+// requeueAs is how an automatic requeue differs from the others (retry.go).
+type requeueAs struct {
+	// hold is the hold the job waits in (SPECIAL_EXIT, a launch failure,
+	// max_batch_requeue reached).
+	hold store.Hold
+	// keepExit keeps the ended run's exit code on the pending job, as
+	// Slurm shows a job requeued by RequeueExit (ExitCode=42:0).
+	keepExit bool
+}
+
+// requeueAs is requeue with how (requeueAs).
+func (d *Daemon) requeueAs(ctx context.Context, j store.Job, st stepd.Status, as slurm.JobState, how requeueAs, notes ...string) error {
 	now := d.now()
 	if st.End.IsZero() {
 		st.End = now
@@ -434,11 +455,20 @@ func (d *Daemon) requeue(ctx context.Context, j store.Job, st stepd.Status, as s
 			return err
 		}
 		ended = cur
-		_, err = tx.Requeue(j.ID, now)
-		return err
+		next, err := tx.Requeue(j.ID, now)
+		if err != nil || (how == requeueAs{}) {
+			return err
+		}
+		if how.hold != store.HoldNone {
+			next.Hold, next.Reason = how.hold, slurm.ReasonJobHeldUser
+		}
+		if how.keepExit {
+			next.ExitCode = cur.ExitCode
+		}
+		return tx.PutJob(next)
 	})
 	if err == nil {
-		d.log.Info("job requeued", "job", j.ID, "as", string(as))
+		d.log.Info("job requeued", "job", j.ID, "as", string(as), "hold", int(how.hold))
 		// The run as it ended: the mail's run time is its run's.
 		d.tell(notify.Requeue, ended, "", string(as))
 		d.wake()
@@ -484,7 +514,7 @@ func (d *Daemon) lost(ctx context.Context, j store.Job, why string) {
 		Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:9"}}
 	var err error
 	if j.Requeue {
-		err = d.requeue(ctx, j, st, slurm.NodeFail)
+		err = d.requeueAs(ctx, j, st, slurm.NodeFail, requeueAs{hold: d.lostHold(ctx, j)})
 	} else {
 		err = d.recordEnd(ctx, j.ID, st)
 	}

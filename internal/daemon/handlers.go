@@ -326,10 +326,14 @@ func (v liveView) live(j *store.Job) api.Live {
 	case j.State == slurm.Pending && j.Hold != store.HoldNone:
 		// A switch, not a map literal: squeue asks this of every job.
 		switch j.Hold {
-		case store.HoldUser:
+		case store.HoldUser, store.HoldSpecialExit:
 			l.Reason = slurm.ReasonJobHeldUser
 		case store.HoldAdmin:
 			l.Reason = slurm.ReasonJobHeldAdmin
+		case store.HoldLaunchFailed:
+			l.Reason, l.StateDesc = slurm.ReasonJobHeldUser, launchFailedHeld
+		case store.HoldMaxRequeue:
+			l.Reason = slurm.ReasonJobHoldMaxRequeue
 		}
 		l.Priority = 0
 	}
@@ -802,6 +806,7 @@ func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]
 		return nil, err
 	}
 	v := d.viewer(req.Caller)
+	usage := q.Get("usage") == "1"
 	cfg := d.config()
 	out := recs[:0]
 	for _, r := range recs {
@@ -819,6 +824,12 @@ func (d *Daemon) accounting(ctx context.Context, req *localapi.Request[struct{}]
 		}
 		j, ok := v.job(r.Job)
 		if !ok {
+			continue
+		}
+		// sreport asks with usage=1: its figures are usage, which
+		// PrivateData=usage hides from other users as Slurm's
+		// slurmdbd does for sreport (sshare's rule).
+		if usage && !v.seesUsage(j.User) {
 			continue
 		}
 		r.Job = j

@@ -226,7 +226,7 @@ func changePriority(j store.Job, p uint32, who updater, prio uint32) (store.Job,
 	held := j.Hold != store.HoldNone
 	switch {
 	case held && p == 0:
-	case held && p == api.PriorityRelease && (who.operator || j.Hold == store.HoldUser):
+	case held && p == api.PriorityRelease && (who.operator || !j.Hold.ByAdmin()):
 		j.Hold, j.Reason = store.HoldNone, slurm.ReasonNone
 		releasedEligible(&j, who.now)
 	case held && p == api.PriorityRelease:

@@ -623,11 +623,18 @@ func (d *Daemon) run(ctx context.Context, j store.Job, s sched.Start, now time.T
 		d.mu.Lock()
 		delete(d.watched, j.ID)
 		d.mu.Unlock()
-		return d.recordEnd(ctx, j.ID, stepd.Status{
+		st := stepd.Status{
 			JobID: j.ID, State: slurm.Failed, ExitCode: "0:53", Reason: slurm.ReasonJobLaunchFailure,
 			Error: err.Error(), Start: now, End: d.now(),
 			Batch: stepd.StepStatus{State: slurm.Cancelled, ExitCode: "0:53", End: d.now()},
-		})
+		}
+		var nsErr *supervisorNotStarted
+		if errors.As(err, &nsErr) {
+			// The machine's fault, not the job's: requeued held, as
+			// slurmctld does when slurmd cannot launch a batch job.
+			return d.launchFailed(ctx, j, st, err)
+		}
+		return d.recordEnd(ctx, j.ID, st)
 	}
 	return nil
 }
@@ -678,7 +685,7 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	}
 	p, err := stepd.Launch(d.stepd, supervisorEnv(), dir)
 	if err != nil {
-		return err
+		return &supervisorNotStarted{err}
 	}
 	d.mu.Lock()
 	d.watched[j.ID] = true
@@ -905,3 +912,15 @@ func gresSpec(gs []jobscript.Gres) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// supervisorNotStarted is a launch that failed because the job's
+// supervisor could not be started (its binary gone, no processes left):
+// the machine's fault, so the job is requeued held (launchFailed), where
+// a fault of the job's own (its checkpoint directory) fails it.
+type supervisorNotStarted struct{ err error }
+
+func (e *supervisorNotStarted) Error() string {
+	return "starting the job's supervisor: " + e.err.Error()
+}
+
+func (e *supervisorNotStarted) Unwrap() error { return e.err }

@@ -224,6 +224,21 @@ func TestSupervisorCommand(t *testing.T) {
 	if diff := cmp.Diff([]string{small}, supervisorCommand(exe)); diff != "" {
 		t.Errorf("with slurmstepd-lite beside it (-want +got):\n%s", diff)
 	}
+
+	// The Debian package's layout: /usr/sbin/slurmd-lite,
+	// /usr/lib/slurm-lite/slurmstepd-lite.
+	usr := t.TempDir()
+	sbin := filepath.Join(usr, "sbin", "slurmd-lite")
+	lib := filepath.Join(usr, "lib", "slurm-lite", "slurmstepd-lite")
+	if err := os.MkdirAll(filepath.Dir(lib), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lib, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{lib}, supervisorCommand(sbin)); diff != "" {
+		t.Errorf("in the package's layout (-want +got):\n%s", diff)
+	}
 }
 
 func TestSupervisorComing(t *testing.T) {

@@ -298,7 +298,7 @@ func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sche
 		Begin:         r.Begin,
 		Start:         j.Start,
 		TimeLimit:     j.TimeLimit,
-		Hold:          sched.Hold(j.Hold),
+		Hold:          schedHold(j.Hold),
 		Nice:          j.Nice,
 		Deps:          schedDeps(r),
 		Req:           schedRequest(r, shard),
@@ -389,4 +389,16 @@ func effectiveLimit(c *config.Config, j *store.Job) time.Duration {
 		}
 	}
 	return limit
+}
+
+// schedHold is the scheduler's view of a hold: the daemon's own holds keep
+// a job waiting as its owner's hold does.
+func schedHold(h store.Hold) sched.Hold {
+	switch h {
+	case store.HoldNone:
+		return sched.HoldNone
+	case store.HoldAdmin:
+		return sched.HoldAdmin
+	}
+	return sched.HoldUser
 }

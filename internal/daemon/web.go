@@ -17,6 +17,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 	"github.com/slurm-lite/slurm-lite/internal/web"
 )
@@ -422,4 +423,62 @@ func (d *Daemon) startWeb(cfg *config.Config) (*web.Server, error) {
 	srv := web.Serve(ln, web.Handler(webSource{d}, d.log), hosts)
 	d.log.Info("web listening", "metrics", "http://"+srv.Addr()+"/metrics", "dashboard", "http://"+srv.Addr()+"/")
 	return srv, nil
+}
+
+// Usage is the monthly usage view (/api/usage): the month's job runs from
+// the store, attributed as sreport does (sreport.Compute: slurmdbd's
+// hourly rollup), by account and user. The anonymous viewer's rule is
+// sshare's: under PrivateData=usage the accounts' totals only.
+func (s webSource) Usage(ctx context.Context, month time.Time) (*web.Usage, error) {
+	d := s.d
+	now := d.now()
+	cfg := d.liveView().cfg
+	who := anonymousViewer(cfg)
+	start := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, month.Location())
+	end := start.AddDate(0, 1, 0)
+	recs, err := d.st.Records(ctx, store.Filter{Since: start, Until: end, EarlierRuns: true})
+	if err != nil {
+		return nil, fmt.Errorf("reading the job records of %s: %w", start.Format("2006-01"), err)
+	}
+	gpus := 0
+	if p := d.web.sampled.Load(); p != nil {
+		for _, g := range p.GPUs {
+			if g.Index >= 0 {
+				gpus++
+			}
+		}
+	}
+	cl := sreport.NewCluster(cfg, cfg.Node.CPUs, int64(cfg.Node.RealMemory/slurmtime.MiB), gpus)
+	r := sreport.Compute(cl, sreport.Jobs(cfg, recs), start, end, now)
+	rolled := now.Truncate(time.Hour)
+	if rolled.After(end) {
+		rolled = end
+	}
+	if rolled.Before(start) {
+		rolled = start
+	}
+	u := &web.Usage{Cluster: cfg.ClusterName, Month: start.Format("2006-01"), Start: start.Unix(), End: end.Unix(),
+		RolledUp: rolled.Unix(), GPUs: gpus, CPUs: cfg.Node.CPUs, Private: who.privateUsage,
+		Accounts: []web.AccountUsage{},
+		Sreport: fmt.Sprintf("sreport -t hours cluster AccountUtilizationByUser start=%s end=%s -T gres/gpu,cpu,billing",
+			start.Format("2006-01-02"), end.Format("2006-01-02"))}
+	figs := func(m map[string]int64) web.UsageFigures {
+		return web.UsageFigures{GPU: m["gres/gpu"], CPU: m["cpu"], Billing: m["billing"]}
+	}
+	add := func(f *web.UsageFigures, g web.UsageFigures) { f.GPU += g.GPU; f.CPU += g.CPU; f.Billing += g.Billing }
+	for _, a := range r.Assocs { // by account, then user
+		n := len(u.Accounts)
+		if n == 0 || u.Accounts[n-1].Account != a.Account {
+			u.Accounts = append(u.Accounts, web.AccountUsage{Account: a.Account, Users: []web.UserUsage{}})
+			n++
+		}
+		acct := &u.Accounts[n-1]
+		f := figs(a.Used)
+		add(&acct.UsageFigures, f)
+		add(&u.Total, f)
+		if who.seesUsage(a.User) {
+			acct.Users = append(acct.Users, web.UserUsage{User: a.User, UsageFigures: f})
+		}
+	}
+	return u, nil
 }

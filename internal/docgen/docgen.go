@@ -281,3 +281,46 @@ _slurm_lite() {
 	fmt.Fprintf(&b, "complete -o default -F _slurm_lite %s\n", strings.Join(names, " "))
 	return b.String()
 }
+
+// ShippedConfig is the configuration `make install-config` (and a package)
+// installs as /etc/slurm-lite/slurm-lite.toml: the example, with its
+// opening comment replaced by shippedHeader and every key and table
+// commented out, so that the file is safe on any machine as it is (the
+// daemon runs on the built-in defaults: GPUs from NVML where the driver
+// is, none simulated, no mail or webhook to a made-up server) and each
+// key's meaning sits beside it, ready to be uncommented.
+func ShippedConfig(example string) string {
+	lines := strings.Split(example, "\n")
+	// The example's opening comment, up to its first blank line, says what
+	// the example is; the shipped file says what it is instead.
+	i := 0
+	for i < len(lines) && strings.HasPrefix(lines[i], "#") {
+		i++
+	}
+	var b strings.Builder
+	b.WriteString(shippedHeader)
+	for _, l := range lines[i:] {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			l = "#" + l
+		}
+		b.WriteString(l + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+const shippedHeader = `# /etc/slurm-lite/slurm-lite.toml: the configuration slurmd-lite and every
+# command on this machine read when neither -f nor $SLURM_LITE_CONF names
+# another.
+#
+# As shipped, every key is commented out and the daemon runs on built-in
+# defaults: GPUs from NVML where the NVIDIA driver is (none otherwise, said
+# in its log), one partition "gpu", every user with equal shares, state in
+# /var/lib/slurm-lite, the socket at /run/slurm-lite/slurmd.sock, no mail
+# program unless /usr/bin/mail exists, no webhooks, no web port.
+#
+# To change a setting, uncomment its line (and its table's [header]) and
+# edit it; each key's comment says what it does, its default and its
+# slurm.conf name, as slurm-lite.toml(5) does. Check the file with
+# 'slurmd-lite config', then reload with 'systemctl reload slurmd-lite'
+# (SIGHUP). The values shown are an example lab's, not the defaults.
+`

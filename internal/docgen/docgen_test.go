@@ -3,6 +3,7 @@ package docgen
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/sacct"
 	"github.com/slurm-lite/slurm-lite/internal/sacctmgr"
 	"github.com/slurm-lite/slurm-lite/internal/sbatch"
@@ -25,16 +27,18 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/slurmdcmd"
 	"github.com/slurm-lite/slurm-lite/internal/sprio"
 	"github.com/slurm-lite/slurm-lite/internal/squeue"
+	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/srun"
 	"github.com/slurm-lite/slurm-lite/internal/sshare"
 )
 
-var update = flag.Bool("update", false, "rewrite man/slurm-lite.toml.5 and completion/slurm-lite.bash")
+var update = flag.Bool("update", false, "rewrite man/slurm-lite.toml.5, completion/slurm-lite.bash and packaging/slurm-lite.toml")
 
 const (
 	top            = "../.."
 	configPagePath = top + "/man/slurm-lite.toml.5"
 	completionPath = top + "/completion/slurm-lite.bash"
+	shippedPath    = top + "/packaging/slurm-lite.toml"
 )
 
 // checkFile compares a generated file with the committed one, or rewrites
@@ -70,6 +74,34 @@ func TestConfigPage(t *testing.T) {
 	for _, m := range keyLine.FindAllStringSubmatch(string(src), -1) {
 		if !strings.Contains(page, `\fB`+m[1]+`\fR =`) && !strings.Contains(page, "\n"+m[1]+" =") {
 			t.Errorf("slurm-lite.toml(5) does not describe %s", m[1])
+		}
+	}
+}
+
+// TestShippedConfig: packaging/slurm-lite.toml is made from the example,
+// and is safe to install as it is: it reads as the built-in defaults, so
+// nothing site-specific (a simulated GPU, a checkpoint path, a made-up
+// webhook, a node's size) is in force until the administrator writes it.
+func TestShippedConfig(t *testing.T) {
+	src, err := os.ReadFile(top + "/examples/slurm-lite.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped := ShippedConfig(string(src))
+	checkFile(t, shippedPath, shipped)
+	got, err := config.Parse("slurm-lite.toml", []byte(shipped))
+	if err != nil {
+		t.Fatalf("the shipped configuration does not parse: %v", err)
+	}
+	if diff := cmp.Diff(config.Default(), got); diff != "" {
+		t.Errorf("the shipped configuration is not the built-in defaults (-defaults +shipped):\n%s", diff)
+	}
+	// Every key of the example is there, commented, for the administrator
+	// to uncomment.
+	keyLine := regexp.MustCompile(`(?m)^([A-Za-z_]+) *=.*$`)
+	for _, m := range keyLine.FindAllString(string(src), -1) {
+		if !strings.Contains(shipped, "\n#"+m+"\n") {
+			t.Errorf("the shipped configuration lacks the example's line %q, commented out", m)
 		}
 	}
 }
@@ -164,7 +196,7 @@ func commandHelps(t *testing.T) []Command {
 	}{
 		{"sbatch", sbatch.Main}, {"squeue", squeue.Main}, {"scancel", scancel.Main},
 		{"scontrol", scontrol.Main}, {"sinfo", sinfo.Main}, {"sacct", sacct.Main},
-		{"sacctmgr", sacctmgr.Main}, {"sshare", sshare.Main}, {"sprio", sprio.Main},
+		{"sacctmgr", sacctmgr.Main}, {"sshare", sshare.Main}, {"sprio", sprio.Main}, {"sreport", sreport.Main},
 		{"srun", srun.Main}, {"salloc", srun.Salloc},
 	}
 	var cmds []Command
@@ -185,6 +217,11 @@ func commandHelps(t *testing.T) []Command {
 			if code := m.main([]string{arg, "--help"}, sio); code != 0 {
 				t.Errorf("%s does not take %s, which the completion offers: exit %d\n%s", m.name, e, code, out)
 			}
+		}
+		if m.name == "sreport" {
+			c.Words = []string{"cluster", "job", "user"}
+			c.After = map[string][]string{"cluster": {"AccountUtilizationByUser", "UserUtilizationByAccount", "Utilization"},
+				"job": {"SizesByAccount"}, "user": {"TopUsage"}}
 		}
 		if m.name == "scontrol" {
 			c.Words = []string{"help", "hold", "holdu", "ping", "release", "requeue", "show", "uhold", "update", "version", "yield"}
@@ -264,7 +301,7 @@ func TestMakeInstall(t *testing.T) {
 		"usr/share/bash-completion/completions/slurm-lite",
 	}
 	for _, c := range []string{"sacct", "sacctmgr", "salloc", "sbatch", "scancel", "scontrol", "sinfo",
-		"slurmd-lite", "sprio", "squeue", "srun", "sshare"} {
+		"slurmd-lite", "sprio", "sreport", "squeue", "srun", "sshare"} {
 		want = append(want, "usr/share/bash-completion/completions/"+c)
 	}
 	var got []string
@@ -287,6 +324,48 @@ func TestMakeInstall(t *testing.T) {
 	}
 	if l, err := os.Readlink(filepath.Join(dest, "usr/share/bash-completion/completions/sbatch")); err != nil || l != "slurm-lite" {
 		t.Errorf("completions/sbatch links to %q (%v), want slurm-lite", l, err)
+	}
+	// The unit's Documentation= names pages that install-docs installs
+	// (systemctl help slurmd-lite opens them).
+	unit, err := os.ReadFile(filepath.Join(top, "examples/slurmd-lite.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := regexp.MustCompile(`(?m)^Documentation=(.*)$`).FindSubmatch(unit)
+	if docs == nil {
+		t.Fatal("examples/slurmd-lite.service has no Documentation= line")
+	}
+	for _, ref := range strings.Fields(string(docs[1])) {
+		m := regexp.MustCompile(`^man:([A-Za-z0-9_.-]+)\(([1-8])\)$`).FindStringSubmatch(ref)
+		if m == nil {
+			t.Errorf("the unit's Documentation= %q is not a man:PAGE(SECTION) that make install-docs installs", ref)
+			continue
+		}
+		if page := fmt.Sprintf("usr/share/man/man%s/%s.%s", m[2], m[1], m[2]); !slices.Contains(want, page) {
+			t.Errorf("the unit's Documentation= %s is not installed (no %s)", ref, page)
+		}
+	}
+	// install-config puts the shipped file in place once, and never over
+	// the administrator's.
+	etc := filepath.Join(dest, "etc/slurm-lite/slurm-lite.toml")
+	for i, want := range []string{"", "ClusterName = \"ours\"\n"} {
+		if out, err := exec.Command(makeBin, "-C", top, "install-config", "DESTDIR="+dest).CombinedOutput(); err != nil {
+			t.Fatalf("make install-config: %v\n%s", err, out)
+		}
+		got, err := os.ReadFile(etc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if shipped, _ := os.ReadFile(shippedPath); !bytes.Equal(got, shipped) {
+				t.Errorf("make install-config installed %s, not packaging/slurm-lite.toml", etc)
+			}
+		} else if string(got) != want {
+			t.Errorf("make install-config wrote over the administrator's file: %q", got)
+		}
+		if err := os.WriteFile(etc, []byte("ClusterName = \"ours\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dry, err := exec.Command(makeBin, "-n", "-C", top, "install", "DESTDIR=/nonexistent", "PREFIX=/usr").CombinedOutput()
 	if err != nil {

@@ -156,7 +156,8 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 				if fmt.Sprint(j.ID) != id {
 					continue
 				}
-				last, lastJob = string(j.State), j
+				sq := j.Squeue() // SPECIAL_EXIT as squeue shows it
+				last, lastJob = string(sq.ShownState()), j
 				if last == args[1] {
 					if exit != "" && j.ExitCode.String() != exit {
 						ts.Fatalf("job %s ended %s with exit code %s, not %s", id, last, j.ExitCode, exit)

@@ -18,6 +18,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/scancel"
 	"github.com/slurm-lite/slurm-lite/internal/scontrol"
 	"github.com/slurm-lite/slurm-lite/internal/squeue"
+	"github.com/slurm-lite/slurm-lite/internal/sreport"
 )
 
 // helpIO runs a command in-process with no environment and no daemon:
@@ -49,6 +50,7 @@ func TestHelpUsageVersion(t *testing.T) {
 		{name: "scancel", run: scancel.Main, helpStart: "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]"},
 		{name: "sacct", run: sacct.Main, helpStart: "sacct [<OPTION>]"},
 		{name: "scontrol", run: scontrol.Main, helpStart: "scontrol [<OPTION>] [<COMMAND>]", usageIsHelp: true},
+		{name: "sreport", run: sreport.Main, helpStart: "sreport [<OPTION>] [<COMMAND>]", usageIsHelp: true},
 	}
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/slurmdcmd"
 	"github.com/slurm-lite/slurm-lite/internal/sprio"
 	"github.com/slurm-lite/slurm-lite/internal/squeue"
+	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/srun"
 	"github.com/slurm-lite/slurm-lite/internal/sshare"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
@@ -41,6 +42,7 @@ func TestMain(m *testing.M) {
 		"sacct":    func() { os.Exit(sacct.Main(os.Args[1:], testStdio())) },
 		"sshare":   func() { os.Exit(sshare.Main(os.Args[1:], testStdio())) },
 		"sprio":    func() { os.Exit(sprio.Main(os.Args[1:], testStdio())) },
+		"sreport":  func() { os.Exit(sreport.Main(os.Args[1:], testStdio())) },
 		"sacctmgr": func() { os.Exit(sacctmgr.Main(os.Args[1:], testStdio())) },
 		"sinfo":    func() { os.Exit(sinfo.Main(os.Args[1:], testStdio())) },
 		"srun":     func() { os.Exit(srun.Main(os.Args[1:], testStdio())) },

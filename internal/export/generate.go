@@ -316,6 +316,15 @@ func (g gen) slurmConf() string {
 	if c.MailProg != "" {
 		kv("MailProg", c.MailProg)
 	}
+	if len(c.RequeueExit) > 0 {
+		kv("RequeueExit", joinInts(c.RequeueExit))
+	}
+	if len(c.RequeueExitHold) > 0 {
+		kv("RequeueExitHold", joinInts(c.RequeueExitHold))
+	}
+	if len(c.RequeueExit)+len(c.RequeueExitHold) > 0 {
+		fmt.Fprintf(&b, "# max_batch_requeue (%d) has no Slurm 22.05 equivalent: there RequeueExit requeues without\n# limit (Slurm 23.02's MaxBatchRequeue holds the job after that many instead).\n", c.SchedulerParameters.MaxBatchRequeue)
+	}
 	if c.MessageTimeout != 10*time.Second { // Slurm's default
 		kv("MessageTimeout", seconds(c.MessageTimeout))
 	}
@@ -559,4 +568,13 @@ func (g gen) cgroupConf() string {
 	b.WriteString("# and cores are confined too; GPU memory within a shared GPU is not.\n")
 	b.WriteString("ConstrainCores=yes\nConstrainDevices=yes\nConstrainRAMSpace=yes\n")
 	return b.String()
+}
+
+// joinInts writes exit codes as slurm.conf's lists: "42,43".
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
 }

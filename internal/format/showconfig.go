@@ -380,8 +380,8 @@ var configLines = []configLine{
 	{"PropagateResourceLimitsExcept", fixed("(null)")},
 	{"RebootProgram", fixed("(null)")},
 	{"ReconfigFlags", fixed("(null)")},
-	{"RequeueExit", fixed("(null)")},
-	{"RequeueExitHold", fixed("(null)")},
+	{"RequeueExit", func(c *ConfigView) string { return exitCodes(c.Config.RequeueExit) }},
+	{"RequeueExitHold", func(c *ConfigView) string { return exitCodes(c.Config.RequeueExitHold) }},
 	{"ResumeFailProgram", fixed("(null)")},
 	{"ResumeProgram", fixed("(null)")},
 	{"ResumeRate", fixed("300 nodes/min")},
@@ -451,4 +451,17 @@ var configLines = []configLine{
 	{"VSizeFactor", fixed("0 percent")},
 	{"WaitTime", fixed("0 sec")},
 	{"X11Parameters", fixed("(null)")},
+}
+
+// exitCodes is RequeueExit as scontrol show config prints it: the codes,
+// comma-separated, or (null) for none.
+func exitCodes(ns []int) string {
+	if len(ns) == 0 {
+		return "(null)"
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
 }

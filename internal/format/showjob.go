@@ -62,7 +62,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	nl()
 	w("Priority=%d Nice=%d Account=%s QOS=%s", j.Priority, nice(j), printable(orNull(j.Account)), printable(orNull(j.QOS)))
 	nl()
-	w("JobState=%s Reason=%s Dependency=%s", j.State, strings.Join(strings.Fields(reason(sq(j))), "_"), printable(dependency(j)))
+	w("JobState=%s Reason=%s Dependency=%s", sq(j).ShownState(), strings.Join(strings.Fields(reason(sq(j))), "_"), printable(dependency(j)))
 	nl()
 	if detail2 && j.State == slurm.Pending && j.ReasonDetail != "" {
 		w("ReasonDetail=%s", printable(j.ReasonDetail))

@@ -9,6 +9,8 @@ package jobrec
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
@@ -118,11 +120,23 @@ type Hold int
 
 // Holds: an owner's hold (sbatch --hold, scontrol hold by the owner) shows
 // JobHeldUser, an operator's JobHeldAdmin.
+//
+// The daemon's own holds, each shown as Slurm shows it: a job requeued by
+// an exit code in RequeueExitHold (JobState SPECIAL_EXIT, JobHeldUser); a
+// job whose supervisor could not be started ("launch failed requeued
+// held"); a job requeued automatically more than max_batch_requeue times
+// (JobHoldMaxRequeue). The job's owner may release each of them.
 const (
 	HoldNone Hold = iota
 	HoldUser
 	HoldAdmin
+	HoldSpecialExit
+	HoldLaunchFailed
+	HoldMaxRequeue
 )
+
+// ByAdmin reports whether only root or an operator may release the hold.
+func (h Hold) ByAdmin() bool { return h == HoldAdmin }
 
 // ExitCode is Slurm's exit code pair "status:signal": the exit status of the
 // batch script, and the signal that ended it (0 for none).
@@ -142,13 +156,27 @@ func (e ExitCode) String() string { return fmt.Sprintf("%d:%d", e.Status, e.Sign
 // a script that traps SIGTERM and exits 143 at its time limit shows
 // TIMEOUT 0:0 in sacct and ExitCode=143:0 in scontrol
 // (golden/sacct_n_P_timeout_th143.txt, scontrol_show_job_timeout_exit_th143.txt).
+//
+// A run requeued because its script exited with a RequeueExit code ended
+// by itself: its status is accounted (REQUEUED 42:0, recorded in
+// golden/requeue_exit_sacct_D.txt). The daemon marks such a run with a note
+// that starts with RequeueExitNote.
 func (j *Job) AccountedExitCode() ExitCode {
 	switch j.State {
-	case slurm.Timeout, slurm.Cancelled, slurm.Preempted, slurm.Requeued, slurm.NodeFail, slurm.Deadline:
+	case slurm.Requeued:
+		if slices.ContainsFunc(j.Notes, func(n string) bool { return strings.HasPrefix(n, RequeueExitNote) }) {
+			return j.ExitCode
+		}
+		return ExitCode{}
+	case slurm.Timeout, slurm.Cancelled, slurm.Preempted, slurm.NodeFail, slurm.Deadline:
 		return ExitCode{}
 	}
 	return j.ExitCode
 }
+
+// RequeueExitNote starts the note of a run requeued by an exit code in
+// RequeueExit or RequeueExitHold.
+const RequeueExitNote = "requeued: exit code"
 
 // Alloc is what a started job holds.
 type Alloc struct {

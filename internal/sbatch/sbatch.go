@@ -40,7 +40,7 @@ const Version = "slurm 22.05.8"
 func Main(args []string, sio cmdio.IO) int {
 	// The configuration is read once, here: it was a third of the
 	// command's own time, read twice.
-	cfg, _, cfgErr := config.Find("")
+	cfg, cfgPath, cfgErr := config.Find("")
 	req, code := readJob("sbatch", args, sio, cfg)
 	if req == nil {
 		return code
@@ -64,6 +64,8 @@ func Main(args []string, sio cmdio.IO) int {
 	sub := api.Submit{Request: *req, Env: submitEnv(sio), Cwd: cwd, TestOnly: req.TestOnly}
 	c := sockclient.New(cfg.SocketPath)
 	c.SetMessageTimeout(cfg.MessageTimeout)
+	env, _ := sio.Getenv(config.EnvVar)
+	c.SetAdvice(config.NoDaemonAdvice(cfgPath, env))
 	ctx := context.Background()
 	var resp api.Submitted
 	// sbatch retries a controller that is temporarily unable to take the

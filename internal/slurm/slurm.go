@@ -24,6 +24,9 @@ const (
 	Deadline    JobState = "DEADLINE"
 	Requeued    JobState = "REQUEUED"
 	Resizing    JobState = "RESIZING"
+	// SpecialExit is how Slurm shows a job requeued held by an exit code
+	// in RequeueExitHold: a pending job, with this flag.
+	SpecialExit JobState = "SPECIAL_EXIT"
 )
 
 var shortCodes = map[JobState]string{
@@ -42,6 +45,7 @@ var shortCodes = map[JobState]string{
 	Deadline:    "DL",
 	Requeued:    "RQ",
 	Resizing:    "RS",
+	SpecialExit: "SE",
 }
 
 // Short returns squeue's compact state code (%t): "PD", "R", "CD", ...
@@ -95,6 +99,7 @@ const (
 	ReasonDependency               Reason = "Dependency"
 	ReasonDependencyNeverSatisfied Reason = "DependencyNeverSatisfied"
 	ReasonJobHeldUser              Reason = "JobHeldUser"
+	ReasonJobHoldMaxRequeue        Reason = "JobHoldMaxRequeue"
 	ReasonJobHeldAdmin             Reason = "JobHeldAdmin"
 	ReasonBeginTime                Reason = "BeginTime"
 	ReasonPartitionTimeLimit       Reason = "PartitionTimeLimit"

@@ -13,8 +13,10 @@ import (
 // printInForce ends `slurmd-lite config`: after the summary, every setting
 // in force (defaults included: QOS limits, YieldGroup, AllowGroups,
 // GraceTime, IdleGPUTimeout, ...) as a configuration file that reads back
-// as the same configuration, then a warning on stderr for each group the
-// file names that this machine lacks, as the daemon logs at start, and
+// as the same configuration, then a warning on stderr for each setting that
+// will not do what it says here (config.SiteWarnings: a group this machine
+// lacks, a mail program that cannot run, a node larger than the machine),
+// as the daemon logs at start, and
 // an error for each directory the daemon would refuse to start with
 // (config.DaemonDirs: one another user could replace), as if it ran as
 // the caller.
@@ -26,7 +28,8 @@ func printInForce(cfg *config.Config, sio cmdio.IO) int {
 		fmt.Fprintf(sio.Stderr, "slurmd-lite: error: %v\n", err)
 		return 1
 	}
-	for _, warning := range cfg.GroupWarnings(groupExists) {
+	host, _ := config.DetectHost()
+	for _, warning := range cfg.SiteWarnings(config.Machine{Host: host, GroupExists: groupExists, Runnable: config.Runnable}) {
 		fmt.Fprintf(sio.Stderr, "slurmd-lite: warning: %s\n", warning)
 	}
 	code := 0

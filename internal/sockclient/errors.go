@@ -42,14 +42,22 @@ type UnreachableError struct {
 	Err    error
 	// Owner names whoever owns the socket, for permission denied.
 	Owner string
+	// Advice, when set, replaces "start it with: slurmd-lite" for a daemon
+	// that is not running: lines saying where the socket came from and the
+	// fix for a user and for an administrator (Client.SetAdvice).
+	Advice string
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 func (e *UnreachableError) Error() string {
 	switch {
+	case errors.Is(e.Err, syscall.ENOENT) && e.Advice != "":
+		return fmt.Sprintf("slurmd-lite is not running (no socket at %s)\n%s", e.Socket, e.Advice)
 	case errors.Is(e.Err, syscall.ENOENT):
 		return fmt.Sprintf("slurmd-lite is not running (no socket at %s); start it with: slurmd-lite", e.Socket)
+	case errors.Is(e.Err, syscall.ECONNREFUSED) && e.Advice != "":
+		return fmt.Sprintf("slurmd-lite is not running (nobody listens on %s, left by a daemon that stopped)\n%s", e.Socket, e.Advice)
 	case errors.Is(e.Err, syscall.ECONNREFUSED):
 		return fmt.Sprintf("slurmd-lite is not running (nobody listens on %s, left by a daemon that stopped); start it with: slurmd-lite", e.Socket)
 	case errors.Is(e.Err, syscall.EACCES):

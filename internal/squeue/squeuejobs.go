@@ -168,7 +168,7 @@ func (a *squeueArgs) keep(r *format.Row, cfg *config.Config) bool {
 	switch {
 	case a.allStates:
 	case a.states != nil:
-		if !slices.Contains(a.states, j.State) {
+		if !slices.Contains(a.states, j.State) && !slices.Contains(a.states, j.ShownState()) {
 			return false
 		}
 	default:

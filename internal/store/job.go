@@ -27,4 +27,11 @@ const (
 	HoldNone  = jobrec.HoldNone
 	HoldUser  = jobrec.HoldUser
 	HoldAdmin = jobrec.HoldAdmin
+	// HoldSpecialExit, HoldLaunchFailed and HoldMaxRequeue are the
+	// daemon's own holds (jobrec.Hold).
+	HoldSpecialExit  = jobrec.HoldSpecialExit
+	HoldLaunchFailed = jobrec.HoldLaunchFailed
+	HoldMaxRequeue   = jobrec.HoldMaxRequeue
+	// RequeueExitNote marks a run requeued by RequeueExit (jobrec).
+	RequeueExitNote = jobrec.RequeueExitNote
 )

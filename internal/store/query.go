@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -433,4 +434,25 @@ func (s *Store) GPUSeconds(ctx context.Context, now time.Time) (map[string]float
 		return nil, fmt.Errorf("summing GPU-seconds by account: %w", err)
 	}
 	return out, nil
+}
+
+// AutoRequeues counts the job's archived runs that ended in an automatic
+// requeue: those in state NODE_FAIL (a lost supervisor, a lost GPU) and
+// those with a note that starts with one of marks (the daemon's words for
+// a RequeueExit code or a launch failure). max_batch_requeue bounds them.
+func (s *Store) AutoRequeues(ctx context.Context, id uint32, marks ...string) (int, error) {
+	q := "SELECT COUNT(*) FROM runs WHERE id = ? AND (state = ?"
+	args := []any{id, string(slurm.NodeFail)}
+	for _, m := range marks {
+		// notes is a JSON array of strings: a note that starts with m
+		// follows a quote.
+		q += " OR instr(notes, ?) > 0"
+		b, _ := json.Marshal(m)
+		args = append(args, strings.TrimSuffix(string(b), `"`))
+	}
+	var n int
+	if err := s.r.QueryRowContext(ctx, q+")", args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting the automatic requeues of job %d: %w", id, err)
+	}
+	return n, nil
 }

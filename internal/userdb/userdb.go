@@ -40,6 +40,8 @@ type User struct {
 	// Shell is the login shell, "" when the entry names none (login(1)
 	// then takes /bin/sh).
 	Shell string
+	// Gecos is the comment field: the full name, then ",room,phone,...".
+	Gecos string
 }
 
 // Group is a group(5) entry.
@@ -114,7 +116,7 @@ func findUser(db, key string, match func([]string) bool) (User, error) {
 		if err1 != nil || err2 != nil {
 			return false
 		}
-		u = User{Name: f[0], UID: uint32(uid), GID: uint32(gid), Home: f[5], Shell: f[6]}
+		u = User{Name: f[0], UID: uint32(uid), GID: uint32(gid), Gecos: f[4], Home: f[5], Shell: f[6]}
 		return true
 	})
 	return u, err

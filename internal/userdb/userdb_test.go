@@ -36,7 +36,7 @@ func TestLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(User{Name: "alice", UID: 1001, GID: 1001, Home: "/home/alice", Shell: "/bin/bash"}, u); diff != "" {
+	if diff := cmp.Diff(User{Name: "alice", UID: 1001, GID: 1001, Home: "/home/alice", Shell: "/bin/bash", Gecos: "Alice,,,"}, u); diff != "" {
 		t.Errorf("ByID(1001) (-want +got):\n%s", diff)
 	}
 	if u, err := ByName("root"); err != nil || u.UID != 0 {
@@ -90,7 +90,7 @@ esac
 	t.Cleanup(func() { getent, answers.m = old, nil })
 
 	u, err := ByName("ldapuser")
-	if err != nil || u != (User{Name: "ldapuser", UID: 70001, GID: 70000, Home: "/home/ldapuser", Shell: "/bin/bash"}) {
+	if err != nil || u != (User{Name: "ldapuser", UID: 70001, GID: 70000, Home: "/home/ldapuser", Shell: "/bin/bash", Gecos: "LDAP User"}) {
 		t.Errorf("ByName(ldapuser) = %+v, %v", u, err)
 	}
 	if got := Name(70001); got != "ldapuser" {

@@ -1,6 +1,9 @@
 package web
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Source is what the listener reads: the daemon's last published state,
 // taken without the scheduling loop's locks (the daemon implements it
@@ -8,6 +11,8 @@ import "context"
 // A scrape or a page load costs the loop nothing.
 type Source interface {
 	State(ctx context.Context) (*State, error)
+	// Usage is the month (its first day) by account and user.
+	Usage(ctx context.Context, month time.Time) (*Usage, error)
 }
 
 // State is the box at one moment as the anonymous viewer may see it:

@@ -7,7 +7,9 @@
 // published, so that a scrape or a page load never waits on the
 // scheduling loop nor makes it wait. The page is plain HTML, CSS and a
 // little JavaScript embedded in the binary (no framework, no build step);
-// it polls /api/dashboard. Nothing served carries a job's script,
+// it polls /api/dashboard. usage.html shows a month's GPU-hours by
+// account and user from /api/usage, for a PI who does not use sreport.
+// Nothing served carries a job's script,
 // environment or --wrap command: State has no field for them. What it
 // carries is what the daemon's anonymous viewer may see (a viewer like
 // any other, who owns no job): the daemon builds State through the same
@@ -86,6 +88,7 @@ func routes(src Source, log *slog.Logger) []route {
 			w.Header().Set("Cache-Control", "no-store")
 			_ = json.NewEncoder(w).Encode(forPage(st))
 		})},
+		{"/api/usage", usageHandler(src, log)},
 		{"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			// The page may be framed by no one and loads nothing from
 			// elsewhere.

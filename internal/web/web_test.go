@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -22,6 +23,13 @@ type fixed struct {
 }
 
 func (f fixed) State(context.Context) (*State, error) { return f.st, f.err }
+
+func (f fixed) Usage(_ context.Context, month time.Time) (*Usage, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &Usage{Cluster: "lab", Month: month.Format("2006-01"), Accounts: []AccountUsage{}}, nil
+}
 
 // box is a made-up moment: two GPUs, one whole-GPU job, two jobs sharing
 // the other, two pending (one on a dependency), a yield and a cancel.
