@@ -433,16 +433,13 @@ func (p *parser) checkPriority(c *Config) {
 	if pr.MaxAge < 0 {
 		p.errorf(at("MaxAge"), "Priority.MaxAge must not be negative")
 	}
-	switch {
-	case pr.CalcPeriod < time.Minute:
-		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod must be at least 1 minute")
-	case pr.CalcPeriod != 5*time.Minute:
-		// Slurm's decay thread charges usage and recomputes fair share
-		// and priorities every PriorityCalcPeriod; slurm-lite does it at
-		// every pass, so another value would set nothing.
-		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is not supported: slurm-lite charges usage and recomputes fair share and priorities at every scheduling pass, not every CalcPeriod; remove it (Slurm's default, 5 minutes, is what export writes)",
+	// Slurm's PriorityCalcPeriod is at least a minute (read_config.c);
+	// times here are read as Slurm reads them, whole minutes.
+	if pr.CalcPeriod < time.Minute {
+		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is under Slurm's minimum: set at least \"1\" (a minute)",
 			slurmtime.FormatClock(pr.CalcPeriod))
 	}
+	p.enum(at("Recalc"), "Priority.Recalc", &pr.Recalc, RecalcPeriod, RecalcPass)
 	p.enum(at("UsageResetPeriod"), "Priority.UsageResetPeriod", &pr.UsageResetPeriod,
 		"NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY")
 	if pr.DecayHalfLife == 0 && pr.UsageResetPeriod == "NONE" {

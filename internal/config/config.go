@@ -320,8 +320,14 @@ type Priority struct {
 	DecayHalfLife time.Duration `toml:"DecayHalfLife" conf:"time"`
 	// MaxAge is the wait that earns the full age factor.
 	MaxAge time.Duration `toml:"MaxAge" conf:"time"`
-	// CalcPeriod is the time between usage decay passes.
+	// CalcPeriod is PriorityCalcPeriod: how often usage is charged to fair
+	// share and fair share and pending jobs' priorities are recomputed
+	// (with Recalc "period").
 	CalcPeriod time.Duration `toml:"CalcPeriod" conf:"time"`
+	// Recalc is when fair share and priorities are recomputed: "period"
+	// (every CalcPeriod, as Slurm's decay thread; the default) or "pass"
+	// (at every scheduling pass: slurm-lite's own, no Slurm equivalent).
+	Recalc string `toml:"Recalc"`
 	// FavorSmall gives small jobs the larger job-size factor.
 	FavorSmall bool `toml:"FavorSmall"`
 	// UsageResetPeriod clears usage: NONE, NOW, DAILY, WEEKLY, MONTHLY,
@@ -330,6 +336,12 @@ type Priority struct {
 	// Flags are PriorityFlags, upper case (NO_FAIR_TREE, MAX_TRES, ...).
 	Flags []string `toml:"Flags"`
 }
+
+// Priority.Recalc's values.
+const (
+	RecalcPeriod = "period"
+	RecalcPass   = "pass"
+)
 
 // HasFlag reports whether flag (upper case) is among the priority flags.
 func (p Priority) HasFlag(flag string) bool {
@@ -513,6 +525,7 @@ func Default() *Config {
 			DecayHalfLife:    7 * 24 * time.Hour,
 			MaxAge:           7 * 24 * time.Hour,
 			CalcPeriod:       5 * time.Minute,
+			Recalc:           RecalcPeriod,
 			UsageResetPeriod: "NONE",
 		},
 	}

@@ -66,9 +66,9 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:3: QOS "normal": MaxTRESPerJob limits gres/gpu:a100, which slurm-lite does not enforce; limit cpu, mem, node, billing, gres/gpu instead`,
 		},
 		{
-			"a CalcPeriod other than Slurm's default is refused, saying why",
-			lines(`[Priority]`, `CalcPeriod = "1"`),
-			`slurm-lite.toml:2: Priority.CalcPeriod 00:01:00 is not supported: slurm-lite charges usage and recomputes fair share and priorities at every scheduling pass, not every CalcPeriod; remove it (Slurm's default, 5 minutes, is what export writes)`,
+			"a Recalc that is neither period nor pass",
+			lines(`[Priority]`, `Recalc = "always"`),
+			`slurm-lite.toml:2: Priority.Recalc "always" is not one of "period", "pass"`,
 		},
 		{
 			"bf_interval other than Slurm's default is refused, saying why",
@@ -320,7 +320,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			"a CalcPeriod under a minute",
 			lines(`[Priority]`, `CalcPeriod = 0`),
-			`slurm-lite.toml:2: Priority.CalcPeriod must be at least 1 minute`,
+			`slurm-lite.toml:2: Priority.CalcPeriod 00:00:00 is under Slurm's minimum: set at least "1" (a minute)`,
 		},
 		{
 			"bf_interval -1 points to sched/builtin",

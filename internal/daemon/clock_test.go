@@ -42,10 +42,16 @@ func (c *fakeClock) advance(d time.Duration) {
 // state directory.
 func clockDaemon(t *testing.T, conf string, clock Clock, seed func(st *store.Store)) (*sockclient.Client, func(), string) {
 	t.Helper()
+	return clockDaemonIn(t, t.TempDir(), conf, clock, seed)
+}
+
+// clockDaemonIn is clockDaemon in the directory dir: a second daemon
+// started in the same one is the first restarted.
+func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *store.Store)) (*sockclient.Client, func(), string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a daemon")
 	}
-	dir := t.TempDir()
 	sock, state := filepath.Join(dir, "d.sock"), filepath.Join(dir, "state")
 	path := filepath.Join(dir, "conf.toml")
 	conf = fmt.Sprintf("SocketPath        = %q\nStateSaveLocation = %q\n", sock, state) + conf
@@ -187,7 +193,10 @@ Users = ["alice"]
 // A pending job's age factor grows with the daemon's clock up to
 // PriorityMaxAge: sprio shows WeightAge times the wait over MaxAge, in
 // whole seconds, after an hour of the fake clock and at the cap after
-// six. The job waits in a DOWN partition, so that nothing runs.
+// six. The job waits in a DOWN partition, so that nothing runs. The
+// priority is recomputed every CalcPeriod (5 minutes, passed at once by
+// each step), at the first pass after it: the test waits for that pass
+// (the loop's, every GPUSampleInterval of real time).
 func TestAgePriorityGrowsOnTheDaemonsClock(t *testing.T) {
 	const (
 		weight = 1000
@@ -256,7 +265,11 @@ State         = "DOWN"
 		clock.advance(step)
 		wait := clock.Now().Unix() - submit.Unix()
 		want := float64(weight) * min(1, float64(wait)/maxAge.Seconds())
-		if got := age(); got != want {
+		got := age()
+		for deadline := time.Now().Add(10 * time.Second); got != want && time.Now().Before(deadline); got = age() {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got != want {
 			t.Errorf("after %ds of waiting on the daemon's clock: age factor %v, want %v (WeightAge %d, MaxAge %v)",
 				wait, got, want, weight, maxAge)
 		}

@@ -165,6 +165,10 @@ type Daemon struct {
 	usageAt time.Time
 	// usageSaved is when usage was last written to the store.
 	usageSaved time.Time
+	// calc is the last fair-share recalculation and nextCalc when the
+	// next is due (usage.go, recalcLocked).
+	calc     sched.Calc
+	nextCalc time.Time
 	// watched are the running jobs whose supervisors the daemon watches.
 	watched map[uint32]bool
 	// after says what to do with a running job once its supervisor has
@@ -414,6 +418,14 @@ func Run(ctx context.Context, opts Options) error {
 	// Said once here, not per job: whether jobs get a cgroup (cgroup.kill,
 	// cpuset, --mem enforced, OOM kills recorded) or a subreaper.
 	d.setUpCgroups(ctx)
+	// Fair share and priorities are recalculated at the start, before the
+	// first request is served, as slurmctld's decay thread runs when it
+	// starts: after reattach, so that the jobs that ended meanwhile are
+	// charged up to their ends, and the running ones up to now.
+	d.chargeUntil(ctx, d.now())
+	d.mu.Lock()
+	d.recalcLocked(cfg.Priority, d.usageAt)
+	d.mu.Unlock()
 
 	d.srv = &localapi.Server{Routes: d.routes(), Logf: func(f string, a ...any) { log.Warn(fmt.Sprintf(f, a...)) }}
 	serveErr := make(chan error, 1)

@@ -26,7 +26,12 @@ import (
 // own, instead of a blank. The data first, then, where a Chromium is
 // installed, the page as a person reads it.
 func TestDashboardSaysWhatIsTrue(t *testing.T) {
+	// Fair share recomputed at every pass: the rows' Level FS follows the
+	// usage at once, rather than at the next PriorityCalcPeriod.
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil, `
+[Priority]
+Recalc = "pass"
+
 [[Account]]
 Name  = "lab"
 Users = ["root"]

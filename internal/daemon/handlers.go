@@ -953,7 +953,7 @@ func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([
 	if err != nil {
 		return nil, err
 	}
-	snap.Usage = d.usageNow(snap)
+	d.withCalc(&snap)
 	snap.Users = d.implicitUsers(ctx, d.config(), append(namedUsers(req.Query), req.Caller.User)...)
 	v := d.viewer(req.Caller)
 	var out []api.ShareRow
@@ -987,7 +987,7 @@ func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]
 	gs := d.gsnap
 	d.mu.Unlock()
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
-	snap.Usage = d.usageNow(snap.Snapshot)
+	d.withCalc(&snap.Snapshot)
 	v := d.viewer(req.Caller)
 	byID := map[uint32]sched.Job{}
 	for _, j := range snap.Jobs {

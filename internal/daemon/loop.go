@@ -197,6 +197,8 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	if at.After(d.usageAt) {
 		d.usage, d.usageAt = snap.Usage, at
 	}
+	d.recalcLocked(cfg.Priority, at)
+	snap.Calc = d.calc
 	d.mu.Unlock()
 	if !reset.IsZero() {
 		d.log.Info("fair-share usage cleared (Priority.UsageResetPeriod)", "period", cfg.Priority.UsageResetPeriod, "at", reset)

@@ -61,7 +61,7 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 	cfg := d.config()
 	d.mu.Lock()
 	gs := d.gsnap
-	usage := d.usage
+	usage, calc := d.usage, d.calc
 	kept, ok := d.checkJobs, d.checkOK && !fresh
 	d.mu.Unlock()
 	if gs.Time.IsZero() {
@@ -80,7 +80,7 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 		// Full slice expression: CheckSubmit cannot append into ours.
 		snap.Jobs = kept[:len(kept):len(kept)]
 	}
-	snap.Usage = usage
+	snap.Usage, snap.Calc = usage, calc
 	return snap.Snapshot, nil
 }
 

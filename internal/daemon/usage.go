@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -29,9 +30,15 @@ import (
 //
 // Decay is continuous: each instant's charge is decayed from that instant
 // (sched.AdvanceUsage). Slurm decays in steps of PriorityCalcPeriod; at
-// the end of each period both give the same usage for what ran before it,
-// so CalcPeriod only sets how often the daemon writes usage that no job's
-// end wrote (see usageSaveEvery).
+// the end of each period both give the same usage for what ran before it.
+//
+// Fair share and pending jobs' priorities are recomputed as Slurm's decay
+// thread does, every PriorityCalcPeriod (Priority.Recalc "period", the
+// default): the pass due at or after the period's end keeps the usage as
+// of then (d.calc), and the core takes fair share and priorities from it
+// (sched.Snapshot.Calc) until the next. The first pass after a start
+// makes one, as slurmctld's decay thread does when it starts; so nothing
+// of it is stored. With Recalc "pass" every pass recomputes them.
 
 // usageClock is the time usage is charged up to: whole seconds, as Slurm
 // charges it (time_t) and as the scheduler counts every other time (a
@@ -59,6 +66,70 @@ func (d *Daemon) usageNow(snap sched.Snapshot) []sched.Usage {
 	usage, at := d.usage, d.usageAt
 	d.mu.Unlock()
 	return advanceUsage(snap, usage, at, usageClock(snap.Now))
+}
+
+// withCalc sets what a view's snapshot needs of fair share: the usage now
+// (usageNow) and the last recalculation. Between recalculations sshare's
+// RawUsage is as Slurm's: what was charged at the last one and at the
+// ends of runs since, not the running jobs' time since the last one
+// (Slurm charges that at the next).
+func (d *Daemon) withCalc(snap *sched.Snapshot) {
+	snap.Usage = d.usageNow(*snap)
+	d.mu.Lock()
+	snap.Calc = d.calc
+	d.mu.Unlock()
+	snap.Usage = chargedUsage(*snap)
+}
+
+// chargedUsage is snap.Usage (the usage as of snap.Now, running jobs
+// charged as they run) as Slurm has charged it by then when fair share is
+// recalculated every period (snap.Calc set): less what the jobs running
+// now have cost since the last recalculation, which Slurm charges at the
+// next (or at their end). Without a recalculation it is snap.Usage.
+func chargedUsage(snap sched.Snapshot) []sched.Usage {
+	now := usageClock(snap.Now)
+	if snap.Calc.At.IsZero() || !now.After(snap.Calc.At) {
+		return snap.Usage
+	}
+	running := snap
+	running.Usage = nil
+	running.Now = snap.Calc.At
+	since := sched.AdvanceUsage(running, now)
+	type key struct{ account, user string }
+	less := map[key]float64{}
+	for _, u := range since {
+		less[key{u.Account, u.User}] += u.Raw
+	}
+	out := make([]sched.Usage, len(snap.Usage))
+	for i, u := range snap.Usage {
+		u.Raw = max(0, u.Raw-less[key{u.Account, u.User}])
+		out[i] = u
+	}
+	return out
+}
+
+// recalcLocked makes the recalculation due at `at` (usage just advanced
+// to it): the first after a start, then the first pass at or after each
+// CalcPeriod since, the schedule kept from the first as the decay
+// thread's (a pass that comes late does not move the next). With Recalc
+// "pass" it clears d.calc: the core then recomputes at every pass. d.mu
+// is held.
+func (d *Daemon) recalcLocked(pr config.Priority, at time.Time) {
+	if pr.Recalc == config.RecalcPass || pr.CalcPeriod <= 0 {
+		d.calc, d.nextCalc = sched.Calc{}, time.Time{}
+		return
+	}
+	if !d.calc.At.IsZero() && at.Before(d.nextCalc) {
+		return
+	}
+	if d.nextCalc.IsZero() || d.calc.At.IsZero() {
+		d.nextCalc = at
+	}
+	for !d.nextCalc.After(at) {
+		d.nextCalc = d.nextCalc.Add(pr.CalcPeriod)
+	}
+	d.calc = sched.Calc{At: at, Usage: slices.Clone(d.usage)}
+	d.log.Debug("fair share and priorities recalculated", "at", at, "next", d.nextCalc)
 }
 
 // chargeUntil advances usage to t, where a run ends at t: every job the

@@ -231,7 +231,9 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 	}
 
 	if snap := d.web.passed.Load(); snap != nil {
-		for _, r := range sched.FairShareTree(*snap) {
+		view := *snap
+		view.Usage = chargedUsage(view) // as sshare shows it
+		for _, r := range sched.FairShareTree(view) {
 			if !who.seesUsage(r.User) {
 				continue
 			}

@@ -409,7 +409,7 @@ func (d *Daemon) yieldFor(ctx context.Context, caller localapi.Identity, j store
 			g.FreeMem = min(g.TotalMem, g.FreeMem+int64(held[g.UUID]))
 		}
 	}
-	snap.Usage = d.usageNow(snap.Snapshot)
+	d.withCalc(&snap.Snapshot)
 	anyone := d.mayAct(caller, j)
 	for _, s := range sched.Cycle(snap.Snapshot).Starts {
 		o, ok := snap.byID[s.JobID]

@@ -387,7 +387,12 @@ func TestHeaderFollowsConfig(t *testing.T) {
 			[]string{"- GraceTime:", "AllowUnlistedUsers"}},
 		{"examples/slurm-lite.toml: a filler partition, accounts", loaded(t, "../../examples/slurm-lite.toml"),
 			[]string{"- GraceTime:", `IdleGPUTimeout = "01:00:00"`},
-			[]string{"No accounts configured", "AllowUnlistedUsers"}},
+			[]string{"No accounts configured", "AllowUnlistedUsers", "Recalc"}},
+		{"fair share recomputed at every pass", func() *config.Config {
+			c := defaults()
+			c.Priority.Recalc = config.RecalcPass
+			return c
+		}(), []string{`[Priority] Recalc = "pass"`, "every PriorityCalcPeriod (00:05:00, below)"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,6 +65,12 @@ func (g gen) noEquivalent() []string {
 			"  GraceTime holds the batch script's SIGTERM back and does not requeue a job that",
 			"  ends within it, so preemptible partitions get GraceTime=0 and KillWait the grace.")
 	}
+	if c.Priority.Recalc == config.RecalcPass {
+		lines = append(lines,
+			"- [Priority] Recalc = \"pass\" (fair share and priorities recomputed at every scheduling",
+			fmt.Sprintf("  pass): none. Slurm recomputes them every PriorityCalcPeriod (%s, below): a job", clock(c.Priority.CalcPeriod)),
+			"  keeps its priority until then, and an account drops only then when its jobs run.")
+	}
 	if !c.HasAccounts() {
 		lines = append(lines,
 			"- No accounts configured: here every user runs jobs with equal shares. Slurm refuses",

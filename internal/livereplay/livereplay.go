@@ -128,6 +128,9 @@ func Run(ctx context.Context, tr *sim.Trace, pol sim.Policy, opt sim.Options, lo
 	if err := CheckScale(tr, pol, opt, lo.Scale); err != nil {
 		return nil, err
 	}
+	if err := checkCalcPeriod(opt, lo.Scale); err != nil {
+		return nil, err
+	}
 	me, err := user.Current()
 	if err != nil {
 		return nil, fmt.Errorf("who runs the replay: %w", err)
@@ -312,6 +315,11 @@ func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, 
 	if pol.NoFairTree {
 		b.WriteString("Flags = [\"NO_FAIR_TREE\"]\n")
 	}
+	if p := opt.Setup.CalcPeriod; p > 0 {
+		fmt.Fprintf(&b, "Recalc = \"period\"\nCalcPeriod = \"%d\"\n", int64(math.Round(float64(p)*scale/float64(time.Minute))))
+	} else {
+		b.WriteString("Recalc = \"pass\"\n")
+	}
 	fmt.Fprintf(&b, "\n[[Partition]]\nPartitionName = %q\nDefault = true\nPriorityTier = 1\n", mainPartition)
 	if pol.ShortRoute > 0 {
 		fmt.Fprintf(&b, "\n[[Partition]]\nPartitionName = %q\nPriorityTier = 2\n", shortPartition)
@@ -350,6 +358,26 @@ func Config(tr *sim.Trace, pol sim.Policy, opt sim.Options, scale float64, dir, 
 		fmt.Fprintf(&b, "\n[[Account]]\nName = %q\nShares = %d\nUsers = [%q]\n", a, shares, user)
 	}
 	return b.String()
+}
+
+// checkCalcPeriod refuses a replay whose recalculation period
+// (sim.Setup.CalcPeriod) the daemon cannot take at this scale: the
+// daemon's Priority.CalcPeriod is whole minutes, at least one, as
+// Slurm's. Recalculations then fall every period of the daemon's clock
+// from its start (a second or two before trace second 0), the
+// simulator's from trace second 0.
+func checkCalcPeriod(opt sim.Options, scale float64) error {
+	p := opt.Setup.CalcPeriod
+	if p <= 0 {
+		return nil
+	}
+	wall := time.Duration(float64(p) * scale)
+	if wall >= time.Minute && wall%time.Minute == 0 {
+		return nil
+	}
+	return fmt.Errorf("--scale %g makes Priority.CalcPeriod %s %s of wall time, and the daemon's is whole minutes, at least one, as Slurm's: "+
+		"give --recalc pass (fair share recomputed at every pass, in both), or a --config whose CalcPeriod comes to whole minutes at this scale",
+		scale, fmtTrace(p), wall)
 }
 
 // clock is a duration as D-HH:MM:SS.

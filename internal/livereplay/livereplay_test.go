@@ -64,6 +64,11 @@ func options() sim.Options {
 	// 1:3:7, alpha's 60 GPU-seconds and beta's 180 tied at trace second
 	// 170, and the tie went either way.)
 	setup.Shares = map[string]int{"alpha": 2083, "beta": 4111, "gamma": 6151}
+	// Fair share recomputed at every pass, in both engines: the daemon's
+	// CalcPeriod is whole minutes (a trace period of 10 minutes at the
+	// replay's scale), longer than these traces, and its recalculations
+	// count from its start, not from trace second 0.
+	setup.CalcPeriod = 0
 	return sim.Options{
 		Lab:         sim.Lab{Nodes: 1, GPUsPerNode: 4, GPUMem: 80 << 30},
 		Setup:       setup,

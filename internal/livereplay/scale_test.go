@@ -1,10 +1,12 @@
 package livereplay
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -100,5 +102,32 @@ func TestKeptDirectories(t *testing.T) {
 	}
 	if _, err := os.Stat(long); err != nil {
 		t.Errorf("the kept directory is gone: %v", err)
+	}
+}
+
+// A replay whose recalculation period the daemon cannot take at the scale
+// (its CalcPeriod is whole minutes, at least one, as Slurm's) is refused
+// before any daemon starts, saying what to give instead; one it can take
+// is written into the daemon's configuration.
+func TestCalcPeriodMustComeToWholeMinutes(t *testing.T) {
+	tr, err := sim.ReadTrace("t.csv", strings.NewReader("job_id,submit_s,account,num_gpus,duration_s,time_limit_s\nj0,0,alpha,1,10,20\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pols, _ := sim.LookupPolicies("P2")
+	opt := options()
+	opt.Setup.CalcPeriod = 5 * time.Minute
+	_, err = Run(context.Background(), tr, pols[0], opt, Options{Scale: 0.1})
+	want := "--scale 0.1 makes Priority.CalcPeriod 5 trace minutes 30s of wall time, and the daemon's is whole minutes, at least one, as Slurm's: give --recalc pass"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("period 5 min at scale 0.1: %v, want an error saying %q", err, want)
+	}
+	opt.Setup.CalcPeriod = 20 * time.Minute
+	if conf := Config(tr, pols[0], opt, 0.1, "/d", "/d/s", "me"); !strings.Contains(conf, "Recalc = \"period\"\nCalcPeriod = \"2\"\n") {
+		t.Errorf("period 20 min at scale 0.1: the configuration has no CalcPeriod of 2 minutes:\n%s", conf)
+	}
+	opt.Setup.CalcPeriod = 0
+	if conf := Config(tr, pols[0], opt, 0.1, "/d", "/d/s", "me"); !strings.Contains(conf, "Recalc = \"pass\"\n") {
+		t.Errorf("every pass: the configuration says otherwise:\n%s", conf)
 	}
 }

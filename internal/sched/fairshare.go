@@ -32,8 +32,16 @@ type ShareRow struct {
 
 // FairShareTree returns every row sshare -a -l prints, in sshare's order:
 // depth first, users before sub-accounts, each group by name.
+//
+// With a recalculation (snap.Calc), RawUsage is the usage now, and the
+// other usage columns, LevelFS and FairShare are as of the recalculation,
+// as sshare shows them between two of Slurm's decay thread's runs.
 func FairShareTree(snap Snapshot) []ShareRow {
-	t := buildShareTree(&snap)
+	t := buildShareTree(calcView(&snap))
+	now := t
+	if !snap.Calc.At.IsZero() {
+		now = buildShareTree(&snap)
+	}
 	rows := make([]ShareRow, 0, len(t.nodes))
 	var walk func(i int)
 	walk = func(i int) {
@@ -43,7 +51,7 @@ func FairShareTree(snap Snapshot) []ShareRow {
 			Depth:        n.depth,
 			RawShares:    n.shares,
 			NormShares:   n.normShares,
-			RawUsage:     n.raw,
+			RawUsage:     now.rawOf(t, i),
 			EffectvUsage: n.effUsage,
 			LevelFS:      n.levelFS,
 		}
@@ -105,6 +113,37 @@ type shareTree struct {
 	// maxPrio is the largest association Priority, the association
 	// factor's denominator (assoc_mgr's g_assoc_max_priority).
 	maxPrio int
+}
+
+// calcView is the snapshot as the last recalculation saw it: its usage as
+// of its time. Without one it is snap itself.
+func calcView(snap *Snapshot) *Snapshot {
+	if snap.Calc.At.IsZero() {
+		return snap
+	}
+	v := *snap
+	v.Now, v.Usage = snap.Calc.At, snap.Calc.Usage
+	return &v
+}
+
+// rawOf is the raw usage in t of the node that is node i of o (the same
+// association; trees of one snapshot at two times differ at most in
+// associations found from usage records).
+func (t *shareTree) rawOf(o *shareTree, i int) float64 {
+	if t == o {
+		return t.nodes[i].raw
+	}
+	n := &o.nodes[i]
+	if n.user {
+		if k, ok := t.assocs[assocKey{n.account, n.name}]; ok {
+			return t.nodes[k].raw
+		}
+		return 0
+	}
+	if k, ok := t.accounts[n.name]; ok {
+		return t.nodes[k].raw
+	}
+	return 0
 }
 
 // buildShareTree builds the association tree with usage decayed to Now and

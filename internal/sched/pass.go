@@ -181,7 +181,8 @@ func newPass(snap *Snapshot) *pass {
 		}
 		p.maxQOSPrio = max(p.maxQOSPrio, float64(q.Priority))
 	}
-	p.tree = buildShareTree(snap)
+	// Fair share as of the last recalculation (calcView).
+	p.tree = buildShareTree(calcView(snap))
 	p.buildDepIndex()
 	return p
 }

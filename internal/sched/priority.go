@@ -214,7 +214,7 @@ func (p *pass) ageFactor(pj *pjob) float64 {
 			}
 		}
 	}
-	wait := p.now - from.Unix()
+	wait := p.prioTime(j) - from.Unix()
 	if wait <= 0 {
 		wait = 0
 	}
@@ -223,6 +223,20 @@ func (p *pass) ageFactor(pj *pjob) float64 {
 		return 1
 	}
 	return float64(wait) / float64(maxAge)
+}
+
+// prioTime is the moment (Unix seconds) a pending job's priority was
+// computed at: now when priorities are recalculated at every pass, else
+// the last recalculation (snap.Calc), or the job's submission if it came
+// later: Slurm computes a job's priority when it is submitted and then
+// only in the decay thread, every PriorityCalcPeriod
+// (priority_multifactor.c, priority_p_set and decay_apply_weighted_factors).
+func (p *pass) prioTime(j *Job) int64 {
+	at := p.snap.Calc.At
+	if at.IsZero() {
+		return p.now
+	}
+	return min(p.now, max(at.Unix(), j.Submit.Unix()))
 }
 
 // sizeFactor is Slurm's job size factor (priority_multifactor.shtml, "Job

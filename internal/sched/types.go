@@ -30,6 +30,13 @@ type Snapshot struct {
 	Accounts []Account
 	// Usage is the decayed usage per association, in TRES-billing seconds.
 	Usage []Usage
+	// Calc is the last fair-share recalculation, as Slurm's decay thread
+	// makes one every PriorityCalcPeriod: fair share (EffectvUsage,
+	// LevelFS, FairShare) comes from the usage as of it, and a pending
+	// job's priority is the one computed then, or at its submission if
+	// that came later. Zero (Calc.At zero) recalculates at every pass:
+	// fair share from Usage at Now, priorities at Now.
+	Calc Calc
 	// Users are users known to hold Config.DefaultAccount's implicit
 	// association where it is in use (no Accounts, or AllowUnlistedUsers),
 	// besides those of Jobs and Usage: every user has it, and sshare and
@@ -204,6 +211,13 @@ type Usage struct {
 	// Raw is in TRES-billing seconds as of AsOf; the pass decays it to Now.
 	Raw  float64
 	AsOf time.Time
+}
+
+// Calc is a fair-share recalculation: when it was made, and every
+// association's usage as of then (one record each, AsOf At).
+type Calc struct {
+	At    time.Time
+	Usage []Usage
 }
 
 // Hold is a job's hold.

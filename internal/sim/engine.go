@@ -183,6 +183,15 @@ type engine struct {
 	next   int // next trace job to submit
 	now    int64
 	usage  []sched.Usage
+	// calc is the last fair-share recalculation, nextCalc when the next
+	// is due (trace seconds); with Setup.CalcPeriod 0 calc stays zero and
+	// every pass recomputes.
+	calc     sched.Calc
+	nextCalc int64
+	// periodic: fair share and priorities are recomputed every
+	// CalcPeriod (multifactor priority only: priority/basic has nothing
+	// to recompute, and its runs get no instants for it).
+	periodic bool
 
 	capacity   int
 	held       int
@@ -239,7 +248,30 @@ func newEngine(tr *Trace, pol Policy, opt Options) *engine {
 	if opt.WindowEnd > 0 {
 		e.res.WindowEnd = opt.WindowEnd
 	}
+	e.periodic = opt.Setup.CalcPeriod > 0 && e.w.cfg.PriorityType == sched.PriorityMultifactor
+	if e.periodic {
+		// The daemon recalculates when it starts, before the first job.
+		e.calc, e.nextCalc = sched.Calc{At: e.clock(e.now)}, e.now+e.calcPeriod()
+	}
 	return e
+}
+
+// calcPeriod is Setup.CalcPeriod in whole trace seconds, at least one.
+func (e *engine) calcPeriod() int64 {
+	return max(1, int64(e.opt.Setup.CalcPeriod/time.Second))
+}
+
+// recalc makes the recalculation due at the instant e.now, as the daemon's
+// pass at or after each CalcPeriod does: fair share and priorities from
+// the usage as of now until the next.
+func (e *engine) recalc() {
+	if !e.periodic || e.now < e.nextCalc {
+		return
+	}
+	e.calc = sched.Calc{At: e.clock(e.now), Usage: e.usage}
+	for e.nextCalc <= e.now {
+		e.nextCalc += e.calcPeriod()
+	}
 }
 
 func (e *engine) clock(s int64) time.Time { return time.Unix(e.base+s, 0) }
@@ -302,6 +334,11 @@ func (e *engine) run() {
 		} else if t != math.MaxInt64 {
 			idleEdges = 0
 		}
+		if e.periodic {
+			// A recalculation is an instant of its own: what was
+			// waiting may rank otherwise after it.
+			t = min(t, e.nextCalc)
+		}
 		if tick := int64(e.opt.Tick / time.Second); tick > 0 && len(e.tr.Jobs) > 0 {
 			// From the first submission, as a live replay's seconds.
 			first := e.tr.Jobs[0].Submit
@@ -324,6 +361,7 @@ func (e *engine) run() {
 			e.submit(e.next)
 			e.next++
 		}
+		e.recalc()
 		if e.remaining > 0 {
 			e.pass()
 		}
@@ -394,7 +432,7 @@ func (e *engine) pass() {
 		}
 	}
 	snap := sched.Snapshot{Now: e.clock(e.now), Config: e.w.cfg, Nodes: e.w.nodes, Partitions: e.w.partitions,
-		QOS: e.w.qos, Accounts: e.w.accounts, Usage: e.usage, Jobs: e.act, Reservations: e.opt.Reservations}
+		QOS: e.w.qos, Accounts: e.w.accounts, Usage: e.usage, Calc: e.calc, Jobs: e.act, Reservations: e.opt.Reservations}
 	plan := sched.Cycle(snap)
 	fillerJobs := e.act[n:]
 	e.act = e.act[:n]

@@ -85,6 +85,7 @@ type Flags struct {
 	Keep        string        `help:"With --live: keep each policy's daemon directory (configuration, state, daemon.log, replay.log, jobs.csv) in DIR/POLICY, to explain a divergence." placeholder:"DIR"`
 	Reservation string        `help:"Hold a reservation throughout the replay, in scontrol create reservation's words, times from the trace's first submission (e.g. \"StartTime=18:00 Duration=14:00:00 Users=nobody TRES=gres/gpu=8 Flags=DAILY\": a nightly reservation of the first node's eight GPUs that no trace job uses)." placeholder:"WORDS"`
 	Tick        time.Duration `help:"Also pass every DURATION of trace time, as the daemon passes every GPUSampleInterval (slower; to compare with a --live replay at --scale S, give 1s/S)." default:"0s" placeholder:"DURATION"`
+	Recalc      string        `help:"When fair share and priorities are recomputed: period (every Priority.CalcPeriod, as Slurm and the daemon by default) or pass (at every pass, Priority.Recalc = \"pass\"); default: the --config's, else period." default:"" placeholder:"WHEN"`
 }
 
 // Help is the long description kong prints above the options.
@@ -129,6 +130,17 @@ func Command(f Flags, stdout, stderr io.Writer, live LiveRunner) int {
 		if setup, err = SetupFromConfig(c); err != nil {
 			return fail(fmt.Errorf("%s: %w", f.Config, err))
 		}
+	}
+	switch f.Recalc {
+	case "":
+	case config.RecalcPass:
+		setup.CalcPeriod = 0
+	case config.RecalcPeriod:
+		if setup.CalcPeriod == 0 {
+			setup.CalcPeriod = DefaultSetup().CalcPeriod
+		}
+	default:
+		return fail(fmt.Errorf("--recalc %q: give period or pass", f.Recalc))
 	}
 	sp, err := speedup(f.Profiles, f.GPUsPerNode)
 	if err != nil {

@@ -132,12 +132,19 @@ const (
 // accounts.
 type Setup struct {
 	Config sched.Config
+	// CalcPeriod is Priority.CalcPeriod: fair share and pending jobs'
+	// priorities are recomputed every CalcPeriod of trace time from the
+	// first submission, as the daemon does from its start (Priority.Recalc
+	// "period"); 0 recomputes them at every pass (Recalc "pass").
+	CalcPeriod time.Duration
 	// Shares of accounts by name; accounts of the trace not listed get 1.
 	Shares map[string]int
 }
 
 // DefaultSetup is slurm-lite's defaults with equal shares.
-func DefaultSetup() Setup { return Setup{Config: sched.DefaultConfig()} }
+func DefaultSetup() Setup {
+	return Setup{Config: sched.DefaultConfig(), CalcPeriod: config.Default().Priority.CalcPeriod}
+}
 
 // SetupFromConfig takes the priority weights, decay, age, PriorityFlags,
 // backfill parameters and account shares of a slurm-lite configuration
@@ -156,6 +163,10 @@ func SetupFromConfig(c *config.Config) (Setup, error) {
 	s.Config.ShardSize = int64(c.ShardSize)
 	s.Config.MaxAge = p.MaxAge
 	s.Config.DecayHalfLife = p.DecayHalfLife
+	s.CalcPeriod = p.CalcPeriod
+	if p.Recalc == config.RecalcPass {
+		s.CalcPeriod = 0
+	}
 	s.Config.FavorSmall = p.FavorSmall
 	flags, err := sched.ParsePriorityFlags(p.Flags)
 	if err != nil {
