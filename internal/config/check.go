@@ -456,6 +456,10 @@ var unsupportedQOSFlags = map[string]string{
 // limit: those the scheduler counts.
 var enforcedQOSTRES = []string{"cpu", "mem", "node", "billing", "gres/gpu"}
 
+// enforcedGrpTRESMins are the TRES an account's GrpTRESMins may limit: those
+// whose usage the scheduler counts.
+var enforcedGrpTRESMins = []string{"cpu", "billing", "gres/gpu"}
+
 // sacctmgr's QOS flags.
 var qosFlags = []string{"DenyOnLimit", "EnforceUsageThreshold", "NoDecay", "NoReserve", "OverPartQOS",
 	"PartitionMaxNodes", "PartitionMinNodes", "PartitionTimeLimit", "RequiresReservation", "UsageFactorSafe"}
@@ -614,6 +618,14 @@ func (p *parser) checkAccounts(c *Config) {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, a.Shares)
 		}
 		p.inRange(at("Priority"), label+": Priority", int64(a.Priority), 0, math.MaxInt32)
+		for _, n := range sortedKeys(a.GrpTRESMins) {
+			switch {
+			case !slices.Contains(enforcedGrpTRESMins, n):
+				p.errorf(at("GrpTRESMins"), "%s: GrpTRESMins limits %s, which slurm-lite does not count; limit %s instead", label, n, strings.Join(enforcedGrpTRESMins, ", "))
+			case a.GrpTRESMins[n] < 1:
+				p.errorf(at("GrpTRESMins"), "%s: GrpTRESMins %s=%d is below 1; give a positive number of minutes, or leave %s out for no limit", label, n, a.GrpTRESMins[n], n)
+			}
+		}
 		users := map[string]bool{}
 		for j, u := range a.Users {
 			if p.name(at("Users").index(j), label+": Users: user", u) && users[u] {

@@ -414,6 +414,12 @@ type Account struct {
 	Priority int `toml:"Priority"`
 	// Users is shorthand for one [[User]] each with 1 share in this account.
 	Users []string `toml:"Users"`
+	// GrpTRESMins is sacctmgr's GrpTRESMins: the TRES-minutes (gres/gpu,
+	// cpu, billing) the account's jobs and its sub-accounts' may use
+	// together, counted on usage as fair share decays and
+	// Priority.UsageResetPeriod clears it. A job wanting a TRES whose
+	// budget is spent waits (AssocGrpGRESMinutes, ...).
+	GrpTRESMins TRES `toml:"GrpTRESMins"`
 }
 
 // User is one user's association with one account (a user in two accounts

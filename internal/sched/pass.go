@@ -61,6 +61,7 @@ type pass struct {
 	running  []runInfo
 	yielding []yieldHold
 	userQOS  map[userQOSKey]userCount
+	quota    *quotaIndex
 	arrayRun map[uint32]int
 	deltas   []colDelta
 }
@@ -180,6 +181,7 @@ func newPass(snap *Snapshot) *pass {
 		p.maxQOSPrio = max(p.maxQOSPrio, float64(q.Priority))
 	}
 	p.tree = buildShareTree(snap)
+	p.quota = newQuotaIndex(snap)
 	p.buildDepIndex()
 	return p
 }

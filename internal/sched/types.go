@@ -30,6 +30,9 @@ type Snapshot struct {
 	Accounts []Account
 	// Usage is the decayed usage per association, in TRES-billing seconds.
 	Usage []Usage
+	// TRESUsage is each account's usage per TRES, what its GrpTRESMins is
+	// checked against (AccountTRESUsage); nil when no account has one.
+	TRESUsage []TRESUsage
 	// Users are users known to hold Config.DefaultAccount's implicit
 	// association where it is in use (no Accounts, or AllowUnlistedUsers),
 	// besides those of Jobs and Usage: every user has it, and sshare and
@@ -179,6 +182,8 @@ type Account struct {
 	// without one does in Slurm.
 	Priority int
 	Users    []UserShare
+	// GrpTRESMins is the account's budget of TRES-minutes (quota.go).
+	GrpTRESMins TRESMins
 }
 
 // UserShare is a user's association with an account.

@@ -1,0 +1,284 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// Budgets of TRES-minutes: an account's GrpTRESMins.
+//
+// Slurm checks an association's GrpTRESMins against usage_tres_raw, the
+// association's usage of each TRES: every running job's TRES × seconds ×
+// its QOS UsageFactor, charged to the association and every account above
+// it, decayed by PriorityDecayHalfLife and cleared by
+// PriorityUsageResetPeriod like fair-share usage (acct_policy.c,
+// acct_policy_job_runnable_post_select; priority_multifactor.c,
+// _apply_new_usage). A job that wants a TRES whose used minutes (whole
+// minutes, rounded down) have reached the limit waits with
+// AssocGrp<TRES>Minutes; running jobs are never stopped by it.
+//
+// The core is given the runs instead of a running counter: usage is a
+// function of the runs since the last reset (AccountTRESUsage), so the
+// budget survives restarts with the job records and needs no store of its
+// own.
+
+// TRESMins are TRES-minutes per TRES; 0 is no limit.
+type TRESMins struct {
+	GPU     int64 // gres/gpu
+	CPU     int64 // cpu
+	Billing int64 // billing
+}
+
+// Any reports whether any limit is set.
+func (m TRESMins) Any() bool { return m.GPU > 0 || m.CPU > 0 || m.Billing > 0 }
+
+// TRESUsage is an account's decayed usage per TRES, in TRES-seconds, its
+// sub-accounts' included.
+type TRESUsage struct {
+	Account string
+	GPU     float64
+	CPU     float64
+	Billing float64
+}
+
+// Run is a job's run for AccountTRESUsage: Job with Start (and its
+// allocation), and End, zero while it runs.
+type Run struct {
+	Job Job
+	End time.Time
+}
+
+// AccountTRESUsage is each account's usage per TRES at snap.Now from the
+// runs given, counted from since (the last PriorityUsageResetPeriod reset;
+// zero: from each run's start): every run's TRES × seconds × UsageFactor,
+// each instant's charge decayed by PriorityDecayHalfLife to Now (the same
+// integral as AdvanceUsage), charged to the run's account and every
+// account above it. Runs whose account is not in the tree are left out.
+func AccountTRESUsage(snap Snapshot, runs []Run, since time.Time) []TRESUsage {
+	t := buildShareTree(&snap)
+	parent := accountParents(&snap)
+	hl := snap.Config.DecayHalfLife.Seconds()
+	now := snap.Now
+	acc := map[string]*TRESUsage{}
+	var order []string
+	for i := range runs {
+		r := &runs[i]
+		j := &r.Job
+		if j.Start.IsZero() {
+			continue
+		}
+		from := time.Unix(j.Start.Unix(), 0)
+		if from.Before(since) {
+			from = since
+		}
+		to := now
+		if !r.End.IsZero() && r.End.Before(now) {
+			to = time.Unix(r.End.Unix(), 0)
+		}
+		secs := to.Sub(from).Seconds()
+		if secs <= 0 {
+			continue
+		}
+		// The decayed length of [from, to] as of now: charge × this is the
+		// run's usage today.
+		length := secs
+		if hl > 0 {
+			length = hl / math.Ln2 * (math.Exp2(-now.Sub(to).Seconds()/hl) - math.Exp2(-now.Sub(from).Seconds()/hl))
+		}
+		f := usageFactor(&snap, j.QOS) * length
+		gpus, cpus := jobGPUs(j, &snap), jobCPUs(j)
+		bill := billing(j, partitionOf(&snap, j.Partition), &snap)
+		ai, ok := t.assoc(j.Account, j.User)
+		if !ok {
+			continue
+		}
+		seen := map[string]bool{}
+		for a := t.nodes[ai].account; a != "" && !seen[a]; a = parent[a] {
+			seen[a] = true
+			u := acc[a]
+			if u == nil {
+				u = &TRESUsage{Account: a}
+				acc[a] = u
+				order = append(order, a)
+			}
+			u.GPU += gpus * f
+			u.CPU += cpus * f
+			u.Billing += bill * f
+		}
+	}
+	out := make([]TRESUsage, 0, len(order))
+	slices.Sort(order)
+	for _, a := range order {
+		out = append(out, *acc[a])
+	}
+	return out
+}
+
+// accountParents maps each configured account to its parent; the root's
+// parent is "".
+func accountParents(snap *Snapshot) map[string]string {
+	parent := map[string]string{}
+	for _, a := range snap.Accounts {
+		if a.Name == rootAccount {
+			continue
+		}
+		p := a.Parent
+		if p == "" {
+			p = rootAccount
+		}
+		parent[a.Name] = p
+	}
+	return parent
+}
+
+func partitionOf(snap *Snapshot, name string) *Partition {
+	for i := range snap.Partitions {
+		p := &snap.Partitions[i]
+		if p.Name == name || (name == "" && p.Default) {
+			return p
+		}
+	}
+	return nil
+}
+
+// jobGPUs is the gres/gpu a job holds (a running job) or asks for (a
+// pending one): whole GPUs, a shared GPU counting the part of its memory
+// reserved, as billing counts it.
+func jobGPUs(j *Job, snap *Snapshot) float64 {
+	if len(j.Alloc.GPUs) > 0 {
+		n := 0.0
+		for _, g := range j.Alloc.GPUs {
+			if g.Mem == 0 {
+				n++
+			} else if total := gpuTotalMem(snap, g.UUID); total > 0 {
+				n += min(1, float64(g.Mem)/float64(total))
+			}
+		}
+		return n
+	}
+	if len(j.Alloc.CPUs) > 0 {
+		return 0 // running without GPUs
+	}
+	if j.Req.GPUMem > 0 {
+		if total := largestGPU(snap, j.Req.GPUType); total > 0 {
+			return float64(max(1, j.Req.GPUs)) * min(1, float64(j.Req.GPUMem)/float64(total))
+		}
+	}
+	return float64(j.Req.GPUs)
+}
+
+func jobCPUs(j *Job) float64 {
+	if len(j.Alloc.CPUs) > 0 {
+		return float64(len(j.Alloc.CPUs))
+	}
+	return float64(max(1, j.Req.CPUs))
+}
+
+// quotaIndex is the pass's view of budgets: limits and usage by account.
+type quotaIndex struct {
+	parent map[string]string
+	limits map[string]TRESMins
+	usage  map[string]TRESUsage
+}
+
+func newQuotaIndex(snap *Snapshot) *quotaIndex {
+	q := &quotaIndex{limits: map[string]TRESMins{}, usage: map[string]TRESUsage{}}
+	for _, a := range snap.Accounts {
+		if a.GrpTRESMins.Any() {
+			q.limits[a.Name] = a.GrpTRESMins
+		}
+	}
+	if len(q.limits) == 0 {
+		return q
+	}
+	q.parent = accountParents(snap)
+	for _, u := range snap.TRESUsage {
+		q.usage[u.Account] = u
+	}
+	return q
+}
+
+// assocGrpTRESMins is the budget a job waits for: the first account, from
+// its own up, whose GrpTRESMins of a TRES the job wants is used up (in
+// Slurm's TRES order: cpu, billing, gres/gpu).
+func (p *pass) assocGrpTRESMins(pj *pjob) (blocker, bool) {
+	q := p.quota
+	if len(q.limits) == 0 || pj.assoc < 0 {
+		return blocker{}, false
+	}
+	j := pj.job
+	wants := [3]float64{jobCPUs(j), p.jobBilling(pj), jobGPUs(j, p.snap)}
+	seen := map[string]bool{}
+	for a := p.tree.nodes[pj.assoc].account; a != "" && !seen[a]; a = q.parent[a] {
+		seen[a] = true
+		lim, ok := q.limits[a]
+		if !ok {
+			continue
+		}
+		u := q.usage[a]
+		for i, c := range []struct {
+			tres   string
+			limit  int64
+			used   float64
+			reason slurm.Reason
+		}{
+			{"cpu", lim.CPU, u.CPU, slurm.ReasonAssocGrpCPUMinutes},
+			{"billing", lim.Billing, u.Billing, slurm.ReasonAssocGrpBillingMinutes},
+			{"gres/gpu", lim.GPU, u.GPU, slurm.ReasonAssocGrpGRESMinutes},
+		} {
+			used := int64(c.used / 60) // acct_policy.c: usage_tres_raw / 60, whole minutes
+			if c.limit == 0 || wants[i] <= 0 || used < c.limit {
+				continue
+			}
+			return blocker{reason: c.reason, expected: p.resetUnix(),
+				detail: fmt.Sprintf("account %s has used %d of its GrpTRESMins %s=%d minutes, 0 left; %s",
+					a, used, c.tres, c.limit, p.resetWords())}, true
+		}
+	}
+	return blocker{}, false
+}
+
+// resetUnix is the next usage reset, 0 when none comes.
+func (p *pass) resetUnix() int64 {
+	if r := p.cfg.NextUsageReset; !r.IsZero() {
+		return r.Unix()
+	}
+	return 0
+}
+
+// resetWords says when a spent budget comes back.
+func (p *pass) resetWords() string {
+	if r := p.cfg.NextUsageReset; !r.IsZero() {
+		return "usage resets at " + r.Format("2006-01-02T15:04:05")
+	}
+	if hl := p.cfg.DecayHalfLife; hl > 0 {
+		return "usage decays by half every " + fmtDuration(hl) + " (PriorityDecayHalfLife)"
+	}
+	return "usage never resets (PriorityUsageResetPeriod NONE)"
+}
+
+// PrevUsageReset is the last PriorityUsageResetPeriod reset at or before
+// t: the boundary NextUsageReset gives from just before it. Zero for NONE,
+// NOW and anything else.
+func PrevUsageReset(period string, t time.Time, loc *time.Location) time.Time {
+	l := t.In(loc)
+	y, m, d := l.Date()
+	var b time.Time
+	switch period {
+	case "DAILY":
+		b = time.Date(y, m, d, 0, 0, 0, 0, loc)
+	case "WEEKLY":
+		b = time.Date(y, m, d-int(l.Weekday()), 0, 0, 0, 0, loc)
+	case "MONTHLY":
+		b = time.Date(y, m, 1, 0, 0, 0, 0, loc)
+	case "QUARTERLY":
+		b = time.Date(y, (m-1)/3*3+1, 1, 0, 0, 0, 0, loc)
+	case "YEARLY":
+		b = time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+	}
+	return b
+}

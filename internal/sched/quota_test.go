@@ -1,0 +1,188 @@
+package sched_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	st "github.com/slurm-lite/slurm-lite/internal/sched/schedtest"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
+)
+
+// budget is four GPUs, account lab (alice) under account group, account
+// other (bob), and jobs.
+func budget(jobs ...*st.JobBuilder) *st.SnapBuilder {
+	return fourGPUs().Account("group", "", 1).Account("lab", "group", 1, st.U("alice", 1)).
+		Account("other", "", 1, st.U("bob", 1)).Job(jobs...)
+}
+
+// withQuota is snap with GrpTRESMins lim on lab and the usage given.
+func withQuota(snap sched.Snapshot, lim sched.TRESMins, usage ...sched.TRESUsage) sched.Snapshot {
+	for i := range snap.Accounts {
+		if snap.Accounts[i].Name == "lab" {
+			snap.Accounts[i].GrpTRESMins = lim
+		}
+	}
+	snap.TRESUsage = usage
+	return snap
+}
+
+func TestGrpTRESMinsReasons(t *testing.T) {
+	h := time.Hour
+	tests := []struct {
+		name  string
+		lim   sched.TRESMins
+		usage []sched.TRESUsage
+		jobs  []*st.JobBuilder
+		want  map[uint32]slurm.Reason
+	}{
+		{
+			name:  "60 GPU-minutes used of gres/gpu=60: a GPU job waits with AssocGrpGRESMinutes, a CPU-only job starts",
+			lim:   sched.TRESMins{GPU: 60},
+			usage: []sched.TRESUsage{{Account: "lab", GPU: 3600}},
+			jobs:  []*st.JobBuilder{st.Job(1).User("alice").Account("lab").GPUs(1).Time(h), st.Job(2).User("alice").Account("lab").CPUs(1)},
+			want:  map[uint32]slurm.Reason{1: slurm.ReasonAssocGrpGRESMinutes, 2: "started"},
+		},
+		{
+			name:  "59.9 minutes used is 59 whole minutes: the job starts (acct_policy.c rounds down)",
+			lim:   sched.TRESMins{GPU: 60},
+			usage: []sched.TRESUsage{{Account: "lab", GPU: 3599}},
+			jobs:  []*st.JobBuilder{st.Job(1).User("alice").Account("lab").GPUs(1).Time(h)},
+			want:  map[uint32]slurm.Reason{1: "started"},
+		},
+		{
+			name:  "another account's jobs are not held by lab's budget",
+			lim:   sched.TRESMins{GPU: 60},
+			usage: []sched.TRESUsage{{Account: "lab", GPU: 7200}},
+			jobs:  []*st.JobBuilder{st.Job(1).User("bob").Account("other").GPUs(1)},
+			want:  map[uint32]slurm.Reason{1: "started"},
+		},
+		{
+			name:  "cpu minutes spent is AssocGrpCPUMinutesLimit, for every job (each wants a CPU)",
+			lim:   sched.TRESMins{CPU: 10},
+			usage: []sched.TRESUsage{{Account: "lab", CPU: 600}},
+			jobs:  []*st.JobBuilder{st.Job(1).User("alice").Account("lab")},
+			want:  map[uint32]slurm.Reason{1: slurm.ReasonAssocGrpCPUMinutes},
+		},
+		{
+			name:  "billing minutes spent is AssocGrpBillingMinutes",
+			lim:   sched.TRESMins{Billing: 10},
+			usage: []sched.TRESUsage{{Account: "lab", Billing: 601}},
+			jobs:  []*st.JobBuilder{st.Job(1).User("alice").Account("lab").GPUs(1)},
+			want:  map[uint32]slurm.Reason{1: slurm.ReasonAssocGrpBillingMinutes},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := st.Cycle(t, withQuota(budget(tt.jobs...).Build(), tt.lim, tt.usage...))
+			all := st.Reasons(plan)
+			for _, id := range st.Started(plan) {
+				all[id] = "started"
+			}
+			got := map[uint32]slurm.Reason{}
+			for id := range tt.want {
+				got[id] = all[id]
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("reasons (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A parent account's budget holds the jobs of the accounts under it.
+func TestGrpTRESMinsOnParentAccount(t *testing.T) {
+	snap := budget(st.Job(1).User("alice").Account("lab").GPUs(1)).Build()
+	snap.Accounts[0].GrpTRESMins = sched.TRESMins{GPU: 30}
+	snap.TRESUsage = []sched.TRESUsage{{Account: "group", GPU: 1800}, {Account: "lab", GPU: 1800}}
+	plan := st.Cycle(t, snap)
+	if got := st.Reasons(plan)[1]; got != slurm.ReasonAssocGrpGRESMinutes {
+		t.Fatalf("job 1's reason %q, want %q", got, slurm.ReasonAssocGrpGRESMinutes)
+	}
+}
+
+// The reason's detail says how much is used, how much is left and when the
+// budget comes back; the expected start is the reset.
+func TestGrpTRESMinsDetailNamesTheReset(t *testing.T) {
+	reset := st.Epoch.Add(15 * time.Hour)
+	snap := withQuota(budget(st.Job(1).User("alice").Account("lab").GPUs(1)).
+		Configure(func(c *sched.Config) { c.NextUsageReset = reset }).Build(),
+		sched.TRESMins{GPU: 60}, sched.TRESUsage{Account: "lab", GPU: 3660})
+	plan := st.Cycle(t, snap)
+	if len(plan.Pending) != 1 {
+		t.Fatalf("pending %+v, want job 1", plan.Pending)
+	}
+	d := plan.Pending[0]
+	got := sched.Decision{JobID: d.JobID, Reason: d.Reason, ExpectedStart: d.ExpectedStart, Detail: d.Detail}
+	want := sched.Decision{JobID: 1, Reason: slurm.ReasonAssocGrpGRESMinutes, ExpectedStart: reset,
+		Detail: "account lab has used 61 of its GrpTRESMins gres/gpu=60 minutes, 0 left; usage resets at 2026-11-30T00:00:00"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decision (-want +got):\n%s", diff)
+	}
+}
+
+// AccountTRESUsage counts GPU, CPU and billing seconds of ended and running
+// runs since the last reset, up the account tree, times UsageFactor.
+func TestAccountTRESUsage(t *testing.T) {
+	now := st.Epoch
+	h := time.Hour
+	snap := fourGPUs().Account("group", "", 1).Account("lab", "group", 1, st.U("alice", 1)).
+		QOS(sched.QOS{Name: "normal", UsageFactor: 1}, sched.QOS{Name: "half", UsageFactor: 0.5}).
+		Configure(func(c *sched.Config) { c.DecayHalfLife = 0 }).Build()
+	run := func(b *st.JobBuilder, end time.Time) sched.Run { return sched.Run{Job: b.Build(), End: end} }
+	runs := []sched.Run{
+		// 2 GPUs from 2 hours ago to an hour ago; the reset 90 minutes ago
+		// leaves half an hour: 3600 GPU-seconds.
+		run(st.Job(1).User("alice").Account("lab").QOS("normal").GPUs(2).CPUIDs(0, 1).Running(now.Add(-2*h), "gpu01", 0, 1), now.Add(-h)),
+		// 1 GPU running for 30 minutes at half price: 900.
+		run(st.Job(2).User("alice").Account("lab").QOS("half").GPUs(1).CPUIDs(2).Running(now.Add(-h/2), "gpu01", 2), time.Time{}),
+		// 1 GPU from 3 hours ago to an hour ago: 1800 after the reset.
+		run(st.Job(3).User("alice").Account("lab").QOS("normal").GPUs(1).CPUIDs(3).Running(now.Add(-3*h), "gpu01", 3), now.Add(-h)),
+	}
+	got := sched.AccountTRESUsage(snap, runs, now.Add(-90*time.Minute))
+	// GPU and CPU (one per GPU here): 3600 + 900 + 1800; billing (GPUs,
+	// the default weights) the same.
+	lab := sched.TRESUsage{Account: "lab", GPU: 6300, CPU: 6300, Billing: 6300}
+	group, root := lab, lab
+	group.Account, root.Account = "group", "root"
+	want := []sched.TRESUsage{group, lab, root}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+
+	// With PriorityDecayHalfLife, the hour ended an hour ago counts half
+	// of what it would now.
+	snap.Config.DecayHalfLife = h
+	got = sched.AccountTRESUsage(snap, runs[:1], time.Time{})
+	// ∫ 2^(-(now-s)/h) ds over [now-2h, now-h] = h/ln2 × (1/2 - 1/4).
+	wantGPU := 2 * 3600 / 0.6931471805599453 * 0.25
+	if d := got[1].GPU - wantGPU; d > 1e-6 || d < -1e-6 {
+		t.Errorf("decayed GPU usage %v, want %v", got[1].GPU, wantGPU)
+	}
+}
+
+// PrevUsageReset is the boundary before, NextUsageReset the one after.
+func TestPrevUsageReset(t *testing.T) {
+	at := time.Date(2030, time.May, 15, 13, 30, 0, 0, time.UTC) // a Wednesday
+	for period, want := range map[string]time.Time{
+		"DAILY":     time.Date(2030, time.May, 15, 0, 0, 0, 0, time.UTC),
+		"WEEKLY":    time.Date(2030, time.May, 12, 0, 0, 0, 0, time.UTC),
+		"MONTHLY":   time.Date(2030, time.May, 1, 0, 0, 0, 0, time.UTC),
+		"QUARTERLY": time.Date(2030, time.April, 1, 0, 0, 0, 0, time.UTC),
+		"YEARLY":    time.Date(2030, time.January, 1, 0, 0, 0, 0, time.UTC),
+		"NONE":      {},
+		"NOW":       {},
+	} {
+		got := sched.PrevUsageReset(period, at, time.UTC)
+		if !got.Equal(want) {
+			t.Errorf("%s: PrevUsageReset %v, want %v", period, got, want)
+		}
+		if !want.IsZero() {
+			if next := sched.NextUsageReset(period, want.Add(-time.Second), time.UTC); !next.Equal(want) {
+				t.Errorf("%s: NextUsageReset from just before %v is %v", period, want, next)
+			}
+		}
+	}
+}
