@@ -166,6 +166,11 @@ type Daemon struct {
 	usageAt time.Time
 	// usageSaved is when usage was last written to the store.
 	usageSaved time.Time
+	// budgetUsage is each account's usage per TRES at the last pass, for
+	// GrpTRESMins (quota.go); started is when the daemon started (the
+	// reset of PriorityUsageResetPeriod NOW).
+	budgetUsage []sched.TRESUsage
+	started     time.Time
 	// watched are the running jobs whose supervisors the daemon watches.
 	watched map[uint32]bool
 	// after says what to do with a running job once its supervisor has
@@ -375,7 +380,8 @@ func Run(ctx context.Context, opts Options) error {
 			}
 		}
 	}
-	if err := d.loadUsage(ctx, d.now()); err != nil {
+	d.started = d.now()
+	if err := d.loadUsage(ctx, d.started); err != nil {
 		return err
 	}
 	d.startNotifier(cfg)

@@ -140,6 +140,12 @@ func tresLimits(t config.TRES) sched.TRESLimits {
 		Billing: int(t["billing"]), GPUs: int(t["gres/gpu"])}
 }
 
+// grpTRESMins is an account's GrpTRESMins in the core's terms (config
+// refuses the TRES it does not count).
+func grpTRESMins(t config.TRES) sched.TRESMins {
+	return sched.TRESMins{GPU: t["gres/gpu"], CPU: t["cpu"], Billing: t["billing"]}
+}
+
 func schedAccounts(c *config.Config) []sched.Account {
 	if len(c.Accounts) == 0 {
 		return nil // every user shares the default account equally
@@ -162,7 +168,8 @@ func schedAccounts(c *config.Config) []sched.Account {
 		if a.Name == config.RootAccount {
 			continue
 		}
-		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Priority: a.Priority, Users: users[a.Name]})
+		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Priority: a.Priority, Users: users[a.Name],
+			GrpTRESMins: grpTRESMins(a.GrpTRESMins)})
 	}
 	return out
 }

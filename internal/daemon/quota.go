@@ -1,0 +1,89 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
+	"github.com/slurm-lite/slurm-lite/internal/store"
+)
+
+// Budgets (an [[Account]]'s GrpTRESMins) in the daemon.
+//
+// The usage a budget is checked against is a function of the job records:
+// every run since the last PriorityUsageResetPeriod reset, decayed by
+// PriorityDecayHalfLife (sched.AccountTRESUsage). Each pass reads those
+// runs when some account has a budget, so a budget needs no counter of its
+// own: a restart, a requeue or a job that ended while the daemon was away
+// are counted from the records as sacct counts them.
+
+// hasBudgets reports whether some account has a GrpTRESMins.
+func hasBudgets(cfg *config.Config) bool {
+	for _, a := range cfg.Accounts {
+		if len(a.GrpTRESMins) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// budgetSince is where budget usage starts counting at now: the last
+// reset (for NOW, the daemon's start, when slurmctld clears usage), or,
+// with no reset, far enough back that older usage has decayed to nothing
+// (2^-40 of it is left after 40 half-lives).
+func budgetSince(cfg *config.Config, now, started time.Time) time.Time {
+	switch p := cfg.Priority.UsageResetPeriod; p {
+	case "NOW":
+		return started
+	case "NONE", "":
+		if hl := cfg.Priority.DecayHalfLife; hl > 0 {
+			return now.Add(-40 * hl)
+		}
+		return time.Time{}
+	default:
+		return sched.PrevUsageReset(p, now, time.Local)
+	}
+}
+
+// addBudgets puts each account's usage per TRES and the next reset into
+// snap, for the core's GrpTRESMins checks, and keeps the usage for the
+// views (sshare, /metrics). Nothing when no account has a budget.
+func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched.Snapshot) {
+	if !hasBudgets(cfg) {
+		d.mu.Lock()
+		d.budgetUsage = nil
+		d.mu.Unlock()
+		return
+	}
+	now := snap.Now
+	snap.Config.NextUsageReset = sched.NextUsageReset(cfg.Priority.UsageResetPeriod, now, time.Local)
+	since := budgetSince(cfg, now, d.started)
+	jobs, err := d.st.Runs(ctx, store.Filter{Since: since})
+	if err != nil {
+		if ctx.Err() != nil {
+			return // stopping
+		}
+		// Without the records no budget can be judged: keep the last
+		// usage known rather than let every job through.
+		d.log.Error("reading runs for GrpTRESMins", "err", err)
+		d.mu.Lock()
+		snap.TRESUsage = d.budgetUsage
+		d.mu.Unlock()
+		return
+	}
+	node := snap.Nodes[0]
+	runs := make([]sched.Run, 0, len(jobs))
+	for _, j := range jobs {
+		if j.Start.IsZero() {
+			continue
+		}
+		sj := schedJob(j, j.ID, j.ArrayTaskID, cfg.ShardSize, node)
+		sj.Alloc = schedAlloc(j.Alloc)
+		runs = append(runs, sched.Run{Job: sj, End: j.End})
+	}
+	snap.TRESUsage = sched.AccountTRESUsage(*snap, runs, since)
+	d.mu.Lock()
+	d.budgetUsage = snap.TRESUsage
+	d.mu.Unlock()
+}
