@@ -442,14 +442,14 @@ var unsupportedPriorityFlags = map[string]string{
 // with why; DenyOnLimit is obeyed.
 var unsupportedQOSFlags = map[string]string{
 	"EnforceUsageThreshold": "slurm-lite has no UsageThreshold for it to enforce",
-	"NoDecay":               "slurm-lite keeps no usage per QOS (GrpTRESMins) for it to stop decaying; fair-share usage decays as the association's",
+	"NoDecay":               "slurm-lite keeps no usage per QOS (a QOS has no GrpTRESMins) for it to stop decaying; an account's budget and fair-share usage decay by DecayHalfLife",
 	"NoReserve":             "slurm-lite's backfill reserves resources for every blocked job",
 	"OverPartQOS":           "slurm-lite checks the partition's QOS first, then the job's, always",
 	"PartitionMaxNodes":     "on one machine there is no partition node limit to ignore",
 	"PartitionMinNodes":     "on one machine there is no partition node limit to ignore",
 	"PartitionTimeLimit":    "slurm-lite always holds a job to its partition's MaxTime",
 	"RequiresReservation":   "slurm-lite's jobs may not name a reservation",
-	"UsageFactorSafe":       "slurm-lite has no usage limits (GrpTRESMins) that UsageFactor could be applied to",
+	"UsageFactorSafe":       "slurm-lite has no AccountingStorageEnforce safe, whose estimate of a job's TRES-minutes UsageFactorSafe would scale",
 }
 
 // enforcedQOSTRES are the TRES a QOS's MaxTRESPerUser and MaxTRESPerJob may

@@ -38,12 +38,22 @@ func TestParseErrors(t *testing.T) {
 		{
 			"a QOS flag slurm-lite cannot obey is refused, saying why",
 			lines(`[[QOS]]`, `Name = "normal"`, `Flags = ["DenyOnLimit", "NoDecay"]`),
-			`slurm-lite.toml:3: QOS "normal": flag NoDecay is not supported: slurm-lite keeps no usage per QOS (GrpTRESMins) for it to stop decaying; fair-share usage decays as the association's; remove it`,
+			`slurm-lite.toml:3: QOS "normal": flag NoDecay is not supported: slurm-lite keeps no usage per QOS (a QOS has no GrpTRESMins) for it to stop decaying; an account's budget and fair-share usage decay by DecayHalfLife; remove it`,
 		},
 		{
 			"a QOS limit on a TRES the scheduler does not count is refused",
 			lines(`[[QOS]]`, `Name = "normal"`, `MaxTRESPerJob = "gres/gpu:a100=2"`),
 			`slurm-lite.toml:3: QOS "normal": MaxTRESPerJob limits gres/gpu:a100, which slurm-lite does not enforce; limit cpu, mem, node, billing, gres/gpu instead`,
+		},
+		{
+			"a GrpTRESMins on a TRES whose usage slurm-lite does not count is refused",
+			lines(`[[Account]]`, `Name = "lab"`, `GrpTRESMins = "gres/gpu=60,mem=100"`),
+			`slurm-lite.toml:3: Account "lab": GrpTRESMins limits mem, which slurm-lite does not count; limit cpu, billing, gres/gpu instead`,
+		},
+		{
+			"a GrpTRESMins of 0 minutes is refused",
+			lines(`[[Account]]`, `Name = "lab"`, `GrpTRESMins = "gres/gpu=0"`),
+			`slurm-lite.toml:3: Account "lab": GrpTRESMins gres/gpu=0 is below 1; give a positive number of minutes, or leave gres/gpu out for no limit`,
 		},
 		{
 			"a CalcPeriod other than Slurm's default is refused, saying why",

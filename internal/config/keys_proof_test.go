@@ -113,11 +113,12 @@ var keyProofs = map[string][]string{
 	"QOS.*.UsageFactor":          {"script:fairshare"},
 	"QOS.*.Flags":                {"script:qos_limits"},
 
-	"Account.*.Name":     {"script:fairshare"},
-	"Account.*.Parent":   {"internal/sched:TestAssocPriorityInherited~\"dept\""},
-	"Account.*.Shares":   {"script:priority_recorded~Users"},
-	"Account.*.Priority": {"script:priority_recorded"},
-	"Account.*.Users":    {"script:fairshare"},
+	"Account.*.Name":        {"script:fairshare"},
+	"Account.*.Parent":      {"internal/sched:TestAssocPriorityInherited~\"dept\""},
+	"Account.*.Shares":      {"script:priority_recorded~Users"},
+	"Account.*.Priority":    {"script:priority_recorded"},
+	"Account.*.Users":       {"script:fairshare"},
+	"Account.*.GrpTRESMins": {"internal/daemon:TestGrpTRESMinsBudgetWaitsForTheReset~GrpTRESMins"},
 
 	"User.*.Name":           {"script:priority_recorded"},
 	"User.*.Account":        {"script:priority_recorded"},

@@ -84,6 +84,13 @@ fi
 		if a.Priority > 0 {
 			fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set Priority=%d\n", name, a.Priority)
 		}
+		// A budget: Slurm enforces it with AccountingStorageEnforce's
+		// limits, which slurm.conf has; it is checked against the same
+		// usage (decayed by PriorityDecayHalfLife, cleared by
+		// PriorityUsageResetPeriod).
+		if len(a.GrpTRESMins) > 0 {
+			fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set GrpTRESMins=%s\n", name, a.GrpTRESMins.String())
+		}
 	}
 
 	b.WriteString("\n# Users: one association per account, with its shares.\n")
