@@ -290,6 +290,9 @@ type MgrAssoc struct {
 	// QOS are the names the association may use, QOSIDs their ids.
 	QOS    []string
 	QOSIDs []int
+	// GrpTRESMins is the association's budget as sacctmgr prints it
+	// ("gres/gpu=60"), "" for none.
+	GrpTRESMins string
 }
 
 // record prints an association (sacctmgr_print_assoc_rec). tree, when
@@ -307,7 +310,9 @@ func (a *MgrAssoc) record(tree *printTree) mgrRecord {
 			return Str(tree.name(a.Account, a.Parent)), true
 		case "cluster":
 			return Str(a.Cluster), true
-		case "dqos", "part", "grpt", "grptm", "grptrm", "maxtm", "maxtrm", "maxt", "maxtn":
+		case "grptm":
+			return Str(a.GrpTRESMins), true
+		case "dqos", "part", "grpt", "grptrm", "maxtm", "maxtrm", "maxt", "maxtn":
 			return Str(""), true
 		case "fairshare":
 			return Uint(a.Shares), true

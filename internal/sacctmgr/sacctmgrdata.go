@@ -2,6 +2,7 @@ package sacctmgr
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,6 +105,19 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		}
 	}
 
+	budgets := map[string]string{}
+	for _, a := range tree {
+		if len(a.GrpTRESMins) > 0 {
+			m := map[string]uint64{}
+			for n, v := range a.GrpTRESMins {
+				m[n] = uint64(v)
+			}
+			// sacctmgr prints TRES by name (billing,cpu,gres/gpu), where
+			// sshare prints them in id order.
+			budgets[a.Name] = format.TRESSet(slices.Sorted(maps.Keys(m)), m)
+		}
+	}
+
 	lft := 0
 	var walk func(name, parent string, shares int)
 	walk = func(name, parent string, shares int) {
@@ -112,7 +126,7 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		q, qi := qosOf(nil)
 		d.assocs = append(d.assocs, format.MgrAssoc{ID: ids[[2]string{name, ""}], LFT: lft, Cluster: d.cluster,
 			Account: name, Parent: parent, Shares: shares, QOS: q, QOSIDs: qi,
-			ParentID: ids[[2]string{parent, ""}]})
+			ParentID: ids[[2]string{parent, ""}], GrpTRESMins: budgets[name]})
 		for _, s := range subs[name] {
 			walk(s.Name, name, s.Shares)
 		}
