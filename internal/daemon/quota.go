@@ -7,6 +7,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/store"
+	"github.com/slurm-lite/slurm-lite/internal/web"
 )
 
 // Budgets (an [[Account]]'s GrpTRESMins) in the daemon.
@@ -86,4 +87,31 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 	d.mu.Lock()
 	d.budgetUsage = snap.TRESUsage
 	d.mu.Unlock()
+}
+
+// budgets are the GPU-minute budgets (GrpTRESMins gres/gpu) with the usage
+// the last pass counted, for the dashboard and /metrics.
+func (d *Daemon) budgets(cfg *config.Config, now time.Time) []web.Budget {
+	d.mu.Lock()
+	usage := d.budgetUsage
+	d.mu.Unlock()
+	var resets int64
+	if r := sched.NextUsageReset(cfg.Priority.UsageResetPeriod, now, time.Local); !r.IsZero() {
+		resets = r.Unix()
+	}
+	var out []web.Budget
+	for _, a := range cfg.Accounts {
+		limit := a.GrpTRESMins["gres/gpu"]
+		if limit == 0 {
+			continue
+		}
+		b := web.Budget{Account: a.Name, Limit: limit, Resets: resets}
+		for _, u := range usage {
+			if u.Account == a.Name {
+				b.Used = u.GPU / 60
+			}
+		}
+		out = append(out, b)
+	}
+	return out
 }

@@ -1,12 +1,9 @@
 package daemon
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +11,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
@@ -30,25 +26,12 @@ func TestGrpTRESMinsBudgetWaitsForTheReset(t *testing.T) {
 		t.Skip("starts a daemon and real jobs")
 	}
 	me := userdb.Name(uint32(os.Getuid()))
+	// Whole seconds, as the records keep them; at 10:00 local, so that an
+	// hour's run ends before midnight.
+	now := time.Now()
+	clock := &fakeClock{t: time.Date(now.Year(), now.Month(), now.Day(), 10, 0, 0, 0, time.Local)}
 	dir := t.TempDir()
-	conf := filepath.Join(dir, "conf.toml")
-	err := os.WriteFile(conf, []byte(fmt.Sprintf(`SocketPath        = %q
-StateSaveLocation = %q
-KillWait          = 1
-GPUSampleInterval = 1
-
-[Node]
-NodeName   = "gpu01"
-CPUs       = 4
-RealMemory = "4G"
-GPUs       = "simulated"
-
-[[Node.SimulatedGPU]]
-Type   = "a100"
-Memory = "40G"
-Count  = 2
-
-[Priority]
+	wd := startWebDaemon(t, dir, newWebMachine(), clock, fmt.Sprintf(`[Priority]
 DecayHalfLife    = "0"
 UsageResetPeriod = "DAILY"
 
@@ -56,48 +39,8 @@ UsageResetPeriod = "DAILY"
 Name        = "lab"
 Users       = [%q]
 GrpTRESMins = "gres/gpu=60"
-`, filepath.Join(dir, "d.sock"), filepath.Join(dir, "state"), me)), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Whole seconds, as the records keep them; at 10:00 local, so that an
-	// hour's run ends before midnight.
-	now := time.Now()
-	clock := &fakeClock{t: time.Date(now.Year(), now.Month(), now.Day(), 10, 0, 0, 0, time.Local)}
-	nd := &nvmlDaemon{t: t, dir: dir, logs: &syncBuffer{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, Clock: clock}) }()
-	t.Cleanup(func() {
-		var jobs []api.Job
-		if nd.c != nil && nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs) == nil {
-			for _, j := range jobs {
-				if !j.State.Finished() {
-					_ = nd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(j.ID))}}, nil)
-				}
-			}
-		}
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", nd.logs.String())
-		}
-	})
-	nd.waitFor(func() bool {
-		c := sockclient.New(filepath.Join(dir, "d.sock"))
-		if c.Reach(context.Background()) != nil {
-			return false
-		}
-		nd.c = c
-		return true
-	}, "the daemon's socket")
-
+`, me))
+	nd := wd.nvmlDaemon
 	release := filepath.Join(dir, "release")
 	hold := fmt.Sprintf("while [ ! -e %s ]; do sleep 0.1; done", release)
 	first := nd.submit(hold, "--gpus=1", "--time=3-0", "--account=lab")
@@ -112,6 +55,8 @@ GrpTRESMins = "gres/gpu=60"
 	if j.State != slurm.Pending {
 		t.Fatalf("second job %s, want PENDING", j.State)
 	}
+	wd.metricsHave(`slurm_lite_account_gpu_minutes_limit{account="lab"} 60`,
+		`slurm_lite_account_gpu_minutes_used{account="lab"} 61`)
 	wantDetail := "account lab has used 61 of its GrpTRESMins gres/gpu=60 minutes, 0 left; usage resets at " + reset.Format("2006-01-02T15:04:05")
 	if j.ReasonDetail != wantDetail {
 		t.Errorf("reason detail %q\nwant %q", j.ReasonDetail, wantDetail)
@@ -121,6 +66,7 @@ GrpTRESMins = "gres/gpu=60"
 	// first job, and the second starts beside it.
 	clock.advance(reset.Sub(clock.Now()) + time.Minute)
 	nd.waitState(second, slurm.Running)
+	wd.metricsHave(`slurm_lite_account_gpu_minutes_used{account="lab"} 1`)
 	// (The jobs end at the cleanup: their records' ends would be the
 	// machine's clock, hours before the fake one, out of the view.)
 	if !strings.Contains(nd.logs.String(), "Priority.UsageResetPeriod") {

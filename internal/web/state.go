@@ -53,6 +53,18 @@ type State struct {
 	// GPUSeconds are the GPU-seconds each account's jobs have held, every
 	// run ever recorded, running ones up to now.
 	GPUSeconds map[string]float64 `json:"gpu_seconds"`
+	// Budgets are the accounts with a GrpTRESMins on gres/gpu: the
+	// GPU-minutes used (as the limit counts them) and the limit.
+	Budgets []Budget `json:"budgets,omitempty"`
+}
+
+// Budget is an account's GPU-minute budget (GrpTRESMins=gres/gpu=N).
+type Budget struct {
+	Account string  `json:"account"`
+	Used    float64 `json:"gpu_minutes_used"`
+	Limit   int64   `json:"gpu_minutes_limit"`
+	// Resets is when usage is next cleared (Unix seconds), 0 for never.
+	Resets int64 `json:"resets,omitempty"`
 }
 
 // GPU is one GPU as last sampled.
