@@ -89,6 +89,18 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 	d.mu.Unlock()
 }
 
+// lastBudgets puts the usage per TRES the last pass counted, and the next
+// reset, into snap: what a submission (and --test-only) is judged by.
+func (d *Daemon) lastBudgets(cfg *config.Config, snap *sched.Snapshot) {
+	if !hasBudgets(cfg) {
+		return
+	}
+	snap.Config.NextUsageReset = sched.NextUsageReset(cfg.Priority.UsageResetPeriod, snap.Now, time.Local)
+	d.mu.Lock()
+	snap.TRESUsage = d.budgetUsage
+	d.mu.Unlock()
+}
+
 // budgets are the GPU-minute budgets (GrpTRESMins gres/gpu) with the usage
 // the last pass counted, for the dashboard and /metrics.
 func (d *Daemon) budgets(cfg *config.Config, now time.Time) []web.Budget {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -241,6 +242,47 @@ func (p *pass) assocGrpTRESMins(pj *pjob) (blocker, bool) {
 	}
 	return blocker{}, false
 }
+
+// assocGrpTRESMinsNeverFits is a job whose time limit × TRES is more than
+// a GrpTRESMins of its account or one above: under DenyOnLimit Slurm
+// refuses it at submission (acct_policy_validate, _validate_time_limit
+// with strict checking). A job that gives no time limit is left alone:
+// Slurm cuts its limit to what the budget allows instead.
+func (p *pass) assocGrpTRESMinsNeverFits(pj *pjob) (blocker, bool) {
+	q := p.quota
+	j := pj.job
+	if len(q.limits) == 0 || pj.assoc < 0 || j.TimeLimit <= 0 || j.TimeLimit >= Unlimited {
+		return blocker{}, false
+	}
+	mins := j.TimeLimit.Minutes()
+	wants := [3]float64{jobCPUs(j), p.jobBilling(pj), jobGPUs(j, p.snap)}
+	seen := map[string]bool{}
+	for a := p.tree.nodes[pj.assoc].account; a != "" && !seen[a]; a = q.parent[a] {
+		seen[a] = true
+		lim, ok := q.limits[a]
+		if !ok {
+			continue
+		}
+		for i, c := range []struct {
+			tres, unit string
+			limit      int64
+			reason     slurm.Reason
+		}{
+			{"cpu", "CPU", lim.CPU, slurm.ReasonAssocGrpCPUMinutes},
+			{"billing", "billing", lim.Billing, slurm.ReasonAssocGrpBillingMinutes},
+			{"gres/gpu", "GPU", lim.GPU, slurm.ReasonAssocGrpGRESMinutes},
+		} {
+			if c.limit == 0 || wants[i] <= 0 || wants[i]*mins <= float64(c.limit) {
+				continue
+			}
+			return blocker{reason: c.reason, detail: fmt.Sprintf("asks for %s %s-minutes (%s × %s), more than account %s's GrpTRESMins %s=%d",
+				trimFloat(wants[i]*mins), c.unit, trimFloat(wants[i]), fmtDuration(j.TimeLimit), a, c.tres, c.limit)}, true
+		}
+	}
+	return blocker{}, false
+}
+
+func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // resetUnix is the next usage reset, 0 when none comes.
 func (p *pass) resetUnix() int64 {

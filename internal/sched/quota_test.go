@@ -186,3 +186,59 @@ func TestPrevUsageReset(t *testing.T) {
 		}
 	}
 }
+
+// Under DenyOnLimit a job whose time limit × TRES is over its account's
+// GrpTRESMins can never fit the budget: it is refused at submission with
+// the numbers; without DenyOnLimit, or with no time limit given, it is
+// accepted.
+func TestGrpTRESMinsAtSubmission(t *testing.T) {
+	snap := func(deny bool) sched.Snapshot {
+		s := st.Anchor().QOS(sched.QOS{Name: "strict", UsageFactor: 1, DenyOnLimit: deny}).Build()
+		for i := range s.Accounts {
+			if s.Accounts[i].Name == "lab" {
+				s.Accounts[i].GrpTRESMins = sched.TRESMins{GPU: 60}
+			}
+		}
+		return s
+	}
+	tests := []struct {
+		name string
+		deny bool
+		job  *st.JobBuilder
+		want *sched.SubmitError
+	}{
+		{
+			name: "2 GPUs for an hour is 120 GPU-minutes, over gres/gpu=60: refused",
+			deny: true, job: st.Job(1).User("alice").QOS("strict").GPUs(2).Time(time.Hour),
+			want: &sched.SubmitError{Code: slurm.ErrAccountingPolicy, Msg: "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)",
+				Detail: "asks for 120 GPU-minutes (2 × 01:00:00), more than account lab's GrpTRESMins gres/gpu=60 (AssocGrpGRESMinutes; the QOS has DenyOnLimit)"},
+		},
+		{
+			name: "1 GPU for an hour fits exactly",
+			deny: true, job: st.Job(1).User("alice").QOS("strict").GPUs(1).Time(time.Hour),
+		},
+		{
+			name: "no time limit given: accepted (Slurm cuts the limit to the budget)",
+			deny: true, job: st.Job(1).User("alice").QOS("strict").GPUs(2),
+		},
+		{
+			name: "without DenyOnLimit: accepted, to run while the budget lasts",
+			deny: false, job: st.Job(1).User("alice").QOS("strict").GPUs(2).Time(time.Hour),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := sched.CheckSubmit(tt.job.Build(), snap(tt.deny))
+			var got *sched.SubmitError
+			if err != nil {
+				got, _ = err.(*sched.SubmitError)
+				if got == nil {
+					t.Fatalf("CheckSubmit: %v", err)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("CheckSubmit (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
