@@ -171,6 +171,9 @@ type Daemon struct {
 	// reset of PriorityUsageResetPeriod NOW).
 	budgetUsage []sched.TRESUsage
 	started     time.Time
+	// budgetTold is what tellBudgets last told of each budget (0, 80,
+	// 100), by account and TRES; the loop's alone.
+	budgetTold map[string]int
 	// watched are the running jobs whose supervisors the daemon watches.
 	watched map[uint32]bool
 	// after says what to do with a running job once its supervisor has

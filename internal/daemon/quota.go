@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 	"github.com/slurm-lite/slurm-lite/internal/web"
@@ -87,6 +89,76 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 	d.mu.Lock()
 	d.budgetUsage = snap.TRESUsage
 	d.mu.Unlock()
+	d.tellBudgets(cfg, snap.TRESUsage, now, snap.Config.NextUsageReset)
+}
+
+// tellBudgets sends BUDGET_80 and BUDGET_100 (webhooks, and mail to the
+// account's users) when an account's usage of a budget first reaches 80 %
+// or all of it; once usage falls back (a reset, decay), the next crossing
+// is told again. Called by the loop alone. What was told lives in memory:
+// a restarted daemon tells a spent budget once more.
+func (d *Daemon) tellBudgets(cfg *config.Config, usage []sched.TRESUsage, now, resets time.Time) {
+	if d.budgetTold == nil {
+		d.budgetTold = map[string]int{}
+	}
+	used := map[string]sched.TRESUsage{}
+	for _, u := range usage {
+		used[u.Account] = u
+	}
+	for _, a := range cfg.Accounts {
+		for _, tres := range []string{"cpu", "billing", "gres/gpu"} {
+			limit := a.GrpTRESMins[tres]
+			if limit == 0 {
+				continue
+			}
+			u := used[a.Name]
+			secs := map[string]float64{"cpu": u.CPU, "billing": u.Billing, "gres/gpu": u.GPU}[tres]
+			mins := int64(secs / 60)
+			level := 0
+			switch {
+			case mins >= limit:
+				level = 100
+			case mins*100 >= 80*limit:
+				level = 80
+			}
+			key := a.Name + "\x00" + tres
+			told := d.budgetTold[key]
+			d.budgetTold[key] = level
+			if level <= told {
+				continue
+			}
+			kind := notify.Budget80
+			if level == 100 {
+				kind = notify.Budget100
+			}
+			b := &notify.Budget{Account: a.Name, TRES: tres, Used: mins, Limit: limit, Resets: resets, Users: accountUsers(cfg, a.Name)}
+			d.log.Info("budget used", "account", a.Name, "tres", tres, "used_minutes", mins, "limit_minutes", limit, "event", kind)
+			d.notifier.Load().Send(notify.Event{Kind: kind, Time: now, Budget: b})
+		}
+	}
+}
+
+// accountUsers are the users of an account, in the configuration's order.
+func accountUsers(cfg *config.Config, account string) []string {
+	var out []string
+	add := func(u string) {
+		if !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	for _, a := range cfg.Accounts {
+		if a.Name == account {
+			for _, u := range a.Users {
+				add(u)
+			}
+		}
+	}
+	for _, u := range cfg.Users {
+		if u.Account == account {
+			add(u.Name)
+		}
+	}
+	return out
 }
 
 // lastBudgets puts the usage per TRES the last pass counted, and the next

@@ -2,11 +2,14 @@ package daemon
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
@@ -15,12 +18,14 @@ import (
 )
 
 // An account with GrpTRESMins=gres/gpu=60 runs one 1-GPU job for its
-// budget; the next waits with AssocGrpGRESMinutes and a detail naming the
-// minutes used and the reset; after PriorityUsageResetPeriod's reset
-// (DAILY: the next midnight of the daemon's clock) it starts. A real
-// daemon with simulated GPUs and real jobs, on a fake clock: an hour and a
-// day pass in no time. The jobs run throughout (held by a file): a
-// supervisor records a run's end on the machine's clock, not the daemon's.
+// budget; at 80 % and at 100 % its users get a mail (MailProg) and the
+// webhooks a BUDGET_80 and a BUDGET_100; the next job waits with
+// AssocGrpGRESMinutes and a detail naming the minutes used and the reset;
+// /metrics has the budget; after PriorityUsageResetPeriod's reset (DAILY:
+// the next midnight of the daemon's clock) the job starts. A real daemon
+// with mock GPUs and real jobs, on a fake clock: an hour and a day pass in
+// no time. The jobs run throughout (held by a file): a supervisor records
+// a run's end on the machine's clock, not the daemon's.
 func TestGrpTRESMinsBudgetWaitsForTheReset(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a daemon and real jobs")
@@ -31,7 +36,22 @@ func TestGrpTRESMinsBudgetWaitsForTheReset(t *testing.T) {
 	now := time.Now()
 	clock := &fakeClock{t: time.Date(now.Year(), now.Month(), now.Day(), 10, 0, 0, 0, time.Local)}
 	dir := t.TempDir()
-	wd := startWebDaemon(t, dir, newWebMachine(), clock, fmt.Sprintf(`[Priority]
+	mailLog := filepath.Join(dir, "mail.log")
+	prog := filepath.Join(dir, "fakemail")
+	script := "#!/bin/sh\nprintf '%s|%s\\n' \"$2\" \"$3\" >> " + mailLog + "\n"
+	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hook := &hookServer{}
+	srv := httptest.NewServer(hook)
+	t.Cleanup(srv.Close)
+	wd := startWebDaemon(t, dir, newWebMachine(), clock, fmt.Sprintf(`MailProg = %q
+
+[[Notify]]
+URL    = %q
+Events = ["BUDGET_80", "BUDGET_100"]
+
+[Priority]
 DecayHalfLife    = "0"
 UsageResetPeriod = "DAILY"
 
@@ -39,27 +59,56 @@ UsageResetPeriod = "DAILY"
 Name        = "lab"
 Users       = [%q]
 GrpTRESMins = "gres/gpu=60"
-`, me))
+`, prog, srv.URL, me))
 	nd := wd.nvmlDaemon
 	release := filepath.Join(dir, "release")
 	hold := fmt.Sprintf("while [ ! -e %s ]; do sleep 0.1; done", release)
 	first := nd.submit(hold, "--gpus=1", "--time=3-0", "--account=lab")
 	nd.waitState(first, slurm.Running)
+	reset := sched.NextUsageReset("DAILY", clock.Now(), time.Local)
+	resets := reset.Format("2006-01-02T15:04:05")
+	mails := func(want string) {
+		t.Helper()
+		var got []byte
+		nd.waitFor(func() bool { got, _ = os.ReadFile(mailLog); return string(got) == want }, "the mails:\n"+want+"\nhave:\n"+string(got))
+	}
+
+	// 48 minutes: 80 % of the budget is used.
+	clock.advance(48 * time.Minute)
+	mail80 := "Slurm budget: account lab has used 80% of its GrpTRESMins gres/gpu=60 (48 minutes); usage resets at " + resets + "|" + me + "\n"
+	mails(mail80)
 
 	// An hour of the clock: the budget is spent. The second job waits.
-	clock.advance(61 * time.Minute)
+	clock.advance(13 * time.Minute)
+	mail100 := "Slurm budget: account lab has used all of its GrpTRESMins gres/gpu=60 (61 minutes); usage resets at " + resets + "|" + me + "\n"
+	mails(mail80 + mail100)
 	second := nd.submit(hold, "--gpus=1", "--time=1:00:00", "--account=lab")
-	reset := sched.NextUsageReset("DAILY", clock.Now(), time.Local)
 	var j api.Job
 	nd.waitFor(func() bool { j = nd.job(second); return j.Reason == slurm.ReasonAssocGrpGRESMinutes }, "the second job to wait on the budget")
 	if j.State != slurm.Pending {
 		t.Fatalf("second job %s, want PENDING", j.State)
 	}
-	wd.metricsHave(`slurm_lite_account_gpu_minutes_limit{account="lab"} 60`,
-		`slurm_lite_account_gpu_minutes_used{account="lab"} 61`)
-	wantDetail := "account lab has used 61 of its GrpTRESMins gres/gpu=60 minutes, 0 left; usage resets at " + reset.Format("2006-01-02T15:04:05")
+	wantDetail := "account lab has used 61 of its GrpTRESMins gres/gpu=60 minutes, 0 left; usage resets at " + resets
 	if j.ReasonDetail != wantDetail {
 		t.Errorf("reason detail %q\nwant %q", j.ReasonDetail, wantDetail)
+	}
+	wd.metricsHave(`slurm_lite_account_gpu_minutes_limit{account="lab"} 60`,
+		`slurm_lite_account_gpu_minutes_used{account="lab"} 61`)
+	var events []string
+	nd.waitFor(func() bool {
+		hook.mu.Lock()
+		defer hook.mu.Unlock()
+		events = nil
+		for _, b := range hook.bodies {
+			if b.Budget != nil {
+				events = append(events, fmt.Sprintf("%s %s %s %d/%d %v", b.Event, b.Budget.Account, b.Budget.TRES, b.Budget.Used, b.Budget.Limit, b.Budget.Users))
+			}
+		}
+		return len(events) == 2
+	}, "both budget webhooks")
+	wantEvents := []string{"BUDGET_80 lab gres/gpu 48/60 [" + me + "]", "BUDGET_100 lab gres/gpu 61/60 [" + me + "]"}
+	if diff := cmp.Diff(wantEvents, events); diff != "" {
+		t.Errorf("webhook budget events (-want +got):\n%s", diff)
 	}
 
 	// Past midnight the budget counts from the reset: one minute of the
