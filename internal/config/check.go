@@ -196,6 +196,7 @@ func (p *parser) checkTop(c *Config) {
 	p.notNegative(key("CheckpointKeepDays"), "CheckpointKeepDays", c.CheckpointKeepDays)
 	p.enum(key("GPUViolationPolicy"), "GPUViolationPolicy", &c.GPUViolationPolicy, ViolationWarn, ViolationYield, ViolationKill)
 	p.enum(key("EnforcePartLimits"), "EnforcePartLimits", &c.EnforcePartLimits, EnforceNo, EnforceAny, EnforceAll, EnforceYes)
+	p.checkEnforce(c)
 	if c.GPUSampleInterval < time.Second {
 		p.errorf(key("GPUSampleInterval"), "GPUSampleInterval %d is below 1 second; use 1 or more", c.GPUSampleInterval/time.Second)
 	}
@@ -427,6 +428,45 @@ func (p *parser) checkPriority(c *Config) {
 				p.errorf(at("Flags").index(i), "Priority.Flags %s is not supported: %s; remove it", pr.Flags[i], why)
 			}
 		}
+	}
+}
+
+// enforceRefused are AccountingStorageEnforce's words slurm-lite cannot
+// obey, with why.
+var enforceRefused = map[string]string{
+	"nojobs":  "slurm-lite always keeps job records (sacct, fair share and budgets count them)",
+	"nosteps": "slurm-lite always keeps job step records",
+	"wckeys":  "slurm-lite has no WCKeys",
+	"all":     "it includes wckeys, and slurm-lite has no WCKeys",
+}
+
+// checkEnforce checks AccountingStorageEnforce: Slurm's words, lower case,
+// with limits (or safe, which sets it), since slurm-lite always enforces
+// associations, limits and qos; safe is the one word that changes
+// anything. The value is written back in Slurm's order.
+func (p *parser) checkEnforce(c *Config) {
+	at := key("AccountingStorageEnforce")
+	words := map[string]bool{}
+	for _, w := range strings.Split(c.AccountingStorageEnforce, ",") {
+		w = strings.ToLower(strings.TrimSpace(w))
+		switch {
+		case w == "associations" || w == "limits" || w == "qos" || w == "safe":
+			words[w] = true
+		case enforceRefused[w] != "":
+			p.errorf(at, "AccountingStorageEnforce %s is not supported: %s; remove it", w, enforceRefused[w])
+			return
+		default:
+			p.errorf(at, "AccountingStorageEnforce %q is not one of associations, limits, qos, safe; write \"associations,limits,qos\" (the default) or add \",safe\"", w)
+			return
+		}
+	}
+	if !words["limits"] && !words["safe"] {
+		p.errorf(at, "AccountingStorageEnforce %q leaves out limits, which slurm-lite always enforces (QOS and association limits); write \"associations,limits,qos\", with \",safe\" if jobs must fit what is left of a GrpTRESMins", c.AccountingStorageEnforce)
+		return
+	}
+	c.AccountingStorageEnforce = "associations,limits,qos"
+	if words["safe"] {
+		c.AccountingStorageEnforce += ",safe"
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -77,6 +78,11 @@ type Config struct {
 	// PartitionTimeLimit. Default "ALL" (Slurm's is NO): a job that can
 	// never start is better refused than left pending.
 	EnforcePartLimits string `toml:"EnforcePartLimits"`
+	// AccountingStorageEnforce is slurm.conf's, lower case: slurm-lite
+	// always enforces associations, limits and qos; "safe" added starts a
+	// job only if its time limit × TRES fits what is left of its
+	// account's GrpTRESMins (SafeLimits).
+	AccountingStorageEnforce string `toml:"AccountingStorageEnforce"`
 	// GPUSampleInterval is the time between NVML samples.
 	GPUSampleInterval time.Duration `toml:"GPUSampleInterval" conf:"seconds"`
 	// GPUViolationPolicy is what happens to a job that breaks its word on a
@@ -455,22 +461,23 @@ func Default() *Config {
 	c := &Config{
 		// "lab": the machine is a lab's shared box; a fixed name (rather
 		// than the host name) keeps accounting stable if the host is renamed.
-		ClusterName:        "lab",
-		SocketPath:         "/run/slurm-lite/slurmd.sock",
-		StateSaveLocation:  "/var/lib/slurm-lite",
-		KillWait:           30 * time.Second,
-		MessageTimeout:     10 * time.Second,
-		ShardSize:          slurmtime.GiB,
-		MinJobAge:          300 * time.Second,
-		MaxArraySize:       1001,
-		MaxJobCount:        10000,
-		MaxJobCountPerUser: "50%",
-		CheckpointDir:      "/var/lib/slurm-lite/ckpt/%u/%j",
-		CheckpointKeepDays: 7,
-		GPUSampleInterval:  5 * time.Second,
-		GPUViolationPolicy: ViolationWarn,
-		EnforcePartLimits:  EnforceAll,
-		SchedulerType:      SchedBackfill,
+		ClusterName:              "lab",
+		SocketPath:               "/run/slurm-lite/slurmd.sock",
+		StateSaveLocation:        "/var/lib/slurm-lite",
+		KillWait:                 30 * time.Second,
+		MessageTimeout:           10 * time.Second,
+		ShardSize:                slurmtime.GiB,
+		MinJobAge:                300 * time.Second,
+		MaxArraySize:             1001,
+		MaxJobCount:              10000,
+		MaxJobCountPerUser:       "50%",
+		CheckpointDir:            "/var/lib/slurm-lite/ckpt/%u/%j",
+		CheckpointKeepDays:       7,
+		GPUSampleInterval:        5 * time.Second,
+		GPUViolationPolicy:       ViolationWarn,
+		EnforcePartLimits:        EnforceAll,
+		AccountingStorageEnforce: "associations,limits,qos",
+		SchedulerType:            SchedBackfill,
 		// Slurm defaults to priority/basic (FIFO) and preempt/none; fair
 		// share and filler partitions are what this project is for, and
 		// with every partition at PreemptMode OFF partition_prio changes
@@ -565,7 +572,12 @@ const (
 	EnforceYes = "YES"
 )
 
-// PartLimitsEnforced reports whether a job over its partition's limits is
+// SafeLimits reports whether AccountingStorageEnforce has safe.
+func (c *Config) SafeLimits() bool {
+	return slices.Contains(strings.Split(c.AccountingStorageEnforce, ","), "safe")
+}
+
+// PartLimitsEnforced reports whether a time limit over the partition's is
 // refused at submission (EnforcePartLimits other than NO).
 func (c *Config) PartLimitsEnforced() bool { return c.EnforcePartLimits != EnforceNo }
 

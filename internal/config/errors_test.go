@@ -51,6 +51,16 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:3: Account "lab": GrpTRESMins limits mem, which slurm-lite does not count; limit cpu, billing, gres/gpu instead`,
 		},
 		{
+			"AccountingStorageEnforce without limits is refused: slurm-lite always enforces them",
+			lines(`AccountingStorageEnforce = "associations,qos"`),
+			`slurm-lite.toml:1: AccountingStorageEnforce "associations,qos" leaves out limits, which slurm-lite always enforces (QOS and association limits); write "associations,limits,qos", with ",safe" if jobs must fit what is left of a GrpTRESMins`,
+		},
+		{
+			"AccountingStorageEnforce nojobs is refused, saying why",
+			lines(`AccountingStorageEnforce = "limits,nojobs"`),
+			`slurm-lite.toml:1: AccountingStorageEnforce nojobs is not supported: slurm-lite always keeps job records (sacct, fair share and budgets count them); remove it`,
+		},
+		{
 			"a GrpTRESMins of 0 minutes is refused",
 			lines(`[[Account]]`, `Name = "lab"`, `GrpTRESMins = "gres/gpu=0"`),
 			`slurm-lite.toml:3: Account "lab": GrpTRESMins gres/gpu=0 is below 1; give a positive number of minutes, or leave gres/gpu out for no limit`,

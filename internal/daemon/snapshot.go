@@ -48,6 +48,7 @@ func schedConfig(c *config.Config) sched.Config {
 	sc.MaxArraySize = c.MaxArraySize
 	sc.AllowUnlistedUsers = c.AllowUnlistedUsers
 	sc.EnforcePartLimits = c.PartLimitsEnforced()
+	sc.SafeLimits = c.SafeLimits()
 	sc.DefaultAccount = implicitAccount(c)
 	y := c.Yield
 	sc.Shrink, sc.ShrinkTries, sc.ShrinkPayback, sc.ShrinkRegrow = y.Shrink, y.ShrinkTries, y.ShrinkPayback, y.ShrinkRegrow

@@ -164,6 +164,10 @@ type Config struct {
 	// DefaultAccount is where users go when no account lists them; "" means
 	// "root", the top of the tree.
 	DefaultAccount string
+	// SafeLimits is AccountingStorageEnforce's safe: a job starts only if
+	// its time limit × TRES fits what is left of its account's
+	// GrpTRESMins beside what the running jobs may still use.
+	SafeLimits bool
 	// NextUsageReset is when PriorityUsageResetPeriod next clears usage
 	// (zero: never); a job waiting on a spent GrpTRESMins says so.
 	NextUsageReset time.Time

@@ -384,4 +384,5 @@ func (p *pass) countStart(pj *pjob, sign int) {
 	if j.ArrayJobID != 0 {
 		p.arrayRun[j.ArrayJobID] += sign
 	}
+	p.countRun(pj, sign)
 }

@@ -179,15 +179,20 @@ func jobCPUs(j *Job) float64 {
 	return float64(max(1, j.Req.CPUs))
 }
 
-// quotaIndex is the pass's view of budgets: limits and usage by account.
+// quotaIndex is the pass's view of budgets: limits and usage by account,
+// and (for AccountingStorageEnforce safe) the TRES-minutes the running
+// jobs under each account may still use: TRES × the time left to their
+// limits (Slurm's grp_used_tres_run_secs), jobs started in the pass
+// included.
 type quotaIndex struct {
 	parent map[string]string
 	limits map[string]TRESMins
 	usage  map[string]TRESUsage
+	run    map[string][3]float64 // cpu, billing, gres/gpu minutes
 }
 
 func newQuotaIndex(snap *Snapshot) *quotaIndex {
-	q := &quotaIndex{limits: map[string]TRESMins{}, usage: map[string]TRESUsage{}}
+	q := &quotaIndex{limits: map[string]TRESMins{}, usage: map[string]TRESUsage{}, run: map[string][3]float64{}}
 	for _, a := range snap.Accounts {
 		if a.GrpTRESMins.Any() {
 			q.limits[a.Name] = a.GrpTRESMins
@@ -201,6 +206,39 @@ func newQuotaIndex(snap *Snapshot) *quotaIndex {
 		q.usage[u.Account] = u
 	}
 	return q
+}
+
+// countRun adds (sign 1) or removes (-1) a running job's TRES-minutes left
+// to its account and those above it, for safe.
+func (p *pass) countRun(pj *pjob, sign int) {
+	q := p.quota
+	if !p.cfg.SafeLimits || len(q.limits) == 0 || pj.assoc < 0 {
+		return
+	}
+	j := pj.job
+	start := p.now
+	if !j.Start.IsZero() {
+		start = j.Start.Unix()
+	}
+	left := 0.0
+	switch {
+	case pj.limit >= forever:
+		left = math.Inf(1)
+	case start+pj.limit > p.now:
+		left = float64(start+pj.limit-p.now) / 60
+	}
+	wants := [3]float64{jobCPUs(j), p.jobBilling(pj), jobGPUs(j, p.snap)}
+	seen := map[string]bool{}
+	for a := p.tree.nodes[pj.assoc].account; a != "" && !seen[a]; a = q.parent[a] {
+		seen[a] = true
+		r := q.run[a]
+		for i := range r {
+			if wants[i] > 0 {
+				r[i] += float64(sign) * wants[i] * left
+			}
+		}
+		q.run[a] = r
+	}
 }
 
 // assocGrpTRESMins is the budget a job waits for: the first account, from
@@ -222,22 +260,40 @@ func (p *pass) assocGrpTRESMins(pj *pjob) (blocker, bool) {
 		}
 		u := q.usage[a]
 		for i, c := range []struct {
-			tres   string
-			limit  int64
-			used   float64
-			reason slurm.Reason
+			tres, unit string
+			limit      int64
+			used       float64
+			reason     slurm.Reason
 		}{
-			{"cpu", lim.CPU, u.CPU, slurm.ReasonAssocGrpCPUMinutes},
-			{"billing", lim.Billing, u.Billing, slurm.ReasonAssocGrpBillingMinutes},
-			{"gres/gpu", lim.GPU, u.GPU, slurm.ReasonAssocGrpGRESMinutes},
+			{"cpu", "CPU", lim.CPU, u.CPU, slurm.ReasonAssocGrpCPUMinutes},
+			{"billing", "billing", lim.Billing, u.Billing, slurm.ReasonAssocGrpBillingMinutes},
+			{"gres/gpu", "GPU", lim.GPU, u.GPU, slurm.ReasonAssocGrpGRESMinutes},
 		} {
 			used := int64(c.used / 60) // acct_policy.c: usage_tres_raw / 60, whole minutes
-			if c.limit == 0 || wants[i] <= 0 || used < c.limit {
+			if c.limit == 0 || wants[i] <= 0 {
 				continue
 			}
-			return blocker{reason: c.reason, expected: p.resetUnix(),
-				detail: fmt.Sprintf("account %s has used %d of its GrpTRESMins %s=%d minutes, 0 left; %s",
-					a, used, c.tres, c.limit, p.resetWords())}, true
+			if used >= c.limit {
+				return blocker{reason: c.reason, expected: p.resetUnix(),
+					detail: fmt.Sprintf("account %s has used %d of its GrpTRESMins %s=%d minutes, 0 left; %s",
+						a, used, c.tres, c.limit, p.resetWords())}, true
+			}
+			if !p.cfg.SafeLimits {
+				continue
+			}
+			// safe: the job starts only if its whole time limit fits what
+			// is left beside what the running jobs may still use
+			// (_validate_tres_usage_limits, TRES_USAGE_REQ_NOT_SAFE_WITH_USAGE).
+			req := math.Inf(1)
+			if pj.limit < forever {
+				req = wants[i] * float64(pj.limit) / 60
+			}
+			run := q.run[a][i]
+			if req+run > float64(c.limit-used) {
+				return blocker{reason: c.reason, expected: p.resetUnix(),
+					detail: fmt.Sprintf("asks for %s %s-minutes (its time limit), account %s has %d of its GrpTRESMins %s=%d left and its running jobs may use %s of them (AccountingStorageEnforce safe); %s",
+						fmtMins(req), c.unit, a, c.limit-used, c.tres, c.limit, fmtMins(run), p.resetWords())}, true
+			}
 		}
 	}
 	return blocker{}, false
@@ -283,6 +339,14 @@ func (p *pass) assocGrpTRESMinsNeverFits(pj *pjob) (blocker, bool) {
 }
 
 func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// fmtMins prints TRES-minutes: whole, rounded up, or UNLIMITED.
+func fmtMins(m float64) string {
+	if math.IsInf(m, 1) {
+		return "UNLIMITED"
+	}
+	return strconv.FormatFloat(math.Max(0, math.Ceil(m-1e-9)), 'f', 0, 64)
+}
 
 // resetUnix is the next usage reset, 0 when none comes.
 func (p *pass) resetUnix() int64 {

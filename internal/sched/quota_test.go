@@ -242,3 +242,72 @@ func TestGrpTRESMinsAtSubmission(t *testing.T) {
 		})
 	}
 }
+
+// With AccountingStorageEnforce safe a job starts only if its time limit ×
+// TRES fits what is left of the budget beside what the running jobs may
+// still use; without safe only a spent budget holds a job.
+func TestGrpTRESMinsSafe(t *testing.T) {
+	now := st.Epoch
+	h := time.Hour
+	tests := []struct {
+		name string
+		safe bool
+		used float64 // GPU-seconds
+		jobs []*st.JobBuilder
+		want map[uint32]slurm.Reason
+	}{
+		{
+			name: "safe: 30 GPU-minutes used of 60, a 1-GPU 1-hour job does not fit, a 30-minute one does",
+			safe: true, used: 1800,
+			jobs: []*st.JobBuilder{st.Job(1).User("alice").Account("lab").GPUs(1).Time(h), st.Job(2).User("alice").Account("lab").GPUs(1).Time(h / 2)},
+			want: map[uint32]slurm.Reason{1: slurm.ReasonAssocGrpGRESMinutes, 2: "started"},
+		},
+		{
+			name: "safe: a running job's time left counts against what is left",
+			safe: true, used: 0,
+			jobs: []*st.JobBuilder{st.Job(1).User("alice").Account("lab").GPUs(1).Time(h).Running(now.Add(-10*time.Minute), "gpu01", 0),
+				st.Job(2).User("alice").Account("lab").GPUs(1).Time(20 * time.Minute)},
+			want: map[uint32]slurm.Reason{2: slurm.ReasonAssocGrpGRESMinutes},
+		},
+		{
+			name: "safe: jobs started in the pass count too",
+			safe: true, used: 0,
+			jobs: []*st.JobBuilder{st.Job(1).User("alice").Account("lab").GPUs(1).Time(40 * time.Minute),
+				st.Job(2).User("alice").Account("lab").GPUs(1).Time(40 * time.Minute)},
+			want: map[uint32]slurm.Reason{1: "started", 2: slurm.ReasonAssocGrpGRESMinutes},
+		},
+		{
+			name: "without safe the same jobs start while the budget is not spent",
+			safe: false, used: 1800,
+			jobs: []*st.JobBuilder{st.Job(1).User("alice").Account("lab").GPUs(1).Time(h)},
+			want: map[uint32]slurm.Reason{1: "started"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := withQuota(budget(tt.jobs...).Configure(func(c *sched.Config) { c.SafeLimits = tt.safe }).Build(),
+				sched.TRESMins{GPU: 60}, sched.TRESUsage{Account: "lab", GPU: tt.used})
+			plan := st.Cycle(t, snap)
+			all := st.Reasons(plan)
+			for _, id := range st.Started(plan) {
+				all[id] = "started"
+			}
+			got := map[uint32]slurm.Reason{}
+			for id := range tt.want {
+				got[id] = all[id]
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("reasons (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The detail says what is asked, left and held by the running jobs.
+	snap := withQuota(budget(st.Job(1).User("alice").Account("lab").GPUs(1).Time(time.Hour)).
+		Configure(func(c *sched.Config) { c.SafeLimits = true }).Build(),
+		sched.TRESMins{GPU: 60}, sched.TRESUsage{Account: "lab", GPU: 1800})
+	plan := st.Cycle(t, snap)
+	want := "asks for 60 GPU-minutes (its time limit), account lab has 30 of its GrpTRESMins gres/gpu=60 left and its running jobs may use 0 of them (AccountingStorageEnforce safe); usage decays by half every 7-00:00:00 (PriorityDecayHalfLife)"
+	if len(plan.Pending) != 1 || plan.Pending[0].Detail != want {
+		t.Errorf("pending %+v\nwant the detail %q", plan.Pending, want)
+	}
+}
