@@ -496,8 +496,9 @@ var unsupportedQOSFlags = map[string]string{
 // limit: those the scheduler counts.
 var enforcedQOSTRES = []string{"cpu", "mem", "node", "billing", "gres/gpu"}
 
-// enforcedGrpTRESMins are the TRES an account's GrpTRESMins may limit: those
-// whose usage the scheduler counts.
+// enforcedGrpTRESMins are the TRES an account's GrpTRESMins, GrpTRES,
+// GrpTRESRunMins and MaxTRESMinsPerJob may limit: those the scheduler
+// counts per account.
 var enforcedGrpTRESMins = []string{"cpu", "billing", "gres/gpu"}
 
 // sacctmgr's QOS flags.
@@ -658,14 +659,22 @@ func (p *parser) checkAccounts(c *Config) {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, a.Shares)
 		}
 		p.inRange(at("Priority"), label+": Priority", int64(a.Priority), 0, math.MaxInt32)
-		for _, n := range sortedKeys(a.GrpTRESMins) {
-			switch {
-			case !slices.Contains(enforcedGrpTRESMins, n):
-				p.errorf(at("GrpTRESMins"), "%s: GrpTRESMins limits %s, which slurm-lite does not count; limit %s instead", label, n, strings.Join(enforcedGrpTRESMins, ", "))
-			case a.GrpTRESMins[n] < 1:
-				p.errorf(at("GrpTRESMins"), "%s: GrpTRESMins %s=%d is below 1; give a positive number of minutes, or leave %s out for no limit", label, n, a.GrpTRESMins[n], n)
+		for _, l := range []struct {
+			k    string
+			t    TRES
+			unit string
+		}{{"GrpTRESMins", a.GrpTRESMins, "number of minutes"}, {"GrpTRES", a.GrpTRES, "number"},
+			{"GrpTRESRunMins", a.GrpTRESRunMins, "number of minutes"}, {"MaxTRESMinsPerJob", a.MaxTRESMinsPerJob, "number of minutes"}} {
+			for _, n := range sortedKeys(l.t) {
+				switch {
+				case !slices.Contains(enforcedGrpTRESMins, n):
+					p.errorf(at(l.k), "%s: %s limits %s, which slurm-lite does not count; limit %s instead", label, l.k, n, strings.Join(enforcedGrpTRESMins, ", "))
+				case l.t[n] < 1:
+					p.errorf(at(l.k), "%s: %s %s=%d is below 1; give a positive %s, or leave %s out for no limit", label, l.k, n, l.t[n], l.unit, n)
+				}
 			}
 		}
+		p.notNegative(at("MaxJobs"), label+": MaxJobs", a.MaxJobs)
 		users := map[string]bool{}
 		for j, u := range a.Users {
 			if p.name(at("Users").index(j), label+": Users: user", u) && users[u] {
@@ -736,6 +745,7 @@ func (p *parser) checkUsers(c *Config) {
 			}
 		}
 		byName[u.Name] = append(byName[u.Name], i)
+		p.notNegative(at("MaxJobs"), label+": MaxJobs", u.MaxJobs)
 		if u.Shares < 1 {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, u.Shares)
 		}

@@ -426,6 +426,20 @@ type Account struct {
 	// Priority.UsageResetPeriod clears it. A job wanting a TRES whose
 	// budget is spent waits (AssocGrpGRESMinutes, ...).
 	GrpTRESMins TRES `toml:"GrpTRESMins"`
+	// GrpTRES caps what the running jobs of the account and of the
+	// accounts under it hold together (AssocGrpGRES, AssocGrpCpuLimit,
+	// AssocGrpBilling).
+	GrpTRES TRES `toml:"GrpTRES"`
+	// GrpTRESRunMins caps the TRES-minutes those running jobs may still
+	// use: each one's TRES × the time left to its limit, with the job
+	// that would start (AssocGrpGRESRunMinutes, ...).
+	GrpTRESRunMins TRES `toml:"GrpTRESRunMins"`
+	// MaxTRESMinsPerJob caps one job's TRES × time limit, here and in the
+	// accounts under it that set none (AssocMaxGRESMinutesPerJob, ...).
+	MaxTRESMinsPerJob TRES `toml:"MaxTRESMinsPerJob"`
+	// MaxJobs caps the running jobs of each user of the account (and of
+	// the accounts under it) whose [[User]] sets none (AssocMaxJobsLimit).
+	MaxJobs int `toml:"MaxJobs"`
 }
 
 // User is one user's association with one account (a user in two accounts
@@ -444,6 +458,9 @@ type User struct {
 	QOS []string `toml:"QOS"`
 	// AdminLevel is AdminNone, AdminOperator or AdminAdministrator.
 	AdminLevel string `toml:"AdminLevel"`
+	// MaxJobs caps this association's running jobs; 0 takes the
+	// account's (AssocMaxJobsLimit).
+	MaxJobs int `toml:"MaxJobs"`
 }
 
 // Values of User.AdminLevel.

@@ -61,6 +61,11 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:1: AccountingStorageEnforce nojobs is not supported: slurm-lite always keeps job records (sacct, fair share and budgets count them); remove it`,
 		},
 		{
+			"a GrpTRES on a TRES slurm-lite does not count per account is refused",
+			lines(`[[Account]]`, `Name = "lab"`, `GrpTRES = "mem=100"`),
+			`slurm-lite.toml:3: Account "lab": GrpTRES limits mem, which slurm-lite does not count; limit cpu, billing, gres/gpu instead`,
+		},
+		{
 			"a GrpTRESMins of 0 minutes is refused",
 			lines(`[[Account]]`, `Name = "lab"`, `GrpTRESMins = "gres/gpu=0"`),
 			`slurm-lite.toml:3: Account "lab": GrpTRESMins gres/gpu=0 is below 1; give a positive number of minutes, or leave gres/gpu out for no limit`,

@@ -141,8 +141,8 @@ func tresLimits(t config.TRES) sched.TRESLimits {
 		Billing: int(t["billing"]), GPUs: int(t["gres/gpu"])}
 }
 
-// grpTRESMins is an account's GrpTRESMins in the core's terms (config
-// refuses the TRES it does not count).
+// grpTRESMins is an account's TRES limit (GrpTRESMins, GrpTRES, ...) in
+// the core's terms (config refuses the TRES it does not count).
 func grpTRESMins(t config.TRES) sched.TRESMins {
 	return sched.TRESMins{GPU: t["gres/gpu"], CPU: t["cpu"], Billing: t["billing"]}
 }
@@ -154,7 +154,7 @@ func schedAccounts(c *config.Config) []sched.Account {
 	users := map[string][]sched.UserShare{}
 	for _, u := range c.Users {
 		users[u.Account] = append(users[u.Account], sched.UserShare{
-			Name: u.Name, Shares: u.Shares, Priority: u.Priority, Default: u.DefaultAccount == u.Account,
+			Name: u.Name, Shares: u.Shares, Priority: u.Priority, Default: u.DefaultAccount == u.Account, MaxJobs: u.MaxJobs,
 		})
 	}
 	// Slurm creates root's own association in the root account with the
@@ -170,7 +170,8 @@ func schedAccounts(c *config.Config) []sched.Account {
 			continue
 		}
 		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Priority: a.Priority, Users: users[a.Name],
-			GrpTRESMins: grpTRESMins(a.GrpTRESMins)})
+			GrpTRESMins: grpTRESMins(a.GrpTRESMins), GrpTRES: grpTRESMins(a.GrpTRES), GrpTRESRunMins: grpTRESMins(a.GrpTRESRunMins),
+			MaxTRESMinsPerJob: grpTRESMins(a.MaxTRESMinsPerJob), MaxJobs: a.MaxJobs})
 	}
 	return out
 }

@@ -84,12 +84,8 @@ fi
 		if a.Priority > 0 {
 			fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set Priority=%d\n", name, a.Priority)
 		}
-		// A budget: Slurm enforces it with AccountingStorageEnforce's
-		// limits, which slurm.conf has; it is checked against the same
-		// usage (decayed by PriorityDecayHalfLife, cleared by
-		// PriorityUsageResetPeriod).
-		if len(a.GrpTRESMins) > 0 {
-			fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set GrpTRESMins=%s\n", name, a.GrpTRESMins.String())
+		if lim := assocLimits(a); len(lim) > 0 {
+			fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set %s\n", name, strings.Join(lim, " "))
 		}
 	}
 
@@ -119,6 +115,10 @@ fi
 		if u.Priority > 0 {
 			fmt.Fprintf(&b, "update user where name=%s account=%s cluster=\"$cluster\" set Priority=%d\n",
 				name, acct, u.Priority)
+		}
+		if u.MaxJobs > 0 {
+			fmt.Fprintf(&b, "update user where name=%s account=%s cluster=\"$cluster\" set MaxJobs=%d\n",
+				name, acct, u.MaxJobs)
 		}
 		if len(opts) > 0 {
 			fmt.Fprintf(&b, "update user where name=%s set %s\n", name, strings.Join(opts, " "))
@@ -310,4 +310,25 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// assocLimits are an account's limits as sacctmgr sets them: its budget
+// and the limits beside it, which Slurm enforces with
+// AccountingStorageEnforce's limits (a budget against the same usage,
+// decayed by PriorityDecayHalfLife and cleared by
+// PriorityUsageResetPeriod).
+func assocLimits(a config.Account) []string {
+	var s []string
+	for _, l := range []struct {
+		k string
+		t config.TRES
+	}{{"GrpTRES", a.GrpTRES}, {"GrpTRESMins", a.GrpTRESMins}, {"GrpTRESRunMins", a.GrpTRESRunMins}, {"MaxTRESMinsPerJob", a.MaxTRESMinsPerJob}} {
+		if len(l.t) > 0 {
+			s = append(s, l.k+"="+l.t.String())
+		}
+	}
+	if a.MaxJobs > 0 {
+		s = append(s, fmt.Sprintf("MaxJobs=%d", a.MaxJobs))
+	}
+	return s
 }

@@ -290,9 +290,11 @@ type MgrAssoc struct {
 	// QOS are the names the association may use, QOSIDs their ids.
 	QOS    []string
 	QOSIDs []int
-	// GrpTRESMins is the association's budget as sacctmgr prints it
-	// ("gres/gpu=60"), "" for none.
-	GrpTRESMins string
+	// GrpTRESMins, GrpTRES, GrpTRESRunMins and MaxTRESMins (per job) are
+	// the association's limits as sacctmgr prints them ("gres/gpu=60"), ""
+	// for none; MaxJobs 0 for none. The max_* ones are inherited.
+	GrpTRESMins, GrpTRES, GrpTRESRunMins, MaxTRESMins string
+	MaxJobs                                           int
 }
 
 // record prints an association (sacctmgr_print_assoc_rec). tree, when
@@ -312,12 +314,23 @@ func (a *MgrAssoc) record(tree *printTree) mgrRecord {
 			return Str(a.Cluster), true
 		case "grptm":
 			return Str(a.GrpTRESMins), true
-		case "dqos", "part", "grpt", "grptrm", "maxtm", "maxtrm", "maxt", "maxtn":
+		case "grpt":
+			return Str(a.GrpTRES), true
+		case "grptrm":
+			return Str(a.GrpTRESRunMins), true
+		case "maxtm":
+			return Str(a.MaxTRESMins), true
+		case "maxj":
+			if a.MaxJobs <= 0 {
+				return Unset(), true
+			}
+			return Uint(a.MaxJobs), true
+		case "dqos", "part", "maxtrm", "maxt", "maxtn":
 			return Str(""), true
 		case "fairshare":
 			return Uint(a.Shares), true
 		case "grpcm", "grpcrm", "grpc", "grpj", "grpja", "grpmem", "grpn", "grps", "grpw",
-			"maxcm", "maxcrm", "maxc", "maxj", "maxja", "minpt", "maxn", "maxs", "maxw", "prio":
+			"maxcm", "maxcrm", "maxc", "maxja", "minpt", "maxn", "maxs", "maxw", "prio":
 			return Unset(), true
 		case "id":
 			return Uint(a.ID), true

@@ -189,16 +189,37 @@ type quotaIndex struct {
 	limits map[string]TRESMins
 	usage  map[string]TRESUsage
 	run    map[string][3]float64 // cpu, billing, gres/gpu minutes
+	// The other association limits (assoclimits.go): any is set when some
+	// account or user has one; held is what the running jobs under each
+	// account hold (cpu, billing, gres/gpu), jobs the running jobs of each
+	// user association (by tree node).
+	any      bool
+	accounts map[string]*Account
+	held     map[string][3]float64
+	jobs     map[int]int
+	userMax  map[assocKey]int
 }
 
 func newQuotaIndex(snap *Snapshot) *quotaIndex {
-	q := &quotaIndex{limits: map[string]TRESMins{}, usage: map[string]TRESUsage{}, run: map[string][3]float64{}}
-	for _, a := range snap.Accounts {
+	q := &quotaIndex{limits: map[string]TRESMins{}, usage: map[string]TRESUsage{}, run: map[string][3]float64{},
+		accounts: map[string]*Account{}, held: map[string][3]float64{}, jobs: map[int]int{}, userMax: map[assocKey]int{}}
+	for i := range snap.Accounts {
+		a := &snap.Accounts[i]
+		q.accounts[a.Name] = a
 		if a.GrpTRESMins.Any() {
 			q.limits[a.Name] = a.GrpTRESMins
 		}
+		if a.GrpTRESMins.Any() || a.GrpTRES.Any() || a.GrpTRESRunMins.Any() || a.MaxTRESMinsPerJob.Any() || a.MaxJobs > 0 {
+			q.any = true
+		}
+		for _, u := range a.Users {
+			if u.MaxJobs > 0 {
+				q.userMax[assocKey{a.Name, u.Name}] = u.MaxJobs
+				q.any = true
+			}
+		}
 	}
-	if len(q.limits) == 0 {
+	if !q.any {
 		return q
 	}
 	q.parent = accountParents(snap)
@@ -208,13 +229,15 @@ func newQuotaIndex(snap *Snapshot) *quotaIndex {
 	return q
 }
 
-// countRun adds (sign 1) or removes (-1) a running job's TRES-minutes left
-// to its account and those above it, for safe.
+// countRun adds (sign 1) or removes (-1) a running job to its user
+// association's count and, with its TRES and its TRES-minutes left, to its
+// account and those above it (safe, GrpTRES, GrpTRESRunMins).
 func (p *pass) countRun(pj *pjob, sign int) {
 	q := p.quota
-	if !p.cfg.SafeLimits || len(q.limits) == 0 || pj.assoc < 0 {
+	if !q.any || pj.assoc < 0 {
 		return
 	}
+	q.jobs[pj.assoc] += sign
 	j := pj.job
 	start := p.now
 	if !j.Start.IsZero() {
@@ -231,13 +254,14 @@ func (p *pass) countRun(pj *pjob, sign int) {
 	seen := map[string]bool{}
 	for a := p.tree.nodes[pj.assoc].account; a != "" && !seen[a]; a = q.parent[a] {
 		seen[a] = true
-		r := q.run[a]
+		r, h := q.run[a], q.held[a]
 		for i := range r {
 			if wants[i] > 0 {
 				r[i] += float64(sign) * wants[i] * left
+				h[i] += float64(sign) * wants[i]
 			}
 		}
-		q.run[a] = r
+		q.run[a], q.held[a] = r, h
 	}
 }
 

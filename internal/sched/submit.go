@@ -128,7 +128,7 @@ func CheckSubmit(job Job, snap Snapshot) error {
 				job.Req.GPUs, q.Name, q.MaxGPUsPerUser)}, true
 		}
 		if !over {
-			b, over = p.assocGrpTRESMinsNeverFits(&pj)
+			b, over = p.assocNeverFits(&pj)
 		}
 		if over {
 			return refuse(slurm.ErrAccountingPolicy, fmt.Sprintf("%s (%s; the QOS has DenyOnLimit)", b.detail, b.reason))

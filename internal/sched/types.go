@@ -184,6 +184,15 @@ type Account struct {
 	Users    []UserShare
 	// GrpTRESMins is the account's budget of TRES-minutes (quota.go).
 	GrpTRESMins TRESMins
+	// GrpTRES caps what the running jobs of the account and those under
+	// it hold together; GrpTRESRunMins their TRES × time left to their
+	// limits; MaxTRESMinsPerJob one job's TRES × time limit (inherited by
+	// the accounts under it); MaxJobs the running jobs of each user
+	// association under it that sets none (assoclimits.go). Zero: none.
+	GrpTRES           TRESMins
+	GrpTRESRunMins    TRESMins
+	MaxTRESMinsPerJob TRESMins
+	MaxJobs           int
 }
 
 // UserShare is a user's association with an account.
@@ -196,6 +205,9 @@ type UserShare struct {
 	// DefaultAccount), charged by jobs that name none. Without one, the
 	// first account listing the user is the default.
 	Default bool
+	// MaxJobs caps the association's running jobs; 0 takes the
+	// account's (AssocMaxJobsLimit).
+	MaxJobs int
 }
 
 // Usage is an association's decayed usage.
