@@ -479,10 +479,9 @@ var unsupportedPriorityFlags = map[string]string{
 }
 
 // unsupportedQOSFlags are sacctmgr's QOS flags that slurm-lite refuses,
-// with why; DenyOnLimit is obeyed.
+// with why; DenyOnLimit and NoDecay are obeyed.
 var unsupportedQOSFlags = map[string]string{
 	"EnforceUsageThreshold": "slurm-lite has no UsageThreshold for it to enforce",
-	"NoDecay":               "slurm-lite keeps no usage per QOS (a QOS has no GrpTRESMins) for it to stop decaying; an account's budget and fair-share usage decay by DecayHalfLife",
 	"NoReserve":             "slurm-lite's backfill reserves resources for every blocked job",
 	"OverPartQOS":           "slurm-lite checks the partition's QOS first, then the job's, always",
 	"PartitionMaxNodes":     "on one machine there is no partition node limit to ignore",
@@ -532,6 +531,14 @@ func (p *parser) checkQOS(c *Config) {
 				if why, refused := unsupportedQOSFlags[q.Flags[j]]; refused {
 					p.errorf(at("Flags").index(j), "%s: flag %s is not supported: %s; remove it", label, q.Flags[j], why)
 				}
+			}
+		}
+		for _, n := range sortedKeys(q.GrpTRESMins) {
+			switch {
+			case !slices.Contains(enforcedGrpTRESMins, n):
+				p.errorf(at("GrpTRESMins"), "%s: GrpTRESMins limits %s, which slurm-lite does not count; limit %s instead", label, n, strings.Join(enforcedGrpTRESMins, ", "))
+			case q.GrpTRESMins[n] < 1:
+				p.errorf(at("GrpTRESMins"), "%s: GrpTRESMins %s=%d is below 1; give a positive number of minutes, or leave %s out for no limit", label, n, q.GrpTRESMins[n], n)
 			}
 		}
 		for _, k := range []string{"MaxTRESPerUser", "MaxTRESPerJob"} {

@@ -391,6 +391,10 @@ type QOS struct {
 	MaxSubmitJobsPerUser int `toml:"MaxSubmitJobsPerUser"`
 	// MaxWall caps a job's time limit.
 	MaxWall time.Duration `toml:"MaxWall" conf:"time"`
+	// GrpTRESMins is a budget of TRES-minutes for all the QOS's jobs
+	// together (cpu, billing, gres/gpu): decayed by DecayHalfLife unless
+	// the QOS has NoDecay, cleared by UsageResetPeriod (QOSGrpGRESMinutes).
+	GrpTRESMins TRES `toml:"GrpTRESMins"`
 	// UsageFactor multiplies the usage charged to fair share.
 	UsageFactor float64 `toml:"UsageFactor"`
 	// Flags are sacctmgr's QOS flags in Slurm's spelling (DenyOnLimit, ...).

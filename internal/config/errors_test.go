@@ -37,8 +37,8 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			"a QOS flag slurm-lite cannot obey is refused, saying why",
-			lines(`[[QOS]]`, `Name = "normal"`, `Flags = ["DenyOnLimit", "NoDecay"]`),
-			`slurm-lite.toml:3: QOS "normal": flag NoDecay is not supported: slurm-lite keeps no usage per QOS (a QOS has no GrpTRESMins) for it to stop decaying; an account's budget and fair-share usage decay by DecayHalfLife; remove it`,
+			lines(`[[QOS]]`, `Name = "normal"`, `Flags = ["DenyOnLimit", "NoReserve"]`),
+			`slurm-lite.toml:3: QOS "normal": flag NoReserve is not supported: slurm-lite's backfill reserves resources for every blocked job; remove it`,
 		},
 		{
 			"a QOS limit on a TRES the scheduler does not count is refused",

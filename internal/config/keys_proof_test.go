@@ -124,6 +124,7 @@ var keyProofs = map[string][]string{
 	"Account.*.MaxTRESMinsPerJob": {"internal/sched:TestAssocLimits", "script:quota_recorded"},
 	"Account.*.MaxJobs":           {"script:quota_budget", "internal/sched:TestAssocLimits"},
 	"User.*.MaxJobs":              {"internal/sched:TestAssocLimits~MaxJobs", "script:quota_recorded"},
+	"QOS.*.GrpTRESMins":           {"internal/sched:TestQOSGrpTRESMins"},
 	"Account.*.GrpTRESMins":       {"internal/daemon:TestGrpTRESMinsBudgetWaitsForTheReset~GrpTRESMins"},
 
 	"User.*.Name":           {"script:priority_recorded"},

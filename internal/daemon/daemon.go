@@ -169,8 +169,9 @@ type Daemon struct {
 	// budgetUsage is each account's usage per TRES at the last pass, for
 	// GrpTRESMins (quota.go); started is when the daemon started (the
 	// reset of PriorityUsageResetPeriod NOW).
-	budgetUsage []sched.TRESUsage
-	started     time.Time
+	budgetUsage    []sched.TRESUsage
+	qosBudgetUsage []sched.TRESUsage
+	started        time.Time
 	// budgetTold is what tellBudgets last told of each budget (0, 80,
 	// 100), by account and TRES; the loop's alone.
 	budgetTold map[string]int

@@ -21,10 +21,15 @@ import (
 // own: a restart, a requeue or a job that ended while the daemon was away
 // are counted from the records as sacct counts them.
 
-// hasBudgets reports whether some account has a GrpTRESMins.
+// hasBudgets reports whether some account or QOS has a GrpTRESMins.
 func hasBudgets(cfg *config.Config) bool {
 	for _, a := range cfg.Accounts {
 		if len(a.GrpTRESMins) > 0 {
+			return true
+		}
+	}
+	for _, q := range cfg.QOS {
+		if len(q.GrpTRESMins) > 0 {
 			return true
 		}
 	}
@@ -40,6 +45,11 @@ func budgetSince(cfg *config.Config, now, started time.Time) time.Time {
 	case "NOW":
 		return started
 	case "NONE", "":
+		for _, q := range cfg.QOS {
+			if len(q.GrpTRESMins) > 0 && q.HasFlag("NoDecay") {
+				return time.Time{} // its usage never decays: all of it counts
+			}
+		}
 		if hl := cfg.Priority.DecayHalfLife; hl > 0 {
 			return now.Add(-40 * hl)
 		}
@@ -55,7 +65,7 @@ func budgetSince(cfg *config.Config, now, started time.Time) time.Time {
 func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched.Snapshot) {
 	if !hasBudgets(cfg) {
 		d.mu.Lock()
-		d.budgetUsage = nil
+		d.budgetUsage, d.qosBudgetUsage = nil, nil
 		d.mu.Unlock()
 		return
 	}
@@ -71,7 +81,7 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 		// usage known rather than let every job through.
 		d.log.Error("reading runs for GrpTRESMins", "err", err)
 		d.mu.Lock()
-		snap.TRESUsage = d.budgetUsage
+		snap.TRESUsage, snap.QOSUsage = d.budgetUsage, d.qosBudgetUsage
 		d.mu.Unlock()
 		return
 	}
@@ -86,8 +96,9 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 		runs = append(runs, sched.Run{Job: sj, End: j.End})
 	}
 	snap.TRESUsage = sched.AccountTRESUsage(*snap, runs, since)
+	snap.QOSUsage = sched.QOSTRESUsage(*snap, runs, since)
 	d.mu.Lock()
-	d.budgetUsage = snap.TRESUsage
+	d.budgetUsage, d.qosBudgetUsage = snap.TRESUsage, snap.QOSUsage
 	d.mu.Unlock()
 	d.tellBudgets(cfg, snap.TRESUsage, now, snap.Config.NextUsageReset)
 }
@@ -169,7 +180,7 @@ func (d *Daemon) lastBudgets(cfg *config.Config, snap *sched.Snapshot) {
 	}
 	snap.Config.NextUsageReset = sched.NextUsageReset(cfg.Priority.UsageResetPeriod, snap.Now, time.Local)
 	d.mu.Lock()
-	snap.TRESUsage = d.budgetUsage
+	snap.TRESUsage, snap.QOSUsage = d.budgetUsage, d.qosBudgetUsage
 	d.mu.Unlock()
 }
 

@@ -129,6 +129,8 @@ func schedQOS(c *config.Config) []sched.QOS {
 			MaxJobsPerUser:       q.MaxJobsPerUser,
 			MaxSubmitJobsPerUser: q.MaxSubmitJobsPerUser,
 			DenyOnLimit:          q.HasFlag("DenyOnLimit"),
+			GrpTRESMins:          grpTRESMins(q.GrpTRESMins),
+			NoDecay:              q.HasFlag("NoDecay"),
 		})
 	}
 	return out

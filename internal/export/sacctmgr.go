@@ -265,6 +265,9 @@ func qosSettings(q config.QOS) []string {
 	if q.MaxWall > 0 {
 		s = append(s, "MaxWall="+clock(q.MaxWall))
 	}
+	if len(q.GrpTRESMins) > 0 {
+		s = append(s, "GrpTRESMins="+q.GrpTRESMins.String())
+	}
 	s = append(s, "UsageFactor="+strconv.FormatFloat(q.UsageFactor, 'f', -1, 64))
 	if len(q.Flags) > 0 {
 		s = append(s, "Flags="+strings.Join(q.Flags, ","))

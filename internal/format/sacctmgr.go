@@ -493,6 +493,7 @@ type MgrQOS struct {
 	MaxJobsPU, MaxSubmitPU   int
 	MaxWallMinutes           int64 // 0 for none
 	GraceSeconds             int64
+	GrpTRESMins              string // "" for none
 }
 
 // ListQOS is sacctmgr list qos.
@@ -519,7 +520,9 @@ func ListQOS(cols []MgrColumn, qos []MgrQOS, o MgrOutput) string {
 			case "grpcm", "grpcrm", "grpc", "grpj", "grpja", "grpmem", "grpn", "grps", "grpw",
 				"maxcm", "maxcrm", "maxc", "minpt", "maxjpa", "maxjaa", "maxjau", "maxsa", "minc", "prxmpt":
 				return Unset(), true
-			case "grptm", "grptrm", "grpt", "maxtm", "maxtrm", "maxtrma", "maxta", "maxtn", "mint", "pree":
+			case "grptm":
+				return Str(q.GrpTRESMins), true
+			case "grptrm", "grpt", "maxtm", "maxtrm", "maxtrma", "maxta", "maxtn", "mint", "pree":
 				return Str(""), true
 			case "id":
 				return Uint(q.ID), true

@@ -244,6 +244,14 @@ func mgrQOS(id int, q config.QOS) format.MgrQOS {
 		UsageFactor: q.UsageFactor, MaxTRESPerJob: q.MaxTRESPerJob.String(), MaxTRESPU: q.MaxTRESPerUser.String(),
 		MaxCPUsPU: q.MaxTRESPerUser["cpu"], MaxNodesPU: q.MaxTRESPerUser["node"], MaxNodes: q.MaxTRESPerJob["node"],
 		MaxJobsPU: q.MaxJobsPerUser, MaxSubmitPU: q.MaxSubmitJobsPerUser, MaxWallMinutes: int64(q.MaxWall.Minutes())}
+	if len(q.GrpTRESMins) > 0 {
+		// By name, as sacctmgr prints an association's (recorded).
+		t := map[string]uint64{}
+		for n, v := range q.GrpTRESMins {
+			t[n] = uint64(v)
+		}
+		m.GrpTRESMins = format.TRESSet(slices.Sorted(maps.Keys(t)), t)
+	}
 	if q.Name == config.DefaultQOS {
 		m.Description = "Normal QOS default"
 	}

@@ -82,6 +82,9 @@ func (p *pass) staticBlock(pj *pjob) (blocker, bool) {
 		if b, ok := p.perUserLimit(pj, q, c); ok {
 			return b, true
 		}
+		if b, ok := p.qosGrpTRESMins(pj, q); ok {
+			return b, true
+		}
 	}
 	// Then the association's, as acct_policy.c checks them after the QOS.
 	return p.assocLimits(pj)

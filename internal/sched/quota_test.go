@@ -1,6 +1,8 @@
 package sched_test
 
 import (
+	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -309,5 +311,48 @@ func TestGrpTRESMinsSafe(t *testing.T) {
 	want := "asks for 60 GPU-minutes (its time limit), account lab has 30 of its GrpTRESMins gres/gpu=60 left and its running jobs may use 0 of them (AccountingStorageEnforce safe); usage decays by half every 7-00:00:00 (PriorityDecayHalfLife)"
 	if len(plan.Pending) != 1 || plan.Pending[0].Detail != want {
 		t.Errorf("pending %+v\nwant the detail %q", plan.Pending, want)
+	}
+}
+
+// A QOS's GrpTRESMins counts the usage of all its jobs (and its
+// partition's jobs), decayed unless the QOS has NoDecay; a job wanting a
+// spent TRES waits with QOSGrpGRESMinutes.
+func TestQOSGrpTRESMins(t *testing.T) {
+	now := st.Epoch
+	h := time.Hour
+	snap := fourGPUs().QOS(sched.QOS{Name: "normal", UsageFactor: 1, GrpTRESMins: sched.TRESMins{GPU: 60}},
+		sched.QOS{Name: "keep", UsageFactor: 1, NoDecay: true, GrpTRESMins: sched.TRESMins{GPU: 60}}).
+		Configure(func(c *sched.Config) { c.DecayHalfLife = h }).Build()
+	run := func(b *st.JobBuilder, end time.Time) sched.Run { return sched.Run{Job: b.Build(), End: end} }
+	// An hour on a GPU in each QOS, ended an hour ago.
+	runs := []sched.Run{
+		run(st.Job(1).User("alice").QOS("normal").GPUs(1).Running(now.Add(-2*h), "gpu01", 0), now.Add(-h)),
+		run(st.Job(2).User("bob").QOS("keep").GPUs(1).Running(now.Add(-2*h), "gpu01", 1), now.Add(-h)),
+	}
+	got := sched.QOSTRESUsage(snap, runs, time.Time{})
+	if len(got) != 2 || got[0].Account != "keep" || got[0].GPU != 3600 {
+		t.Fatalf("NoDecay: QOS keep's usage %+v, want 3600 GPU-seconds undecayed", got)
+	}
+	// Decayed: h/ln2 × (1/2 − 1/4) GPU-seconds, under 60 minutes.
+	if want := 3600 / 0.6931471805599453 * 0.25; math.Abs(got[1].GPU-want) > 1e-6 {
+		t.Errorf("QOS normal's usage %v, want %v", got[1].GPU, want)
+	}
+	// A reset clears NoDecay's usage too (Slurm 22.05's _reset_usage).
+	if after := sched.QOSTRESUsage(snap, runs, now.Add(-h/2)); len(after) != 0 {
+		t.Errorf("usage since a reset after the runs: %+v, want none", after)
+	}
+
+	snap.QOSUsage = got
+	snap.Jobs = []sched.Job{st.Job(3).User("alice").QOS("keep").GPUs(1).Build(), st.Job(4).User("alice").QOS("normal").GPUs(1).Build()}
+	plan := st.Cycle(t, snap)
+	reasons := st.Reasons(plan)
+	if reasons[3] != slurm.ReasonQOSGrpGRESMinutes || !slices.Contains(st.Started(plan), 4) {
+		t.Fatalf("reasons %v, started %v: want job 3 QOSGrpGRESMinutes, job 4 started", reasons, st.Started(plan))
+	}
+	want := "QOS keep has used 60 of its GrpTRESMins gres/gpu=60 minutes, 0 left; usage never decays (NoDecay) nor resets (PriorityUsageResetPeriod NONE)"
+	for _, d := range plan.Pending {
+		if d.JobID == 3 && d.Detail != want {
+			t.Errorf("detail %q\nwant %q", d.Detail, want)
+		}
 	}
 }

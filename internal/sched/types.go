@@ -32,7 +32,9 @@ type Snapshot struct {
 	Usage []Usage
 	// TRESUsage is each account's usage per TRES, what its GrpTRESMins is
 	// checked against (AccountTRESUsage); nil when no account has one.
+	// QOSUsage is each QOS's (QOSTRESUsage; Account is the QOS's name).
 	TRESUsage []TRESUsage
+	QOSUsage  []TRESUsage
 	// Users are users known to hold Config.DefaultAccount's implicit
 	// association where it is in use (no Accounts, or AllowUnlistedUsers),
 	// besides those of Jobs and Usage: every user has it, and sshare and
@@ -154,6 +156,11 @@ type QOS struct {
 	// MaxSubmitJobsPerUser caps a user's pending and running jobs in this QOS;
 	// submissions beyond it are refused.
 	MaxSubmitJobsPerUser int
+	// GrpTRESMins is a budget of TRES-minutes for all the QOS's jobs,
+	// checked against Snapshot.QOSUsage; NoDecay keeps that usage from
+	// decaying (quota.go).
+	GrpTRESMins TRESMins
+	NoDecay     bool
 	// DenyOnLimit refuses at submission a job over a per-job limit (or a
 	// per-user limit on its own), instead of leaving it pending with the
 	// limit as its reason (the QOS flag DenyOnLimit).

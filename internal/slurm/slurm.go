@@ -119,6 +119,10 @@ const (
 	ReasonAssocGrpGRESMinutes    Reason = "AssocGrpGRESMinutes"
 	ReasonAssocGrpCPUMinutes     Reason = "AssocGrpCPUMinutesLimit"
 	ReasonAssocGrpBillingMinutes Reason = "AssocGrpBillingMinutes"
+	// A QOS's GrpTRESMins spent (slurm_protocol_defs.c).
+	ReasonQOSGrpGRESMinutes    Reason = "QOSGrpGRESMinutes"
+	ReasonQOSGrpCPUMinutes     Reason = "QOSGrpCPUMinutesLimit"
+	ReasonQOSGrpBillingMinutes Reason = "QOSGrpBillingMinutes"
 	// An association's other limits (slurm_protocol_defs.c).
 	ReasonAssocMaxJobsLimit             Reason = "AssocMaxJobsLimit"
 	ReasonAssocGrpGRES                  Reason = "AssocGrpGRES"
