@@ -176,7 +176,7 @@ var valueProofs = map[string][]string{
 
 	"QOS.*.Flags=DenyOnLimit":           {"script:qos_limits"},
 	"QOS.*.Flags=EnforceUsageThreshold": {"internal/config:TestUnsupportedQOSFlagsAreRefused~unsupportedQOSFlags"},
-	"QOS.*.Flags=NoDecay":               {"internal/config:TestParseErrors"},
+	"QOS.*.Flags=NoDecay":               {"internal/sched:TestQOSGrpTRESMins"},
 	"QOS.*.Flags=NoReserve":             {"script:qos_limits"},
 	"QOS.*.Flags=OverPartQOS":           {"internal/config:TestUnsupportedQOSFlagsAreRefused~unsupportedQOSFlags"},
 	"QOS.*.Flags=PartitionMaxNodes":     {"internal/config:TestUnsupportedQOSFlagsAreRefused~unsupportedQOSFlags"},
