@@ -8,7 +8,8 @@ import (
 )
 
 // An association's limits besides its budget (quota.go), as acct_policy.c
-// checks them after the QOS's: MaxJobs on the user's association
+// checks them after the QOS's (a limit the job's QOS sets for the same
+// thing goes before the association's, which is then not checked): MaxJobs on the user's association
 // (acct_policy_job_runnable_pre_select), then for each account from the
 // job's up GrpTRESMins, GrpTRES and GrpTRESRunMins, and for the nearest
 // account that sets one, MaxTRESMinsPerJob (a max_* limit, inherited).
@@ -28,7 +29,7 @@ func (p *pass) assocLimits(pj *pjob) (blocker, bool) {
 	}
 	j := pj.job
 	node := &p.tree.nodes[pj.assoc]
-	if limit := p.maxJobs(node.account, j.User); limit > 0 && q.jobs[pj.assoc] >= limit {
+	if limit := p.maxJobs(node.account, j.User); limit > 0 && !p.qosMaxJobsSet(pj) && q.jobs[pj.assoc] >= limit {
 		return blocker{reason: slurm.ReasonAssocMaxJobsLimit,
 			detail: fmt.Sprintf("%s runs %d jobs in account %s, its MaxJobs is %d", j.User, q.jobs[pj.assoc], node.account, limit)}, true
 	}
@@ -87,6 +88,18 @@ func maxTRESMinsPerJob(acct *Account, wants, reqMins [3]float64, reasons [3]slur
 		}
 	}
 	return blocker{}, false
+}
+
+// qosMaxJobsSet says whether a QOS of the job has a MaxJobsPerUser: the
+// association's MaxJobs is then not checked (acct_policy.c's pre-select
+// check, qos_rec.max_jobs_pu == INFINITE).
+func (p *pass) qosMaxJobsSet(pj *pjob) bool {
+	for _, qi := range pj.qosList() {
+		if p.snap.QOS[qi].MaxJobsPerUser > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // maxJobs is a user association's MaxJobs: its own, else the nearest

@@ -275,6 +275,7 @@ func (p *pass) assocGrpTRESMins(pj *pjob) (blocker, bool) {
 	}
 	j := pj.job
 	wants := [3]float64{jobCPUs(j), p.jobBilling(pj), jobGPUs(j, p.snap)}
+	qosSet := p.qosGrpTRESMinsSet(pj)
 	seen := map[string]bool{}
 	for a := p.tree.nodes[pj.assoc].account; a != "" && !seen[a]; a = q.parent[a] {
 		seen[a] = true
@@ -294,7 +295,7 @@ func (p *pass) assocGrpTRESMins(pj *pjob) (blocker, bool) {
 			{"gres/gpu", "GPU", lim.GPU, u.GPU, slurm.ReasonAssocGrpGRESMinutes},
 		} {
 			used := int64(c.used / 60) // acct_policy.c: usage_tres_raw / 60, whole minutes
-			if c.limit == 0 || wants[i] <= 0 {
+			if c.limit == 0 || wants[i] <= 0 || qosSet[i] {
 				continue
 			}
 			if used >= c.limit {
@@ -370,6 +371,20 @@ func fmtMins(m float64) string {
 		return "UNLIMITED"
 	}
 	return strconv.FormatFloat(math.Max(0, math.Ceil(m-1e-9)), 'f', 0, 64)
+}
+
+// qosGrpTRESMinsSet says which TRES (cpu, billing, gres/gpu) a QOS of the
+// job has a GrpTRESMins for: the association's of those TRES are not
+// checked (acct_policy.c skips an association limit the QOS set, the
+// QOS's being the one that holds).
+func (p *pass) qosGrpTRESMinsSet(pj *pjob) [3]bool {
+	var set [3]bool
+	for _, qi := range pj.qosList() {
+		for i, l := range p.snap.QOS[qi].GrpTRESMins.of() {
+			set[i] = set[i] || l > 0
+		}
+	}
+	return set
 }
 
 // resetUnix is the next usage reset, 0 when none comes.

@@ -356,3 +356,22 @@ func TestQOSGrpTRESMins(t *testing.T) {
 		}
 	}
 }
+
+// A QOS's GrpTRESMins of a TRES goes before its association's: with the
+// QOS's far from spent, the account's spent budget of that TRES holds
+// nothing (recorded: golden quota_squeue_qos_budget_first.txt); a QOS's
+// MaxJobsPerUser likewise goes before the association's MaxJobs.
+func TestQOSLimitsGoBeforeTheAssociations(t *testing.T) {
+	snap := withQuota(budget(st.Job(1).User("alice").Account("lab").QOS("normal").GPUs(1)).
+		QOS(sched.QOS{Name: "normal", UsageFactor: 1, GrpTRESMins: sched.TRESMins{GPU: 100000}}).Build(),
+		sched.TRESMins{GPU: 1}, sched.TRESUsage{Account: "lab", GPU: 3600})
+	if plan := st.Cycle(t, snap); !slices.Contains(st.Started(plan), 1) {
+		t.Errorf("job 1 waits (%v) though its QOS's GrpTRESMins goes before lab's", st.Reasons(plan))
+	}
+	snap = budget(st.Job(1).User("alice").Account("lab").QOS("normal"), st.Job(2).User("alice").Account("lab").QOS("normal")).
+		QOS(sched.QOS{Name: "normal", UsageFactor: 1, MaxJobsPerUser: 5}).Build()
+	snap.Accounts[1].MaxJobs = 1
+	if plan := st.Cycle(t, snap); len(st.Started(plan)) != 2 {
+		t.Errorf("started %v (reasons %v): the QOS's MaxJobsPerUser goes before lab's MaxJobs", st.Started(plan), st.Reasons(plan))
+	}
+}
