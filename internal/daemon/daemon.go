@@ -173,8 +173,10 @@ type Daemon struct {
 	qosBudgetUsage []sched.TRESUsage
 	started        time.Time
 	// budgetTold is what tellBudgets last told of each budget (0, 80,
-	// 100), by account and TRES; the loop's alone.
+	// 100), by account and TRES; budgetRuns the runs budgets count
+	// (quota.go). The loop's alone.
 	budgetTold map[string]int
+	budgetRuns budgetRuns
 	// watched are the running jobs whose supervisors the daemon watches.
 	watched map[uint32]bool
 	// after says what to do with a running job once its supervisor has

@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -59,10 +61,31 @@ func budgetSince(cfg *config.Config, now, started time.Time) time.Time {
 	}
 }
 
-// addBudgets puts each account's usage per TRES and the next reset into
-// snap, for the core's GrpTRESMins checks, and keeps the usage for the
-// views (sshare, /metrics). Nothing when no account has a budget.
-func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched.Snapshot) {
+// budgetRuns is the runs a budget counts, kept between passes: reading
+// every run since the last reset at each pass costs a second and more
+// for 10,000 runs (store BenchmarkRunsSince). Ended runs do not change, so
+// they are kept; each pass adds those its own job list (every job not
+// ended before MinJobAge, at least a minute) shows ended, and reads the
+// running ones from it. It reads the store again when the window moves (a
+// reset), at the first pass, and when a run it saw running is not in the
+// pass's list as it was (a requeue archived it, or it ended out of the
+// list's window).
+type budgetRuns struct {
+	since   time.Time
+	ended   map[runKey]sched.Run
+	running map[runKey]bool
+}
+
+type runKey struct {
+	id       uint32
+	restarts int
+}
+
+// addBudgets puts each account's and QOS's usage per TRES and the next
+// reset into snap, for the core's GrpTRESMins checks, and keeps the usage
+// for the views (sshare, /metrics). jobs is the pass's own job list.
+// Nothing when no account or QOS has a budget.
+func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched.Snapshot, jobs []store.Job) {
 	if !hasBudgets(cfg) {
 		d.mu.Lock()
 		d.budgetUsage, d.qosBudgetUsage = nil, nil
@@ -72,7 +95,7 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 	now := snap.Now
 	snap.Config.NextUsageReset = sched.NextUsageReset(cfg.Priority.UsageResetPeriod, now, time.Local)
 	since := budgetSince(cfg, now, d.started)
-	jobs, err := d.st.Runs(ctx, store.Filter{Since: since})
+	runs, err := d.budgetRunsAt(ctx, cfg, snap.Nodes[0], since, jobs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return // stopping
@@ -85,22 +108,60 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 		d.mu.Unlock()
 		return
 	}
-	node := snap.Nodes[0]
-	runs := make([]sched.Run, 0, len(jobs))
-	for _, j := range jobs {
-		if j.Start.IsZero() {
-			continue
-		}
-		sj := schedJob(j, j.ID, j.ArrayTaskID, cfg.ShardSize, node)
-		sj.Alloc = schedAlloc(j.Alloc)
-		runs = append(runs, sched.Run{Job: sj, End: j.End})
-	}
 	snap.TRESUsage = sched.AccountTRESUsage(*snap, runs, since)
 	snap.QOSUsage = sched.QOSTRESUsage(*snap, runs, since)
 	d.mu.Lock()
 	d.budgetUsage, d.qosBudgetUsage = snap.TRESUsage, snap.QOSUsage
 	d.mu.Unlock()
 	d.tellBudgets(cfg, snap.TRESUsage, now, snap.Config.NextUsageReset)
+}
+
+// budgetRunsAt is every run since `since`: the kept ended runs and the
+// running ones, read again from the store when budgetRuns says so.
+func (d *Daemon) budgetRunsAt(ctx context.Context, cfg *config.Config, node sched.Node, since time.Time, jobs []store.Job) ([]sched.Run, error) {
+	c := &d.budgetRuns
+	listed := map[runKey]bool{}
+	for i := range jobs {
+		listed[runKey{jobs[i].ID, jobs[i].Restarts}] = true
+	}
+	full := c.ended == nil || !c.since.Equal(since)
+	for k := range c.running {
+		full = full || !listed[k]
+	}
+	if full {
+		all, err := d.st.Runs(ctx, store.Filter{Since: since})
+		if err != nil {
+			c.ended = nil
+			return nil, err
+		}
+		jobs = all
+		c.since, c.ended = since, map[runKey]sched.Run{}
+	}
+	c.running = map[runKey]bool{}
+	var running []sched.Run
+	for _, j := range jobs {
+		if j.Start.IsZero() {
+			continue
+		}
+		sj := schedJob(j, j.ID, j.ArrayTaskID, cfg.ShardSize, node)
+		sj.Alloc = schedAlloc(j.Alloc)
+		k := runKey{j.ID, j.Restarts}
+		if j.End.IsZero() {
+			running = append(running, sched.Run{Job: sj})
+			c.running[k] = true
+			continue
+		}
+		c.ended[k] = sched.Run{Job: sj, End: j.End}
+	}
+	// In a fixed order, so that the sums are the same at every pass.
+	keys := slices.SortedFunc(maps.Keys(c.ended), func(a, b runKey) int {
+		return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.restarts, b.restarts))
+	})
+	runs := make([]sched.Run, 0, len(keys)+len(running))
+	for _, k := range keys {
+		runs = append(runs, c.ended[k])
+	}
+	return append(runs, running...), nil
 }
 
 // tellBudgets sends BUDGET_80 and BUDGET_100 (webhooks, and mail to the

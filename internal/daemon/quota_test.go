@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -12,8 +13,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/store"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
@@ -120,5 +124,68 @@ GrpTRESMins = "gres/gpu=60"
 	// machine's clock, hours before the fake one, out of the view.)
 	if !strings.Contains(nd.logs.String(), "Priority.UsageResetPeriod") {
 		t.Errorf("the log does not say usage was cleared")
+	}
+}
+
+// The runs a budget counts are kept between passes: a run that ends is
+// taken from the pass's job list; a run a requeue archived (gone from the
+// list as it was) makes the next pass read the store again, so it still
+// counts; a reset (a new window) reads it again too.
+func TestBudgetRunsKeepEndedAndRequeuedRuns(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg := config.Default()
+	d := &Daemon{st: st}
+	req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\ntrue\n"), Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2030, 1, 7, 9, 0, 0, 0, time.UTC)
+	alloc := store.Alloc{Node: "gpu01", CPUs: []int{0}, GPUs: []store.GPUAlloc{{UUID: "GPU-0"}}}
+	ids, err := st.Submit(ctx, []store.NewJob{{Job: store.Job{User: "alice", Account: "lab", Partition: "gpu", QOS: "normal",
+		Request: *req, Requeue: true, State: slurm.Running, Start: t0, Alloc: alloc}, Script: "#!/bin/sh\ntrue\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func() []store.Job {
+		jobs, err := st.Jobs(ctx, store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return jobs
+	}
+	ends := func(runs []sched.Run) []string {
+		var out []string
+		for _, r := range runs {
+			out = append(out, fmt.Sprintf("%d:%s", r.Job.ID, r.End.Format("15:04")))
+		}
+		return out
+	}
+	node := sched.Node{Name: "gpu01"}
+	runs, err := d.budgetRunsAt(ctx, cfg, node, t0.Add(-time.Hour), list())
+	if err != nil || !cmp.Equal(ends(runs), []string{"1:00:00"}) {
+		t.Fatalf("first pass: %v %v, want job 1 running", ends(runs), err)
+	}
+	// A requeue at 10:00 archives the run and puts the job back to pending.
+	if err := st.Update(ctx, func(tx *store.Tx) error { _, err := tx.Requeue(ids[0], t0.Add(time.Hour)); return err }); err != nil {
+		t.Fatal(err)
+	}
+	runs, err = d.budgetRunsAt(ctx, cfg, node, t0.Add(-time.Hour), list())
+	if err != nil || !cmp.Equal(ends(runs), []string{"1:10:00"}) {
+		t.Fatalf("after the requeue: %v %v, want job 1's archived run ended at 10:00", ends(runs), err)
+	}
+	// It is kept: the next pass's list does not show it.
+	runs, err = d.budgetRunsAt(ctx, cfg, node, t0.Add(-time.Hour), nil)
+	if err != nil || !cmp.Equal(ends(runs), []string{"1:10:00"}) {
+		t.Fatalf("kept: %v %v", ends(runs), err)
+	}
+	// A reset after the run's end: read again, nothing ended since counts.
+	runs, err = d.budgetRunsAt(ctx, cfg, node, t0.Add(2*time.Hour), list())
+	if err != nil || len(runs) != 0 {
+		t.Fatalf("after a reset: %v %v, want none", ends(runs), err)
 	}
 }
