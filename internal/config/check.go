@@ -197,6 +197,7 @@ func (p *parser) checkTop(c *Config) {
 	p.notNegative(key("CheckpointKeepDays"), "CheckpointKeepDays", c.CheckpointKeepDays)
 	p.enum(key("GPUViolationPolicy"), "GPUViolationPolicy", &c.GPUViolationPolicy, ViolationWarn, ViolationYield, ViolationKill)
 	p.enum(key("EnforcePartLimits"), "EnforcePartLimits", &c.EnforcePartLimits, EnforceNo, EnforceAny, EnforceAll, EnforceYes)
+	p.checkEnforce(c)
 	if c.GPUSampleInterval < time.Second {
 		p.errorf(key("GPUSampleInterval"), "GPUSampleInterval %d is below 1 second; use 1 or more", c.GPUSampleInterval/time.Second)
 	}
@@ -454,6 +455,45 @@ func (p *parser) checkPriority(c *Config) {
 	}
 }
 
+// enforceRefused are AccountingStorageEnforce's words slurm-lite cannot
+// obey, with why.
+var enforceRefused = map[string]string{
+	"nojobs":  "slurm-lite always keeps job records (sacct, fair share and budgets count them)",
+	"nosteps": "slurm-lite always keeps job step records",
+	"wckeys":  "slurm-lite has no WCKeys",
+	"all":     "it includes wckeys, and slurm-lite has no WCKeys",
+}
+
+// checkEnforce checks AccountingStorageEnforce: Slurm's words, lower case,
+// with limits (or safe, which sets it), since slurm-lite always enforces
+// associations, limits and qos; safe is the one word that changes
+// anything. The value is written back in Slurm's order.
+func (p *parser) checkEnforce(c *Config) {
+	at := key("AccountingStorageEnforce")
+	words := map[string]bool{}
+	for _, w := range strings.Split(c.AccountingStorageEnforce, ",") {
+		w = strings.ToLower(strings.TrimSpace(w))
+		switch {
+		case w == "associations" || w == "limits" || w == "qos" || w == "safe":
+			words[w] = true
+		case enforceRefused[w] != "":
+			p.errorf(at, "AccountingStorageEnforce %s is not supported: %s; remove it", w, enforceRefused[w])
+			return
+		default:
+			p.errorf(at, "AccountingStorageEnforce %q is not one of associations, limits, qos, safe; write \"associations,limits,qos\" (the default) or add \",safe\"", w)
+			return
+		}
+	}
+	if !words["limits"] && !words["safe"] {
+		p.errorf(at, "AccountingStorageEnforce %q leaves out limits, which slurm-lite always enforces (QOS and association limits); write \"associations,limits,qos\", with \",safe\" if jobs must fit what is left of a GrpTRESMins", c.AccountingStorageEnforce)
+		return
+	}
+	c.AccountingStorageEnforce = "associations,limits,qos"
+	if words["safe"] {
+		c.AccountingStorageEnforce += ",safe"
+	}
+}
+
 // unsupportedPriorityFlags are Slurm's PriorityFlags that slurm-lite would
 // accept and not obey, refused with why: each is obeyed or refused.
 var unsupportedPriorityFlags = map[string]string{
@@ -463,22 +503,26 @@ var unsupportedPriorityFlags = map[string]string{
 }
 
 // unsupportedQOSFlags are sacctmgr's QOS flags that slurm-lite refuses,
-// with why; DenyOnLimit is obeyed.
+// with why; DenyOnLimit and NoDecay are obeyed.
 var unsupportedQOSFlags = map[string]string{
 	"EnforceUsageThreshold": "slurm-lite has no UsageThreshold for it to enforce",
-	"NoDecay":               "slurm-lite keeps no usage per QOS (GrpTRESMins) for it to stop decaying; fair-share usage decays as the association's",
 	"NoReserve":             "slurm-lite's backfill reserves resources for every blocked job",
 	"OverPartQOS":           "slurm-lite checks the partition's QOS first, then the job's, always",
 	"PartitionMaxNodes":     "on one machine there is no partition node limit to ignore",
 	"PartitionMinNodes":     "on one machine there is no partition node limit to ignore",
 	"PartitionTimeLimit":    "slurm-lite always holds a job to its partition's MaxTime",
 	"RequiresReservation":   "slurm-lite's jobs may not name a reservation",
-	"UsageFactorSafe":       "slurm-lite has no usage limits (GrpTRESMins) that UsageFactor could be applied to",
+	"UsageFactorSafe":       "slurm-lite has no AccountingStorageEnforce safe, whose estimate of a job's TRES-minutes UsageFactorSafe would scale",
 }
 
 // enforcedQOSTRES are the TRES a QOS's MaxTRESPerUser and MaxTRESPerJob may
 // limit: those the scheduler counts.
 var enforcedQOSTRES = []string{"cpu", "mem", "node", "billing", "gres/gpu"}
+
+// enforcedGrpTRESMins are the TRES an account's GrpTRESMins, GrpTRES,
+// GrpTRESRunMins and MaxTRESMinsPerJob may limit: those the scheduler
+// counts per account.
+var enforcedGrpTRESMins = []string{"cpu", "billing", "gres/gpu"}
 
 // sacctmgr's QOS flags.
 var qosFlags = []string{"DenyOnLimit", "EnforceUsageThreshold", "NoDecay", "NoReserve", "OverPartQOS",
@@ -511,6 +555,14 @@ func (p *parser) checkQOS(c *Config) {
 				if why, refused := unsupportedQOSFlags[q.Flags[j]]; refused {
 					p.errorf(at("Flags").index(j), "%s: flag %s is not supported: %s; remove it", label, q.Flags[j], why)
 				}
+			}
+		}
+		for _, n := range sortedKeys(q.GrpTRESMins) {
+			switch {
+			case !slices.Contains(enforcedGrpTRESMins, n):
+				p.errorf(at("GrpTRESMins"), "%s: GrpTRESMins limits %s, which slurm-lite does not count; limit %s instead", label, n, strings.Join(enforcedGrpTRESMins, ", "))
+			case q.GrpTRESMins[n] < 1:
+				p.errorf(at("GrpTRESMins"), "%s: GrpTRESMins %s=%d is below 1; give a positive number of minutes, or leave %s out for no limit", label, n, q.GrpTRESMins[n], n)
 			}
 		}
 		for _, k := range []string{"MaxTRESPerUser", "MaxTRESPerJob"} {
@@ -638,6 +690,22 @@ func (p *parser) checkAccounts(c *Config) {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, a.Shares)
 		}
 		p.inRange(at("Priority"), label+": Priority", int64(a.Priority), 0, math.MaxInt32)
+		for _, l := range []struct {
+			k    string
+			t    TRES
+			unit string
+		}{{"GrpTRESMins", a.GrpTRESMins, "number of minutes"}, {"GrpTRES", a.GrpTRES, "number"},
+			{"GrpTRESRunMins", a.GrpTRESRunMins, "number of minutes"}, {"MaxTRESMinsPerJob", a.MaxTRESMinsPerJob, "number of minutes"}} {
+			for _, n := range sortedKeys(l.t) {
+				switch {
+				case !slices.Contains(enforcedGrpTRESMins, n):
+					p.errorf(at(l.k), "%s: %s limits %s, which slurm-lite does not count; limit %s instead", label, l.k, n, strings.Join(enforcedGrpTRESMins, ", "))
+				case l.t[n] < 1:
+					p.errorf(at(l.k), "%s: %s %s=%d is below 1; give a positive %s, or leave %s out for no limit", label, l.k, n, l.t[n], l.unit, n)
+				}
+			}
+		}
+		p.notNegative(at("MaxJobs"), label+": MaxJobs", a.MaxJobs)
 		users := map[string]bool{}
 		for j, u := range a.Users {
 			if p.name(at("Users").index(j), label+": Users: user", u) && users[u] {
@@ -708,6 +776,7 @@ func (p *parser) checkUsers(c *Config) {
 			}
 		}
 		byName[u.Name] = append(byName[u.Name], i)
+		p.notNegative(at("MaxJobs"), label+": MaxJobs", u.MaxJobs)
 		if u.Shares < 1 {
 			p.errorf(at("Shares"), "%s: Shares %d is below 1", label, u.Shares)
 		}

@@ -3,6 +3,7 @@ package config
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
@@ -77,6 +78,11 @@ type Config struct {
 	// PartitionTimeLimit. Default "ALL" (Slurm's is NO): a job that can
 	// never start is better refused than left pending.
 	EnforcePartLimits string `toml:"EnforcePartLimits"`
+	// AccountingStorageEnforce is slurm.conf's, lower case: slurm-lite
+	// always enforces associations, limits and qos; "safe" added starts a
+	// job only if its time limit × TRES fits what is left of its
+	// account's GrpTRESMins (SafeLimits).
+	AccountingStorageEnforce string `toml:"AccountingStorageEnforce"`
 	// GPUSampleInterval is the time between NVML samples.
 	GPUSampleInterval time.Duration `toml:"GPUSampleInterval" conf:"seconds"`
 	// GPUViolationPolicy is what happens to a job that breaks its word on a
@@ -416,6 +422,10 @@ type QOS struct {
 	MaxSubmitJobsPerUser int `toml:"MaxSubmitJobsPerUser"`
 	// MaxWall caps a job's time limit.
 	MaxWall time.Duration `toml:"MaxWall" conf:"time"`
+	// GrpTRESMins is a budget of TRES-minutes for all the QOS's jobs
+	// together (cpu, billing, gres/gpu): decayed by DecayHalfLife unless
+	// the QOS has NoDecay, cleared by UsageResetPeriod (QOSGrpGRESMinutes).
+	GrpTRESMins TRES `toml:"GrpTRESMins"`
 	// UsageFactor multiplies the usage charged to fair share.
 	UsageFactor float64 `toml:"UsageFactor"`
 	// Flags are sacctmgr's QOS flags in Slurm's spelling (DenyOnLimit, ...).
@@ -445,6 +455,26 @@ type Account struct {
 	Priority int `toml:"Priority"`
 	// Users is shorthand for one [[User]] each with 1 share in this account.
 	Users []string `toml:"Users"`
+	// GrpTRESMins is sacctmgr's GrpTRESMins: the TRES-minutes (gres/gpu,
+	// cpu, billing) the account's jobs and its sub-accounts' may use
+	// together, counted on usage as fair share decays and
+	// Priority.UsageResetPeriod clears it. A job wanting a TRES whose
+	// budget is spent waits (AssocGrpGRESMinutes, ...).
+	GrpTRESMins TRES `toml:"GrpTRESMins"`
+	// GrpTRES caps what the running jobs of the account and of the
+	// accounts under it hold together (AssocGrpGRES, AssocGrpCpuLimit,
+	// AssocGrpBilling).
+	GrpTRES TRES `toml:"GrpTRES"`
+	// GrpTRESRunMins caps the TRES-minutes those running jobs may still
+	// use: each one's TRES × the time left to its limit, with the job
+	// that would start (AssocGrpGRESRunMinutes, ...).
+	GrpTRESRunMins TRES `toml:"GrpTRESRunMins"`
+	// MaxTRESMinsPerJob caps one job's TRES × time limit, here and in the
+	// accounts under it that set none (AssocMaxGRESMinutesPerJob, ...).
+	MaxTRESMinsPerJob TRES `toml:"MaxTRESMinsPerJob"`
+	// MaxJobs caps the running jobs of each user of the account (and of
+	// the accounts under it) whose [[User]] sets none (AssocMaxJobsLimit).
+	MaxJobs int `toml:"MaxJobs"`
 }
 
 // User is one user's association with one account (a user in two accounts
@@ -463,6 +493,9 @@ type User struct {
 	QOS []string `toml:"QOS"`
 	// AdminLevel is AdminNone, AdminOperator or AdminAdministrator.
 	AdminLevel string `toml:"AdminLevel"`
+	// MaxJobs caps this association's running jobs; 0 takes the
+	// account's (AssocMaxJobsLimit).
+	MaxJobs int `toml:"MaxJobs"`
 }
 
 // Values of User.AdminLevel.
@@ -480,22 +513,23 @@ func Default() *Config {
 	c := &Config{
 		// "lab": the machine is a lab's shared box; a fixed name (rather
 		// than the host name) keeps accounting stable if the host is renamed.
-		ClusterName:        "lab",
-		SocketPath:         "/run/slurm-lite/slurmd.sock",
-		StateSaveLocation:  "/var/lib/slurm-lite",
-		KillWait:           30 * time.Second,
-		MessageTimeout:     10 * time.Second,
-		ShardSize:          slurmtime.GiB,
-		MinJobAge:          300 * time.Second,
-		MaxArraySize:       1001,
-		MaxJobCount:        10000,
-		MaxJobCountPerUser: "50%",
-		CheckpointDir:      "/var/lib/slurm-lite/ckpt/%u/%j",
-		CheckpointKeepDays: 7,
-		GPUSampleInterval:  5 * time.Second,
-		GPUViolationPolicy: ViolationWarn,
-		EnforcePartLimits:  EnforceAll,
-		SchedulerType:      SchedBackfill,
+		ClusterName:              "lab",
+		SocketPath:               "/run/slurm-lite/slurmd.sock",
+		StateSaveLocation:        "/var/lib/slurm-lite",
+		KillWait:                 30 * time.Second,
+		MessageTimeout:           10 * time.Second,
+		ShardSize:                slurmtime.GiB,
+		MinJobAge:                300 * time.Second,
+		MaxArraySize:             1001,
+		MaxJobCount:              10000,
+		MaxJobCountPerUser:       "50%",
+		CheckpointDir:            "/var/lib/slurm-lite/ckpt/%u/%j",
+		CheckpointKeepDays:       7,
+		GPUSampleInterval:        5 * time.Second,
+		GPUViolationPolicy:       ViolationWarn,
+		EnforcePartLimits:        EnforceAll,
+		AccountingStorageEnforce: "associations,limits,qos",
+		SchedulerType:            SchedBackfill,
 		// Slurm defaults to priority/basic (FIFO) and preempt/none; fair
 		// share and filler partitions are what this project is for, and
 		// with every partition at PreemptMode OFF partition_prio changes
@@ -592,7 +626,12 @@ const (
 	EnforceYes = "YES"
 )
 
-// PartLimitsEnforced reports whether a job over its partition's limits is
+// SafeLimits reports whether AccountingStorageEnforce has safe.
+func (c *Config) SafeLimits() bool {
+	return slices.Contains(strings.Split(c.AccountingStorageEnforce, ","), "safe")
+}
+
+// PartLimitsEnforced reports whether a time limit over the partition's is
 // refused at submission (EnforcePartLimits other than NO).
 func (c *Config) PartLimitsEnforced() bool { return c.EnforcePartLimits != EnforceNo }
 

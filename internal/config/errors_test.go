@@ -57,8 +57,8 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			"a QOS flag slurm-lite cannot obey is refused, saying why",
-			lines(`[[QOS]]`, `Name = "normal"`, `Flags = ["DenyOnLimit", "NoDecay"]`),
-			`slurm-lite.toml:3: QOS "normal": flag NoDecay is not supported: slurm-lite keeps no usage per QOS (GrpTRESMins) for it to stop decaying; fair-share usage decays as the association's; remove it`,
+			lines(`[[QOS]]`, `Name = "normal"`, `Flags = ["DenyOnLimit", "NoReserve"]`),
+			`slurm-lite.toml:3: QOS "normal": flag NoReserve is not supported: slurm-lite's backfill reserves resources for every blocked job; remove it`,
 		},
 		{
 			"a QOS limit on a TRES the scheduler does not count is refused",
@@ -69,6 +69,31 @@ func TestParseErrors(t *testing.T) {
 			"a Recalc that is neither period nor pass",
 			lines(`[Priority]`, `Recalc = "always"`),
 			`slurm-lite.toml:2: Priority.Recalc "always" is not one of "period", "pass"`,
+		},
+		{
+			"a GrpTRESMins on a TRES whose usage slurm-lite does not count is refused",
+			lines(`[[Account]]`, `Name = "lab"`, `GrpTRESMins = "gres/gpu=60,mem=100"`),
+			`slurm-lite.toml:3: Account "lab": GrpTRESMins limits mem, which slurm-lite does not count; limit cpu, billing, gres/gpu instead`,
+		},
+		{
+			"AccountingStorageEnforce without limits is refused: slurm-lite always enforces them",
+			lines(`AccountingStorageEnforce = "associations,qos"`),
+			`slurm-lite.toml:1: AccountingStorageEnforce "associations,qos" leaves out limits, which slurm-lite always enforces (QOS and association limits); write "associations,limits,qos", with ",safe" if jobs must fit what is left of a GrpTRESMins`,
+		},
+		{
+			"AccountingStorageEnforce nojobs is refused, saying why",
+			lines(`AccountingStorageEnforce = "limits,nojobs"`),
+			`slurm-lite.toml:1: AccountingStorageEnforce nojobs is not supported: slurm-lite always keeps job records (sacct, fair share and budgets count them); remove it`,
+		},
+		{
+			"a GrpTRES on a TRES slurm-lite does not count per account is refused",
+			lines(`[[Account]]`, `Name = "lab"`, `GrpTRES = "mem=100"`),
+			`slurm-lite.toml:3: Account "lab": GrpTRES limits mem, which slurm-lite does not count; limit cpu, billing, gres/gpu instead`,
+		},
+		{
+			"a GrpTRESMins of 0 minutes is refused",
+			lines(`[[Account]]`, `Name = "lab"`, `GrpTRESMins = "gres/gpu=0"`),
+			`slurm-lite.toml:3: Account "lab": GrpTRESMins gres/gpu=0 is below 1; give a positive number of minutes, or leave gres/gpu out for no limit`,
 		},
 		{
 			"bf_interval other than Slurm's default is refused, saying why",

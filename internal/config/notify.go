@@ -27,7 +27,7 @@ type NotifyHook struct {
 // which a test keeps equal).
 var NotifyEvents = []string{"BEGIN", "END", "FAIL", "REQUEUE", "INVALID_DEPEND", "TIME_LIMIT",
 	"TIME_LIMIT_90", "TIME_LIMIT_80", "TIME_LIMIT_50",
-	"YIELD", "PREEMPT", "CANCEL", "HOLD", "RELEASE", "DRAIN", "RESUME", "GPU_MEM_LOW", "ALL"}
+	"YIELD", "PREEMPT", "CANCEL", "HOLD", "RELEASE", "DRAIN", "RESUME", "GPU_MEM_LOW", "BUDGET_80", "BUDGET_100", "ALL"}
 
 // checkNotify checks MailProg, LogFormat and the webhooks, and upper-cases
 // the event words.

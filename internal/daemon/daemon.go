@@ -169,6 +169,17 @@ type Daemon struct {
 	// next is due (usage.go, recalcLocked).
 	calc     sched.Calc
 	nextCalc time.Time
+	// budgetUsage is each account's usage per TRES at the last pass, for
+	// GrpTRESMins (quota.go); started is when the daemon started (the
+	// reset of PriorityUsageResetPeriod NOW).
+	budgetUsage    []sched.TRESUsage
+	qosBudgetUsage []sched.TRESUsage
+	started        time.Time
+	// budgetTold is what tellBudgets last told of each budget (0, 80,
+	// 100), by account and TRES; budgetRuns the runs budgets count
+	// (quota.go). The loop's alone.
+	budgetTold map[string]int
+	budgetRuns budgetRuns
 	// watched are the running jobs whose supervisors the daemon watches.
 	watched map[uint32]bool
 	// after says what to do with a running job once its supervisor has
@@ -376,7 +387,8 @@ func Run(ctx context.Context, opts Options) error {
 			}
 		}
 	}
-	if err := d.loadUsage(ctx, d.now()); err != nil {
+	d.started = d.now()
+	if err := d.loadUsage(ctx, d.started); err != nil {
 		return err
 	}
 	d.startNotifier(cfg)

@@ -204,6 +204,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 		d.log.Info("fair-share usage cleared (Priority.UsageResetPeriod)", "period", cfg.Priority.UsageResetPeriod, "at", reset)
 		d.saveUsage(ctx)
 	}
+	d.addBudgets(ctx, cfg, &snap.Snapshot, jobs)
 
 	plan := sched.Cycle(snap.Snapshot)
 	d.recordEligible(ctx, snap, plan.Eligible)

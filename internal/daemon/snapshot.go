@@ -48,6 +48,7 @@ func schedConfig(c *config.Config) sched.Config {
 	sc.MaxArraySize = c.MaxArraySize
 	sc.AllowUnlistedUsers = c.AllowUnlistedUsers
 	sc.EnforcePartLimits = c.PartLimitsEnforced()
+	sc.SafeLimits = c.SafeLimits()
 	sc.DefaultAccount = implicitAccount(c)
 	y := c.Yield
 	sc.Shrink, sc.ShrinkTries, sc.ShrinkPayback, sc.ShrinkRegrow = y.Shrink, y.ShrinkTries, y.ShrinkPayback, y.ShrinkRegrow
@@ -128,6 +129,8 @@ func schedQOS(c *config.Config) []sched.QOS {
 			MaxJobsPerUser:       q.MaxJobsPerUser,
 			MaxSubmitJobsPerUser: q.MaxSubmitJobsPerUser,
 			DenyOnLimit:          q.HasFlag("DenyOnLimit"),
+			GrpTRESMins:          grpTRESMins(q.GrpTRESMins),
+			NoDecay:              q.HasFlag("NoDecay"),
 		})
 	}
 	return out
@@ -140,6 +143,12 @@ func tresLimits(t config.TRES) sched.TRESLimits {
 		Billing: int(t["billing"]), GPUs: int(t["gres/gpu"])}
 }
 
+// grpTRESMins is an account's TRES limit (GrpTRESMins, GrpTRES, ...) in
+// the core's terms (config refuses the TRES it does not count).
+func grpTRESMins(t config.TRES) sched.TRESMins {
+	return sched.TRESMins{GPU: t["gres/gpu"], CPU: t["cpu"], Billing: t["billing"]}
+}
+
 func schedAccounts(c *config.Config) []sched.Account {
 	if len(c.Accounts) == 0 {
 		return nil // every user shares the default account equally
@@ -147,7 +156,7 @@ func schedAccounts(c *config.Config) []sched.Account {
 	users := map[string][]sched.UserShare{}
 	for _, u := range c.Users {
 		users[u.Account] = append(users[u.Account], sched.UserShare{
-			Name: u.Name, Shares: u.Shares, Priority: u.Priority, Default: u.DefaultAccount == u.Account,
+			Name: u.Name, Shares: u.Shares, Priority: u.Priority, Default: u.DefaultAccount == u.Account, MaxJobs: u.MaxJobs,
 		})
 	}
 	// Slurm creates root's own association in the root account with the
@@ -162,7 +171,9 @@ func schedAccounts(c *config.Config) []sched.Account {
 		if a.Name == config.RootAccount {
 			continue
 		}
-		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Priority: a.Priority, Users: users[a.Name]})
+		out = append(out, sched.Account{Name: a.Name, Parent: a.Parent, Shares: a.Shares, Priority: a.Priority, Users: users[a.Name],
+			GrpTRESMins: grpTRESMins(a.GrpTRESMins), GrpTRES: grpTRESMins(a.GrpTRES), GrpTRESRunMins: grpTRESMins(a.GrpTRESRunMins),
+			MaxTRESMinsPerJob: grpTRESMins(a.MaxTRESMinsPerJob), MaxJobs: a.MaxJobs})
 	}
 	return out
 }

@@ -81,6 +81,7 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 		snap.Jobs = kept[:len(kept):len(kept)]
 	}
 	snap.Usage, snap.Calc = usage, calc
+	d.lastBudgets(cfg, &snap.Snapshot)
 	return snap.Snapshot, nil
 }
 

@@ -109,7 +109,7 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 	}
 	st := &web.State{Time: now.Unix(), Cluster: cfg.ClusterName, Node: cfg.Node.NodeName, CPUs: cfg.Node.CPUs,
 		Mem: int64(cfg.Node.RealMemory), Private: !who.seesOthersJobs(), States: map[string]int{}, GPUSeconds: secs,
-		Yields: d.web.yields.Load(), Preemptions: d.web.preemptions.Load()}
+		Yields: d.web.yields.Load(), Preemptions: d.web.preemptions.Load(), Budgets: d.budgets(cfg, now)}
 	st.Reservations = d.webReservations(now)
 
 	var gs gpu.Snapshot

@@ -416,7 +416,7 @@ func (g gen) slurmConf() string {
 	kv("AccountingStorageType", "accounting_storage/slurmdbd")
 	kv("AccountingStorageHost", g.controller)
 	kv("AccountingStoragePort", strconv.Itoa(slurmdbdPort))
-	kv("AccountingStorageEnforce", "associations,limits,qos")
+	kv("AccountingStorageEnforce", c.AccountingStorageEnforce)
 	b.WriteString("# gres/gpu must be tracked for the billing and priority weights that name it.\n")
 	tracked := "gres/gpu,gres/shard"
 	for _, n := range c.Priority.WeightTRES.Names() {

@@ -105,7 +105,7 @@ func (g gen) noEquivalent() []string {
 		lines = append(lines,
 			fmt.Sprintf("- [[Notify]] webhooks (%d): a drain runs strigger.sh's trigger (webhook.sh POSTs it); a", len(c.Notify)),
 			"  job's events reach only its owner's --mail-type mail (MailProg), and YIELD, PREEMPT,",
-			"  CANCEL, HOLD, RELEASE, RESUME and GPU_MEM_LOW have no trigger. A lab loses: a message",
+			"  CANCEL, HOLD, RELEASE, RESUME, GPU_MEM_LOW and BUDGET_* have no trigger. A lab loses: a message",
 			"  for every job's end, and the GPU events.")
 	}
 	if c.Node.GPUs == config.GPUsSimulated {

@@ -84,6 +84,9 @@ fi
 		if a.Priority > 0 {
 			fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set Priority=%d\n", name, a.Priority)
 		}
+		if lim := assocLimits(a); len(lim) > 0 {
+			fmt.Fprintf(&b, "update account where name=%s cluster=\"$cluster\" set %s\n", name, strings.Join(lim, " "))
+		}
 	}
 
 	b.WriteString("\n# Users: one association per account, with its shares.\n")
@@ -112,6 +115,10 @@ fi
 		if u.Priority > 0 {
 			fmt.Fprintf(&b, "update user where name=%s account=%s cluster=\"$cluster\" set Priority=%d\n",
 				name, acct, u.Priority)
+		}
+		if u.MaxJobs > 0 {
+			fmt.Fprintf(&b, "update user where name=%s account=%s cluster=\"$cluster\" set MaxJobs=%d\n",
+				name, acct, u.MaxJobs)
 		}
 		if len(opts) > 0 {
 			fmt.Fprintf(&b, "update user where name=%s set %s\n", name, strings.Join(opts, " "))
@@ -258,6 +265,9 @@ func qosSettings(q config.QOS) []string {
 	if q.MaxWall > 0 {
 		s = append(s, "MaxWall="+clock(q.MaxWall))
 	}
+	if len(q.GrpTRESMins) > 0 {
+		s = append(s, "GrpTRESMins="+q.GrpTRESMins.String())
+	}
 	s = append(s, "UsageFactor="+strconv.FormatFloat(q.UsageFactor, 'f', -1, 64))
 	if len(q.Flags) > 0 {
 		s = append(s, "Flags="+strings.Join(q.Flags, ","))
@@ -303,4 +313,25 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// assocLimits are an account's limits as sacctmgr sets them: its budget
+// and the limits beside it, which Slurm enforces with
+// AccountingStorageEnforce's limits (a budget against the same usage,
+// decayed by PriorityDecayHalfLife and cleared by
+// PriorityUsageResetPeriod).
+func assocLimits(a config.Account) []string {
+	var s []string
+	for _, l := range []struct {
+		k string
+		t config.TRES
+	}{{"GrpTRES", a.GrpTRES}, {"GrpTRESMins", a.GrpTRESMins}, {"GrpTRESRunMins", a.GrpTRESRunMins}, {"MaxTRESMinsPerJob", a.MaxTRESMinsPerJob}} {
+		if len(l.t) > 0 {
+			s = append(s, l.k+"="+l.t.String())
+		}
+	}
+	if a.MaxJobs > 0 {
+		s = append(s, fmt.Sprintf("MaxJobs=%d", a.MaxJobs))
+	}
+	return s
 }

@@ -228,3 +228,31 @@ func TestSacctmgrScriptMaxJobCountPerUser(t *testing.T) {
 		}
 	}
 }
+
+// An account's budget (GrpTRESMins) and its other limits are set on its
+// association, as sacctmgr takes them, after its shares.
+func TestSacctmgrScriptSetsGrpTRESMins(t *testing.T) {
+	cfg := loaded(t, "../../examples/slurm-lite.toml")
+	cfg.Accounts[0].GrpTRESMins = config.TRES{"gres/gpu": 6000, "cpu": 60000}
+	cfg.Accounts[0].GrpTRES = config.TRES{"gres/gpu": 2}
+	cfg.Accounts[0].MaxTRESMinsPerJob = config.TRES{"gres/gpu": 2880}
+	cfg.Accounts[0].MaxJobs = 4
+	files, _, _ := generated(t, cfg, Input{GPUs: fourA100()})
+	got, err := runSacctmgrScript(t, files[Sacctmgr], "FAKE_EXISTS=1")
+	if err != nil {
+		t.Fatalf("sacctmgr.sh: %v", err)
+	}
+	want := []string{
+		"modify account where name=lab cluster=lab set Fairshare=1",
+		"modify account where name=lab cluster=lab set GrpTRES=gres/gpu=2 GrpTRESMins=cpu=60000,gres/gpu=6000 MaxTRESMinsPerJob=gres/gpu=2880 MaxJobs=4",
+	}
+	for i, l := range got {
+		if l == want[0] {
+			if diff := cmp.Diff(want, got[i:min(i+2, len(got))]); diff != "" {
+				t.Errorf("sacctmgr calls (-want +got):\n%s", diff)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %q among the calls:\n%s", want[0], strings.Join(got, "\n"))
+}

@@ -290,6 +290,11 @@ type MgrAssoc struct {
 	// QOS are the names the association may use, QOSIDs their ids.
 	QOS    []string
 	QOSIDs []int
+	// GrpTRESMins, GrpTRES, GrpTRESRunMins and MaxTRESMins (per job) are
+	// the association's limits as sacctmgr prints them ("gres/gpu=60"), ""
+	// for none; MaxJobs 0 for none. The max_* ones are inherited.
+	GrpTRESMins, GrpTRES, GrpTRESRunMins, MaxTRESMins string
+	MaxJobs                                           int
 }
 
 // record prints an association (sacctmgr_print_assoc_rec). tree, when
@@ -307,12 +312,25 @@ func (a *MgrAssoc) record(tree *printTree) mgrRecord {
 			return Str(tree.name(a.Account, a.Parent)), true
 		case "cluster":
 			return Str(a.Cluster), true
-		case "dqos", "part", "grpt", "grptm", "grptrm", "maxtm", "maxtrm", "maxt", "maxtn":
+		case "grptm":
+			return Str(a.GrpTRESMins), true
+		case "grpt":
+			return Str(a.GrpTRES), true
+		case "grptrm":
+			return Str(a.GrpTRESRunMins), true
+		case "maxtm":
+			return Str(a.MaxTRESMins), true
+		case "maxj":
+			if a.MaxJobs <= 0 {
+				return Unset(), true
+			}
+			return Uint(a.MaxJobs), true
+		case "dqos", "part", "maxtrm", "maxt", "maxtn":
 			return Str(""), true
 		case "fairshare":
 			return Uint(a.Shares), true
 		case "grpcm", "grpcrm", "grpc", "grpj", "grpja", "grpmem", "grpn", "grps", "grpw",
-			"maxcm", "maxcrm", "maxc", "maxj", "maxja", "minpt", "maxn", "maxs", "maxw", "prio":
+			"maxcm", "maxcrm", "maxc", "maxja", "minpt", "maxn", "maxs", "maxw", "prio":
 			return Unset(), true
 		case "id":
 			return Uint(a.ID), true
@@ -475,6 +493,7 @@ type MgrQOS struct {
 	MaxJobsPU, MaxSubmitPU   int
 	MaxWallMinutes           int64 // 0 for none
 	GraceSeconds             int64
+	GrpTRESMins              string // "" for none
 }
 
 // ListQOS is sacctmgr list qos.
@@ -501,7 +520,9 @@ func ListQOS(cols []MgrColumn, qos []MgrQOS, o MgrOutput) string {
 			case "grpcm", "grpcrm", "grpc", "grpj", "grpja", "grpmem", "grpn", "grps", "grpw",
 				"maxcm", "maxcrm", "maxc", "minpt", "maxjpa", "maxjaa", "maxjau", "maxsa", "minc", "prxmpt":
 				return Unset(), true
-			case "grptm", "grptrm", "grpt", "maxtm", "maxtrm", "maxtrma", "maxta", "maxtn", "mint", "pree":
+			case "grptm":
+				return Str(q.GrpTRESMins), true
+			case "grptrm", "grpt", "maxtm", "maxtrm", "maxtrma", "maxta", "maxtn", "mint", "pree":
 				return Str(""), true
 			case "id":
 				return Uint(q.ID), true

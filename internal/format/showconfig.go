@@ -142,10 +142,14 @@ func (c *ConfigView) defMem() (string, string) {
 // enforce is AccountingStorageEnforce: associations unless users outside
 // every account may run jobs.
 func (c *ConfigView) enforce() string {
+	e := "associations,limits,qos"
 	if c.Config.AllowUnlistedUsers {
-		return "limits,qos"
+		e = "limits,qos"
 	}
-	return "associations,limits,qos"
+	if c.Config.SafeLimits() {
+		e += ",safe"
+	}
+	return e
 }
 
 // preemptMode is the cluster's PreemptMode. slurm-lite has none: each

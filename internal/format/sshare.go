@@ -93,6 +93,9 @@ type ShareLine struct {
 	ID int
 	// GrpTRESRaw and TRESRunMins are TRES minutes per TRES, by name.
 	GrpTRESRaw, TRESRunMins map[string]uint64
+	// GrpTRESMins is the association's budget, TRES-minutes by name (an
+	// account's [[Account]] GrpTRESMins); nil for none.
+	GrpTRESMins map[string]uint64
 }
 
 // ShareOptions say how sshare prints.
@@ -152,7 +155,8 @@ func (o *ShareOptions) shareCell(name string, r *ShareLine, tree *printTree) Cel
 		}
 		return Str("")
 	case "GrpTRESMins":
-		return Str("") // no GrpTRESMins limits: every TRES is INFINITE64
+		// The TRES without a limit (INFINITE64) are left out.
+		return Str(TRESSet(o.TRES, r.GrpTRESMins))
 	case "GrpTRESRaw":
 		return Str(TRESList(o.TRES, r.GrpTRESRaw))
 	case "ID":
@@ -252,6 +256,18 @@ func TRESList(names []string, counts map[string]uint64) string {
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = n + "=" + strconv.FormatUint(counts[n], 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+// TRESSet is slurmdb_make_tres_string_from_arrays with
+// TRES_STR_FLAG_REMOVE: the TRES given, in names' order, the rest left out.
+func TRESSet(names []string, counts map[string]uint64) string {
+	var parts []string
+	for _, n := range names {
+		if v, ok := counts[n]; ok {
+			parts = append(parts, n+"="+strconv.FormatUint(v, 10))
+		}
 	}
 	return strings.Join(parts, ",")
 }

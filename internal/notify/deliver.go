@@ -19,6 +19,9 @@ import (
 // SUBJECT USER`, as the daemon's own user, with Slurm's environment and
 // nothing on its standard input.
 func (n *Notifier) sendMail(closing context.Context, ev Event) bool {
+	if ev.Budget != nil {
+		return n.sendBudgetMail(closing, ev)
+	}
 	j := ev.Job
 	ctx, cancel := context.WithTimeout(closing, n.opts.MailTimeout)
 	defer cancel()
@@ -61,8 +64,9 @@ type Body struct {
 	Node    string    `json:"node,omitempty"`
 	Actor   string    `json:"actor,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
+	Budget  *Budget   `json:"budget,omitempty"`
 	// Subject is the mail subject Slurm would send for the event, for a
-	// job's Slurm events.
+	// job's Slurm events (and the budget mail's, for a budget's).
 	Subject string `json:"subject,omitempty"`
 }
 
@@ -88,7 +92,11 @@ type BodyJob struct {
 
 // NewBody is the webhook body of ev.
 func NewBody(ev Event, cluster string) Body {
-	b := Body{Event: ev.Kind, Time: ev.Time, Cluster: cluster, GPU: ev.GPU, Node: ev.Node, Actor: ev.Actor, Reason: ev.Reason}
+	b := Body{Event: ev.Kind, Time: ev.Time, Cluster: cluster, GPU: ev.GPU, Node: ev.Node, Actor: ev.Actor, Reason: ev.Reason,
+		Budget: ev.Budget}
+	if ev.Budget != nil {
+		b.Subject = BudgetSubject(ev.Kind, ev.Budget)
+	}
 	if j := ev.Job; j != nil {
 		bj := &BodyJob{ID: j.ID, ArrayJobID: j.ArrayJobID, Name: j.Name, User: j.User, Account: j.Account,
 			Partition: j.Partition, State: string(j.State), Reason: string(j.Reason), ExitCode: j.ExitCode.String(),

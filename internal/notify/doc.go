@@ -16,7 +16,8 @@
 // Glossary:
 //   - kind: the event's word, Slurm's --mail-type words (BEGIN, END, FAIL,
 //     REQUEUE, TIME_LIMIT_90, ...) and slurm-lite's own (YIELD, PREEMPT,
-//     CANCEL, HOLD, RELEASE, DRAIN, RESUME, GPU_MEM_LOW).
+//     CANCEL, HOLD, RELEASE, DRAIN, RESUME, GPU_MEM_LOW, BUDGET_80,
+//     BUDGET_100).
 //   - subject: the mail's subject line, byte for byte slurmctld's
 //     (src/slurmctld/agent.c, mail_job_info).
 package notify

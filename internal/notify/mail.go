@@ -40,7 +40,7 @@ const (
 
 // Kinds are the words a webhook's Events may hold.
 var Kinds = []string{Begin, End, Fail, Requeue, InvalidDepend, TimeLimit, TimeLimit90, TimeLimit80, TimeLimit50,
-	Yield, Preempt, Cancel, Hold, Release, Drain, Resume, GPUMemLow, All}
+	Yield, Preempt, Cancel, Hold, Release, Drain, Resume, GPUMemLow, Budget80, Budget100, All}
 
 // mailWords is _mail_type_str: the word of each mailed kind in a subject.
 var mailWords = map[string]string{

@@ -26,6 +26,8 @@ type Event struct {
 	// (Job is the array's record): mailed as slurmctld's "Slurm Array
 	// Summary", and not sent to webhooks, which get each task's events.
 	Array *Array
+	// Budget is the budget of a BUDGET_80 or BUDGET_100 event.
+	Budget *Budget
 	// Actor is who made the change ("" for the job itself or the
 	// scheduler); Reason why.
 	Actor  string
@@ -53,6 +55,9 @@ func (h Hook) wants(ev Event) bool {
 	}
 	if len(h.Users) == 0 {
 		return true
+	}
+	if ev.Budget != nil {
+		return h.wantsBudget(ev.Budget)
 	}
 	return ev.Job != nil && slices.Contains(h.Users, ev.Job.User)
 }
@@ -171,7 +176,7 @@ func (n *Notifier) Send(ev Event) {
 	if n.closed {
 		return
 	}
-	if n.mail != nil && ev.Job != nil && wantsMail(ev) {
+	if n.mail != nil && (ev.Budget != nil || ev.Job != nil && wantsMail(ev)) {
 		n.enqueue(n.mail, ev, "mail")
 	}
 	if ev.Array != nil {
@@ -199,6 +204,8 @@ func (n *Notifier) logger(ev Event) *slog.Logger {
 		return n.opts.Log.With("job", ev.Job.ID)
 	case ev.GPU != nil:
 		return n.opts.Log.With("gpu", ev.GPU.Index)
+	case ev.Budget != nil:
+		return n.opts.Log.With("account", ev.Budget.Account)
 	}
 	return n.opts.Log
 }

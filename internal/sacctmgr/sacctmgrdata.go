@@ -2,6 +2,7 @@ package sacctmgr
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,30 +105,61 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		}
 	}
 
+	// An account's limits as sacctmgr prints them: TRES by name
+	// (billing,cpu,gres/gpu), where sshare prints them in id order.
+	tresStr := func(t config.TRES) string {
+		if len(t) == 0 {
+			return ""
+		}
+		m := map[string]uint64{}
+		for n, v := range t {
+			m[n] = uint64(v)
+		}
+		return format.TRESSet(slices.Sorted(maps.Keys(m)), m)
+	}
+	byName := map[string]config.Account{}
+	for _, a := range tree {
+		byName[a.Name] = a
+	}
+
 	lft := 0
-	var walk func(name, parent string, shares int)
-	walk = func(name, parent string, shares int) {
+	// MaxTRESMinsPerJob and MaxJobs (max_* limits) are inherited: an
+	// association that sets none shows its parent's.
+	var walk func(name, parent string, shares int, maxTM string, maxJobs int)
+	walk = func(name, parent string, shares int, maxTM string, maxJobs int) {
 		lft++
 		i := len(d.assocs)
 		q, qi := qosOf(nil)
+		a := byName[name]
+		if t := tresStr(a.MaxTRESMinsPerJob); t != "" {
+			maxTM = t
+		}
+		if a.MaxJobs > 0 {
+			maxJobs = a.MaxJobs
+		}
 		d.assocs = append(d.assocs, format.MgrAssoc{ID: ids[[2]string{name, ""}], LFT: lft, Cluster: d.cluster,
 			Account: name, Parent: parent, Shares: shares, QOS: q, QOSIDs: qi,
-			ParentID: ids[[2]string{parent, ""}]})
+			ParentID: ids[[2]string{parent, ""}], GrpTRESMins: tresStr(a.GrpTRESMins), GrpTRES: tresStr(a.GrpTRES),
+			GrpTRESRunMins: tresStr(a.GrpTRESRunMins), MaxTRESMins: maxTM, MaxJobs: maxJobs})
 		for _, s := range subs[name] {
-			walk(s.Name, name, s.Shares)
+			walk(s.Name, name, s.Shares, maxTM, maxJobs)
 		}
 		for _, u := range users[name] {
 			lft++
 			q, qi := qosOf(u.QOS)
+			uj := maxJobs
+			if u.MaxJobs > 0 {
+				uj = u.MaxJobs
+			}
 			d.assocs = append(d.assocs, format.MgrAssoc{ID: ids[[2]string{name, u.Name}], LFT: lft, RGT: lft + 1,
 				Cluster: d.cluster, Account: name, User: u.Name, Shares: u.Shares, QOS: q, QOSIDs: qi,
-				ParentID: ids[[2]string{name, ""}]})
+				ParentID: ids[[2]string{name, ""}], MaxTRESMins: maxTM, MaxJobs: uj})
 			lft++
 		}
 		lft++
 		d.assocs[i].RGT = lft
 	}
-	walk(config.RootAccount, "", 1)
+	walk(config.RootAccount, "", 1, "", 0)
 
 	// Users, by name, with their associations in lft order.
 	names := []string{"root"}
@@ -212,6 +244,14 @@ func mgrQOS(id int, q config.QOS) format.MgrQOS {
 		UsageFactor: q.UsageFactor, MaxTRESPerJob: q.MaxTRESPerJob.String(), MaxTRESPU: q.MaxTRESPerUser.String(),
 		MaxCPUsPU: q.MaxTRESPerUser["cpu"], MaxNodesPU: q.MaxTRESPerUser["node"], MaxNodes: q.MaxTRESPerJob["node"],
 		MaxJobsPU: q.MaxJobsPerUser, MaxSubmitPU: q.MaxSubmitJobsPerUser, MaxWallMinutes: int64(q.MaxWall.Minutes())}
+	if len(q.GrpTRESMins) > 0 {
+		// By name, as sacctmgr prints an association's (recorded).
+		t := map[string]uint64{}
+		for n, v := range q.GrpTRESMins {
+			t[n] = uint64(v)
+		}
+		m.GrpTRESMins = format.TRESSet(slices.Sorted(maps.Keys(t)), t)
+	}
 	if q.Name == config.DefaultQOS {
 		m.Description = "Normal QOS default"
 	}

@@ -164,6 +164,13 @@ type Config struct {
 	// DefaultAccount is where users go when no account lists them; "" means
 	// "root", the top of the tree.
 	DefaultAccount string
+	// SafeLimits is AccountingStorageEnforce's safe: a job starts only if
+	// its time limit × TRES fits what is left of its account's
+	// GrpTRESMins beside what the running jobs may still use.
+	SafeLimits bool
+	// NextUsageReset is when PriorityUsageResetPeriod next clears usage
+	// (zero: never); a job waiting on a spent GrpTRESMins says so.
+	NextUsageReset time.Time
 	// RootAssoc puts root's own association root/root (1 share) in the
 	// fair-share tree beside the top accounts, as `sacctmgr add cluster`
 	// creates it in Slurm: it counts among the users Fair Tree ranks.

@@ -17,7 +17,7 @@ type blocker struct {
 // staticBlock checks everything that keeps a job waiting whatever is free,
 // in the order Slurm reports them: holds; an invalid partition, QOS or
 // account; dependencies; --begin; partition state and time limit; the array
-// throttle; QOS per-user limits. The per-user and per-array counters include
+// throttle; QOS per-user limits; the association's limits. The per-user and per-array counters include
 // jobs started earlier in this pass.
 func (p *pass) staticBlock(pj *pjob) (blocker, bool) {
 	j := pj.job
@@ -82,8 +82,12 @@ func (p *pass) staticBlock(pj *pjob) (blocker, bool) {
 		if b, ok := p.perUserLimit(pj, q, c); ok {
 			return b, true
 		}
+		if b, ok := p.qosGrpTRESMins(pj, q); ok {
+			return b, true
+		}
 	}
-	return blocker{}, false
+	// Then the association's, as acct_policy.c checks them after the QOS.
+	return p.assocLimits(pj)
 }
 
 // qosList are the QOS whose limits hold for the job: its partition's, then

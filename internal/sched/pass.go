@@ -63,6 +63,7 @@ type pass struct {
 	running  []runInfo
 	yielding []yieldHold
 	userQOS  map[userQOSKey]userCount
+	quota    *quotaIndex
 	arrayRun map[uint32]int
 	deltas   []colDelta
 }
@@ -183,6 +184,7 @@ func newPass(snap *Snapshot) *pass {
 	}
 	// Fair share as of the last recalculation (calcView).
 	p.tree = buildShareTree(calcView(snap))
+	p.quota = newQuotaIndex(snap)
 	p.buildDepIndex()
 	return p
 }
@@ -386,4 +388,5 @@ func (p *pass) countStart(pj *pjob, sign int) {
 	if j.ArrayJobID != 0 {
 		p.arrayRun[j.ArrayJobID] += sign
 	}
+	p.countRun(pj, sign)
 }

@@ -127,6 +127,9 @@ func CheckSubmit(job Job, snap Snapshot) error {
 			b, over = blocker{reason: slurm.ReasonQOSMaxGRESPerUser, detail: fmt.Sprintf("asks for %d GPUs, QOS %s's MaxTRESPerUser is gres/gpu=%d",
 				job.Req.GPUs, q.Name, q.MaxGPUsPerUser)}, true
 		}
+		if !over {
+			b, over = p.assocNeverFits(&pj)
+		}
 		if over {
 			return refuse(slurm.ErrAccountingPolicy, fmt.Sprintf("%s (%s; the QOS has DenyOnLimit)", b.detail, b.reason))
 		}

@@ -37,6 +37,11 @@ type Snapshot struct {
 	// that came later. Zero (Calc.At zero) recalculates at every pass:
 	// fair share from Usage at Now, priorities at Now.
 	Calc Calc
+	// TRESUsage is each account's usage per TRES, what its GrpTRESMins is
+	// checked against (AccountTRESUsage); nil when no account has one.
+	// QOSUsage is each QOS's (QOSTRESUsage; Account is the QOS's name).
+	TRESUsage []TRESUsage
+	QOSUsage  []TRESUsage
 	// Users are users known to hold Config.DefaultAccount's implicit
 	// association where it is in use (no Accounts, or AllowUnlistedUsers),
 	// besides those of Jobs and Usage: every user has it, and sshare and
@@ -160,6 +165,11 @@ type QOS struct {
 	// MaxSubmitJobsPerUser caps a user's pending and running jobs in this QOS;
 	// submissions beyond it are refused.
 	MaxSubmitJobsPerUser int
+	// GrpTRESMins is a budget of TRES-minutes for all the QOS's jobs,
+	// checked against Snapshot.QOSUsage; NoDecay keeps that usage from
+	// decaying (quota.go).
+	GrpTRESMins TRESMins
+	NoDecay     bool
 	// DenyOnLimit refuses at submission a job over a per-job limit (or a
 	// per-user limit on its own), instead of leaving it pending with the
 	// limit as its reason (the QOS flag DenyOnLimit).
@@ -188,6 +198,17 @@ type Account struct {
 	// without one does in Slurm.
 	Priority int
 	Users    []UserShare
+	// GrpTRESMins is the account's budget of TRES-minutes (quota.go).
+	GrpTRESMins TRESMins
+	// GrpTRES caps what the running jobs of the account and those under
+	// it hold together; GrpTRESRunMins their TRES × time left to their
+	// limits; MaxTRESMinsPerJob one job's TRES × time limit (inherited by
+	// the accounts under it); MaxJobs the running jobs of each user
+	// association under it that sets none (assoclimits.go). Zero: none.
+	GrpTRES           TRESMins
+	GrpTRESRunMins    TRESMins
+	MaxTRESMinsPerJob TRESMins
+	MaxJobs           int
 }
 
 // UserShare is a user's association with an account.
@@ -200,6 +221,9 @@ type UserShare struct {
 	// DefaultAccount), charged by jobs that name none. Without one, the
 	// first account listing the user is the default.
 	Default bool
+	// MaxJobs caps the association's running jobs; 0 takes the
+	// account's (AssocMaxJobsLimit).
+	MaxJobs int
 }
 
 // Usage is an association's decayed usage.

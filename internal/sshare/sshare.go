@@ -107,6 +107,7 @@ func Main(args []string, sio cli.IO) int {
 		return 1
 	}
 	lines := shareLines(rows, a.users, a.accounts)
+	addGrpTRESMins(lines, cfg)
 	if usesTRES(fields) {
 		jobs, err := cli.GetJobs(c, url.Values{"state": {string(slurm.Running)}})
 		if err != nil {
@@ -260,6 +261,27 @@ func shareLines(rows []api.ShareRow, users, accounts []string) []format.ShareLin
 		out = append(out, l)
 	}
 	return out
+}
+
+// addGrpTRESMins gives each account row its budget (GrpTRESMins); user
+// rows have none (Slurm's Grp limits are not inherited).
+func addGrpTRESMins(lines []format.ShareLine, cfg *config.Config) {
+	budgets := map[string]map[string]uint64{}
+	for _, a := range cfg.Accounts {
+		if len(a.GrpTRESMins) == 0 {
+			continue
+		}
+		m := map[string]uint64{}
+		for n, v := range a.GrpTRESMins {
+			m[n] = uint64(v)
+		}
+		budgets[a.Name] = m
+	}
+	for i := range lines {
+		if l := &lines[i]; l.User == "" {
+			l.GrpTRESMins = budgets[l.Account]
+		}
+	}
 }
 
 func usesTRES(fields []format.Field) bool {

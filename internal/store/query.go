@@ -166,6 +166,25 @@ func (s *Store) EachJob(ctx context.Context, f Filter, fn func(*Job)) error {
 	return nil
 }
 
+// Runs returns every run f selects, the latest (jobs) and those requeues
+// archived (runs), without steps: what a budget (GrpTRESMins) counts.
+func (s *Store) Runs(ctx context.Context, f Filter) ([]Job, error) {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("reading runs: %w", err)
+	}
+	defer tx.Rollback() // one snapshot for both tables
+	latest, err := queryJobs(ctx, tx, "jobs", f)
+	if err != nil {
+		return nil, err
+	}
+	earlier, err := queryJobs(ctx, tx, "runs", f)
+	if err != nil {
+		return nil, err
+	}
+	return append(earlier, latest...), nil
+}
+
 // Records returns the accounting records f selects, for sacct: each job's
 // latest run and, with f.EarlierRuns, its earlier ones, with their steps,
 // ordered by job id and run.

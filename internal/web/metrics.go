@@ -89,6 +89,8 @@ var (
 	descUserFS         = prometheus.NewDesc("slurm_lite_user_fairshare", "Fair-share factor of a user in an account (sshare's FairShare).", []string{"account", "user"}, nil)
 	descYields         = prometheus.NewDesc("slurm_lite_yields_total", "Jobs yielded (scontrol yield, and the scheduler's own shrinks and paybacks) since the daemon started.", nil, nil)
 	descPreemptions    = prometheus.NewDesc("slurm_lite_preemptions_total", "Jobs preempted by higher-tier partitions since the daemon started.", nil, nil)
+	descBudgetUsed     = prometheus.NewDesc("slurm_lite_account_gpu_minutes_used", "GPU-minutes an account with a GrpTRESMins gres/gpu budget has used, as the limit counts them (since the last PriorityUsageResetPeriod reset, decayed by PriorityDecayHalfLife).", account, nil)
+	descBudgetLimit    = prometheus.NewDesc("slurm_lite_account_gpu_minutes_limit", "An account's GrpTRESMins gres/gpu budget, in GPU-minutes.", account, nil)
 	descGPUSeconds     = prometheus.NewDesc("slurm_lite_account_gpu_seconds_total", "GPU-seconds held by each account's jobs, every recorded run (running ones up to the scrape).", account, nil)
 	descResvGPUs       = prometheus.NewDesc("slurm_lite_reservation_gpus", "GPUs an advance reservation holds (the node's all for a whole-node one).", []string{"reservation", "state"}, nil)
 	descResvActive     = prometheus.NewDesc("slurm_lite_reservation_active", "1 while an advance reservation's window is in force, else 0.", []string{"reservation"}, nil)
@@ -118,7 +120,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		descPartitionPending, descSchedThreads, descSchedQueue, descSchedLast, descSchedMean, descSchedPerMinute,
 		descBackfillLast, descBackfillMean, descBackfillDepth, descGPUMemTotal, descGPUMemUsed, descGPUMemReserved,
 		descGPUUtil, descGPUUp, descUserFS, descYields, descPreemptions, descGPUSeconds, descResvGPUs, descResvActive,
-		descResvStart, descResvEnd, descScrapeOK} {
+		descResvStart, descResvEnd, descBudgetUsed, descBudgetLimit, descScrapeOK} {
 		ch <- d
 	}
 }
@@ -324,6 +326,10 @@ func collectState(st *State, ch chan<- prometheus.Metric) {
 	counter(ch, descPreemptions, float64(st.Preemptions))
 	for _, k := range sortedKeys(st.GPUSeconds) {
 		counter(ch, descGPUSeconds, st.GPUSeconds[k], k)
+	}
+	for _, b := range st.Budgets {
+		gauge(ch, descBudgetUsed, b.Used, b.Account)
+		gauge(ch, descBudgetLimit, float64(b.Limit), b.Account)
 	}
 }
 

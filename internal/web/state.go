@@ -61,6 +61,9 @@ type State struct {
 	// Reservations are the advance reservations, by start: what they
 	// hold and when, not for whom (user names may be private).
 	Reservations []Reservation `json:"reservations"`
+	// Budgets are the accounts with a GrpTRESMins on gres/gpu: the
+	// GPU-minutes used (as the limit counts them) and the limit.
+	Budgets []Budget `json:"budgets,omitempty"`
 }
 
 // Reservation is one advance reservation as the dashboard shows it.
@@ -73,6 +76,15 @@ type Reservation struct {
 	// GPUs it holds; the whole node's for a node reservation.
 	GPUs  int    `json:"gpus"`
 	Flags string `json:"flags"`
+}
+
+// Budget is an account's GPU-minute budget (GrpTRESMins=gres/gpu=N).
+type Budget struct {
+	Account string  `json:"account"`
+	Used    float64 `json:"gpu_minutes_used"`
+	Limit   int64   `json:"gpu_minutes_limit"`
+	// Resets is when usage is next cleared (Unix seconds), 0 for never.
+	Resets int64 `json:"resets,omitempty"`
 }
 
 // GPU is one GPU as last sampled.

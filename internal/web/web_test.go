@@ -63,6 +63,7 @@ func box() *State {
 		GPUSeconds:  map[string]float64{"nlp": 3600, "vision": 7200.5},
 		Reservations: []Reservation{{Name: "deadline", Start: 1_003_600, End: 1_010_800, GPUs: 2},
 			{Name: "evenings", Start: 999_000, End: 1_002_600, Active: true, GPUs: 3, Flags: "DAILY"}},
+		Budgets: []Budget{{Account: "nlp", Used: 48.5, Limit: 60, Resets: 1_000_800}},
 	}
 }
 
@@ -110,6 +111,8 @@ slurm_gpus_alloc 2
 slurm_gpus_idle 1
 slurm_gpus_total 3
 slurm_gpus_utilization 0.6666666666666666
+slurm_lite_account_gpu_minutes_limit{account="nlp"} 60
+slurm_lite_account_gpu_minutes_used{account="nlp"} 48.5
 slurm_lite_account_gpu_seconds_total{account="nlp"} 3600
 slurm_lite_account_gpu_seconds_total{account="vision"} 7200.5
 slurm_lite_gpu_memory_reserved_bytes{UUID="GPU-0",gpu="0",job="7",type="a100",user="alice"} 8.589934592e+10

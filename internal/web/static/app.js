@@ -110,6 +110,15 @@ function draw(st) {
   // read apart. The tree's top (the cluster's root) is left out: it is
   // everyone's usage and has no shares.
   const gh = st.gpu_seconds || {};
+  const budgets = {};
+  for (const b of st.budgets || []) budgets[b.account] = b;
+  const budgetCell = (s) => {
+    const b = !s.user && budgets[s.account];
+    if (!b) return el("td", { class: "num budget" }, "");
+    const left = Math.max(0, b.gpu_minutes_limit - Math.floor(b.gpu_minutes_used));
+    return el("td", { class: "num budget", title: left + " left" + (b.resets ? "; usage resets " + clock(b.resets) : "") },
+      Math.floor(b.gpu_minutes_used) + " of " + b.gpu_minutes_limit);
+  };
   const sb = document.querySelector("#shares tbody");
   sb.replaceChildren(...st.shares.filter((s) => s.depth > 0).map((s) => {
     const acct = el("td", { class: "acct" }, s.account);
@@ -120,7 +129,7 @@ function draw(st) {
       acct, el("td", {}, s.user || ""), el("td", { class: "num" }, s.raw_shares),
       el("td", { class: "num" }, (s.raw_usage / 3600).toFixed(2)),
       el("td", { class: "num levelfs" }, s.level_fs === null ? "inf" : s.level_fs.toFixed(3)), fs,
-      el("td", { class: "num" }, s.user ? "" : ((gh[s.account] || 0) / 3600).toFixed(2)));
+      el("td", { class: "num" }, s.user ? "" : ((gh[s.account] || 0) / 3600).toFixed(2)), budgetCell(s));
   }));
 
   const rs = st.reservations || [];
