@@ -31,7 +31,11 @@ import (
 // scripts; they need the commands below, which TestScripts lacks.
 func TestClientScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/client",
+		// Every program is run with exec, and no two names in an archive
+		// collide (issue 28): a typo is an error, not a silent no-op.
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Dir:                 "testdata/client",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"golden":     cmdGolden,
 			"goldenlike": cmdGoldenLike,

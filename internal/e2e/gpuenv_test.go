@@ -22,9 +22,13 @@ func TestGPUEnvMatchesSlurm(t *testing.T) {
 	cmds := commands()
 	cmds["gpuenv"] = cmdGPUEnv
 	testscript.Run(t, testscript.Params{
-		Dir:       "testdata/gpuenv",
-		Cmds:      cmds,
-		Condition: condition,
+		// Every program is run with exec, and no two names in an archive
+		// collide (issue 28): a typo is an error, not a silent no-op.
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Dir:                 "testdata/gpuenv",
+		Cmds:                cmds,
+		Condition:           condition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SLURM_LITE_CONF", "")
 			env.Setenv("HOME", env.WorkDir)

@@ -79,8 +79,12 @@ func TestNVMLStub(t *testing.T) {
 	}
 	goDirs := strings.Fields(string(goEnv))
 	testscript.Run(t, testscript.Params{
-		Dir:  "testdata/nvml",
-		Cmds: commands(),
+		// Every program is run with exec, and no two names in an archive
+		// collide (issue 28): a typo is an error, not a silent no-op.
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Dir:                 "testdata/nvml",
+		Cmds:                commands(),
 		Condition: func(cond string) (bool, error) {
 			if cond == "realnvml" {
 				return realLib, nil

@@ -52,9 +52,13 @@ func TestMain(m *testing.M) {
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:       "testdata/script",
-		Cmds:      commands(),
-		Condition: condition,
+		// Every program is run with exec, and no two names in an archive
+		// collide (issue 28): a typo is an error, not a silent no-op.
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Dir:                 "testdata/script",
+		Cmds:                commands(),
+		Condition:           condition,
 		Setup: func(env *testscript.Env) error {
 			// No configuration outside the test's own directory is read.
 			env.Setenv("SLURM_LITE_CONF", "")

@@ -25,7 +25,11 @@ import (
 // commands ask other questions.
 func TestShareScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/shares",
+		// Every program is run with exec, and no two names in an archive
+		// collide (issue 28): a typo is an error, not a silent no-op.
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Dir:                 "testdata/shares",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"golden":     cmdGolden,
 			"goldenlike": cmdGoldenLike,
