@@ -11,7 +11,7 @@ package cli
 
 import (
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
-	"github.com/slurm-lite/slurm-lite/internal/sbatch"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // IO is what a command reads and writes: its streams, its environment and
@@ -23,4 +23,4 @@ func Stdio() IO { return cmdio.Stdio() }
 
 // SlurmVersion is the Slurm release whose behaviour and output we follow;
 // every command's --version prints it because tools check it.
-const SlurmVersion = sbatch.Version
+const SlurmVersion = slurm.Version

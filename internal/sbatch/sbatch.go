@@ -30,9 +30,8 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
-// Version is the Slurm release whose behaviour and output we follow;
-// `sbatch --version` prints it because tools check it.
-const Version = "slurm 22.05.8"
+// Version is slurm.Version, which `sbatch --version` prints.
+const Version = slurm.Version
 
 // Main is the sbatch command. It reads and checks the job exactly as real
 // sbatch does (every refusal prints Slurm's text and exit code, and creates

@@ -4,6 +4,10 @@
 // are spelled once.
 package slurm
 
+// Version is the Slurm release whose behaviour and output we follow;
+// every command's --version prints it, because tools check it.
+const Version = "slurm 22.05.8"
+
 // JobState is a job's state as Slurm names it.
 type JobState string
 
