@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/durable"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
@@ -684,7 +685,7 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	// the status did (the spec below is no longer synced, so it does not
 	// carry the directory's fsync).
 	if os.Remove(filepath.Join(dir, "status.json")) == nil {
-		if err := syncDir(dir); err != nil {
+		if err := durable.SyncDir(dir); err != nil {
 			return err
 		}
 	}
@@ -702,19 +703,6 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 		_, _ = p.Wait()
 		d.ended <- j.ID
 	}()
-	return nil
-}
-
-// syncDir makes dir's entries durable.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
 	return nil
 }
 

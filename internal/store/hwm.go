@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/slurm-lite/slurm-lite/internal/durable"
 )
 
 // Job ids never repeat on one machine, whatever happens to the database: a
@@ -109,7 +111,7 @@ func openHWM(dir string, n uint32) (*hwm, error) {
 		err = os.Rename(tmp, path)
 	}
 	if err == nil {
-		err = syncDir(dir)
+		err = durable.SyncDir(dir)
 	}
 	if err != nil {
 		f.Close()

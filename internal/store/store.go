@@ -17,6 +17,8 @@ import (
 	"syscall"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/slurm-lite/slurm-lite/internal/durable"
 )
 
 // FileName is the database's name in the state directory. SQLite keeps
@@ -266,7 +268,7 @@ func prepareFile(path string) error {
 		// A new file: make its entry durable before anything is committed
 		// into it.
 		f.Close()
-		return syncDir(filepath.Dir(path))
+		return durable.SyncDir(filepath.Dir(path))
 	}
 	if !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("creating %s: %w", path, err)
@@ -331,18 +333,6 @@ func tighten(path string) error {
 	}
 	if err := os.Chmod(path, fi.Mode().Perm()&0o700); err != nil {
 		return fmt.Errorf("%s is readable by others and cannot be made private: %w", path, err)
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
 	}
 	return nil
 }
@@ -511,7 +501,7 @@ func vacuumInto(ctx context.Context, db *sql.DB, dst string) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(filepath.Dir(dst))
+	return durable.SyncDir(filepath.Dir(dst))
 }
 
 // Backup writes a consistent copy of the state to dst (mode 0600) while the
