@@ -60,6 +60,9 @@ func TestScripts(t *testing.T) {
 		Cmds:                commands(),
 		Condition:           condition,
 		Setup: func(env *testscript.Env) error {
+			// What the script's jobs left running ends with it.
+			work := env.WorkDir
+			env.Defer(func() { killStrays(work) })
 			// No configuration outside the test's own directory is read.
 			env.Setenv("SLURM_LITE_CONF", "")
 			env.Setenv("HOME", env.WorkDir)
