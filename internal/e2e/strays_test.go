@@ -97,7 +97,11 @@ func TestKillStraysEndsOnlyThisScriptsSupervisors(t *testing.T) {
 	mine, other := t.TempDir(), t.TempDir()
 	cmdMine, childMine := start(mine)
 	cmdOther, childOther := start(other)
-	defer func() { _ = cmdOther.Process.Kill(); _ = syscall.Kill(childOther, syscall.SIGKILL); _ = cmdOther.Wait() }()
+	defer func() {
+		_ = cmdOther.Process.Kill()
+		_ = syscall.Kill(childOther, syscall.SIGKILL)
+		_ = cmdOther.Wait()
+	}()
 
 	killStrays(mine)
 	done := make(chan error, 1)
