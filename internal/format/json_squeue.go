@@ -91,7 +91,7 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 	}
 	memNode, memCPU := memoryJSON(j)
 	o = append(o, jsonObject{
-		{"job_state", string(j.State)},
+		{"job_state", string(sq(j).ShownState())},
 		{"last_sched_evaluation", unix(lastSchedEval(j))},
 		{"licenses", j.Request.Licenses},
 		{"max_cpus", 0},
