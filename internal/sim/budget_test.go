@@ -71,3 +71,38 @@ func TestReplayBudgetRefusals(t *testing.T) {
 		t.Errorf("a QOS's budget: %v", err)
 	}
 }
+
+// AccountingStorageEnforce safe in the --config holds in the replay too: a
+// job whose time limit × GPUs is more than what is left of its account's
+// budget never starts (the replay ends after its idle resets), one that
+// fits starts at once.
+func TestReplaySafeBudget(t *testing.T) {
+	tr := trace(t, "0,0,a,1,60,7200\n1,0,a,1,60,1800\n")
+	c := config.Default()
+	c.AccountingStorageEnforce = "associations,limits,qos,safe"
+	c.Priority.UsageResetPeriod = "DAILY"
+	c.Accounts = []config.Account{{Name: "a", Shares: 1, GrpTRESMins: config.TRES{"gres/gpu": 60}}}
+	setup, err := SetupFromConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := options(1, 2)
+	opt.Setup = setup
+	run, err := Simulate(tr, policy(t, "P2"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []int64{run.Outcomes[0].FirstStart, run.Outcomes[1].FirstStart}; got[0] != -1 || got[1] != 0 {
+		t.Errorf("under safe, first starts %v, want [-1 0] (120 GPU-minutes never fit a budget of 60)", got)
+	}
+	c.AccountingStorageEnforce = "associations,limits,qos"
+	if opt.Setup, err = SetupFromConfig(c); err != nil {
+		t.Fatal(err)
+	}
+	if run, err = Simulate(tr, policy(t, "P2"), opt); err != nil {
+		t.Fatal(err)
+	}
+	if s := run.Outcomes[0].FirstStart; s != 0 {
+		t.Errorf("without safe, the long job starts at %d, want 0 (the budget is not spent)", s)
+	}
+}

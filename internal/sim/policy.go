@@ -153,7 +153,8 @@ func DefaultSetup() Setup {
 }
 
 // SetupFromConfig takes the priority weights, decay, age, PriorityFlags,
-// backfill parameters and account shares of a slurm-lite configuration
+// backfill parameters, account shares and budgets (GrpTRESMins, with
+// UsageResetPeriod and AccountingStorageEnforce safe) of a slurm-lite configuration
 // file; the policies then set the plugins and flags they compare.
 func SetupFromConfig(c *config.Config) (Setup, error) {
 	s := DefaultSetup()
