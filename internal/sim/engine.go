@@ -109,7 +109,10 @@ func checkFits(tr *Trace, lab Lab) error {
 }
 
 type simJob struct {
-	job      sched.Job
+	job sched.Job
+	// run is its current run's index in engine.runs plus one while it
+	// holds GPUs (0: none, or no budgets).
+	run      int
 	trace    int // index in the trace; -1 for a filler
 	acct     int
 	origGPUs int
@@ -202,6 +205,11 @@ type engine struct {
 	nextFiller uint32
 	// yielded counts jobs that may still name a job they yielded for.
 	yielded int
+	// budgets: some account has a GrpTRESMins; runs are then every run
+	// since the last usage reset, for sched.AccountTRESUsage, as the
+	// daemon reads them from its records.
+	budgets bool
+	runs    []sched.Run
 
 	res Run
 }
@@ -247,6 +255,9 @@ func newEngine(tr *Trace, pol Policy, opt Options) *engine {
 	}
 	if opt.WindowEnd > 0 {
 		e.res.WindowEnd = opt.WindowEnd
+	}
+	for _, a := range e.w.accounts {
+		e.budgets = e.budgets || a.GrpTRESMins.Any()
 	}
 	e.periodic = opt.Setup.CalcPeriod > 0 && e.w.cfg.PriorityType == sched.PriorityMultifactor
 	if e.periodic {
@@ -301,6 +312,68 @@ func (e *engine) nextResvEdge() (int64, bool) {
 	return best, ok
 }
 
+// nextUsageReset is the next UsageResetPeriod reset after now, in trace
+// seconds, while some account has a budget and jobs wait.
+func (e *engine) nextUsageReset() (int64, bool) {
+	if !e.budgets || len(e.act) == 0 {
+		return 0, false
+	}
+	r := sched.NextUsageReset(e.opt.Setup.UsageResetPeriod, e.clock(e.now), time.Local)
+	if r.IsZero() {
+		return 0, false
+	}
+	return r.Unix() - e.base, true
+}
+
+// addBudgets puts each account's usage per TRES and the next reset into
+// snap, as the daemon's addBudgets does from its records: the runs since
+// the last reset (older ones are dropped, they no longer count).
+func (e *engine) addBudgets(snap *sched.Snapshot) {
+	if !e.budgets {
+		return
+	}
+	p := e.opt.Setup.UsageResetPeriod
+	snap.Config.NextUsageReset = sched.NextUsageReset(p, snap.Now, time.Local)
+	var since time.Time
+	switch p {
+	case "NONE", "", "NOW":
+		// NOW: the replay's start, before every run.
+		if hl := snap.Config.DecayHalfLife; hl > 0 {
+			since = snap.Now.Add(-40 * hl)
+		}
+	default:
+		since = sched.PrevUsageReset(p, snap.Now, time.Local)
+	}
+	if !since.IsZero() {
+		kept := e.runs[:0]
+		for _, r := range e.runs {
+			if r.End.IsZero() || r.End.After(since) {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) < len(e.runs) {
+			e.reindexRuns(kept)
+		}
+	}
+	snap.TRESUsage = sched.AccountTRESUsage(*snap, e.runs, since)
+}
+
+// reindexRuns keeps the runs given (e.runs compacted in place) and points
+// each running job at its run again.
+func (e *engine) reindexRuns(kept []sched.Run) {
+	for i := range e.jobs {
+		e.jobs[i].run = 0
+	}
+	for k := range kept {
+		if kept[k].End.IsZero() {
+			if i, ok := e.index(kept[k].Job.ID); ok {
+				e.jobs[i].run = k + 1
+			}
+		}
+	}
+	e.runs = kept
+}
+
 // Base is the Unix time of trace second 0 on the replay's clock.
 const Base = 1_500_000_000
 
@@ -310,7 +383,7 @@ func (e *engine) push(at int64, kind eventKind, job int) {
 }
 
 func (e *engine) run() {
-	idleEdges := 0
+	idleEdges, idleResets, lastReset := 0, 0, int64(-1)
 	for e.remaining > 0 {
 		t := int64(math.MaxInt64)
 		if e.next < len(e.tr.Jobs) {
@@ -326,6 +399,18 @@ func (e *engine) run() {
 				idleEdges++
 			}
 		}
+		if t == math.MaxInt64 && idleResets < maxIdleEdges {
+			// Jobs may wait for a spent budget's reset alone.
+			// Counted once per reset: recalculations come between.
+			if b, ok := e.nextUsageReset(); ok {
+				if b != lastReset {
+					idleResets++
+				}
+				t, lastReset = b, b
+			}
+		} else if t != math.MaxInt64 {
+			idleResets = 0
+		}
 		if t == math.MaxInt64 {
 			break // what is left can never start
 		}
@@ -333,6 +418,10 @@ func (e *engine) run() {
 			t = b
 		} else if t != math.MaxInt64 {
 			idleEdges = 0
+		}
+		if b, ok := e.nextUsageReset(); ok && b < t {
+			// Jobs waiting on a spent budget may start at the reset.
+			t = b
 		}
 		if e.periodic {
 			// A recalculation is an instant of its own: what was
@@ -433,6 +522,7 @@ func (e *engine) pass() {
 	}
 	snap := sched.Snapshot{Now: e.clock(e.now), Config: e.w.cfg, Nodes: e.w.nodes, Partitions: e.w.partitions,
 		QOS: e.w.qos, Accounts: e.w.accounts, Usage: e.usage, Calc: e.calc, Jobs: e.act, Reservations: e.opt.Reservations}
+	e.addBudgets(&snap)
 	plan := sched.Cycle(snap)
 	fillerJobs := e.act[n:]
 	e.act = e.act[:n]
@@ -520,6 +610,10 @@ func (e *engine) start(i int, s sched.Start) {
 	j.endAt = e.now + max(1, run)
 	j.epoch++
 	e.push(j.endAt, evEnd, i)
+	if e.budgets && j.trace >= 0 {
+		e.runs = append(e.runs, sched.Run{Job: j.job})
+		j.run = len(e.runs)
+	}
 	e.held += j.gpus
 	if j.trace >= 0 {
 		e.heldAcct[j.acct] += j.gpus
@@ -545,6 +639,10 @@ func (e *engine) yieldDone(id uint32) {
 // release gives back what job i holds and accounts for it.
 func (e *engine) release(i int) {
 	j := &e.jobs[i]
+	if j.run > 0 {
+		e.runs[j.run-1].End = e.clock(e.now)
+		j.run = 0
+	}
 	held := float64(j.gpus) * float64(e.now-j.segStart)
 	e.held -= j.gpus
 	if j.trace < 0 {

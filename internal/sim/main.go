@@ -70,7 +70,7 @@ type Flags struct {
 	GPUsPerNode int           `name:"gpus-per-node" help:"GPUs per node." default:"8" placeholder:"G"`
 	GPUMem      string        `name:"gpu-mem" help:"Memory of each GPU." default:"80G" placeholder:"SIZE"`
 	Policy      string        `help:"P0, P1, P2, P2-classic, P3, P4, a comma-separated list, or all." default:"P2"`
-	Config      string        `help:"slurm-lite config file for priority weights, decay, backfill parameters and account shares." placeholder:"FILE"`
+	Config      string        `help:"slurm-lite config file for priority weights, decay, backfill parameters, account shares and account budgets (GrpTRESMins, UsageResetPeriod)." placeholder:"FILE"`
 	Profiles    string        `help:"Directory of Pollux/Sia step-time profiles for shrunk jobs' speed; \"none\" for linear (default ${profiles} when present)." placeholder:"DIR"`
 	Window      string        `help:"Utilisation window from the trace's first submission (e.g. 14d or 336h); default: up to the last submission." placeholder:"DURATION"`
 	JSON        bool          `help:"Print a JSON array, one object per policy."`

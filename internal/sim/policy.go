@@ -139,6 +139,12 @@ type Setup struct {
 	CalcPeriod time.Duration
 	// Shares of accounts by name; accounts of the trace not listed get 1.
 	Shares map[string]int
+	// Budgets are accounts' GrpTRESMins by name (gres/gpu and cpu: the
+	// trace's jobs carry no billing), checked as the daemon checks them
+	// against usage counted from the runs since the last
+	// UsageResetPeriod reset (sched.AccountTRESUsage).
+	Budgets          map[string]sched.TRESMins
+	UsageResetPeriod string
 }
 
 // DefaultSetup is slurm-lite's defaults with equal shares.
@@ -147,7 +153,8 @@ func DefaultSetup() Setup {
 }
 
 // SetupFromConfig takes the priority weights, decay, age, PriorityFlags,
-// backfill parameters and account shares of a slurm-lite configuration
+// backfill parameters, account shares and budgets (GrpTRESMins, with
+// UsageResetPeriod and AccountingStorageEnforce safe) of a slurm-lite configuration
 // file; the policies then set the plugins and flags they compare.
 func SetupFromConfig(c *config.Config) (Setup, error) {
 	s := DefaultSetup()
@@ -175,6 +182,26 @@ func SetupFromConfig(c *config.Config) (Setup, error) {
 	s.Config.Flags = flags
 	sp := c.SchedulerParameters
 	s.Config.Backfill = sched.Backfill{Window: sp.BFWindow, MaxJobTest: sp.BFMaxJobTest, Resolution: sp.BFResolution}
+	s.Config.SafeLimits = c.SafeLimits()
+	s.UsageResetPeriod = c.Priority.UsageResetPeriod
+	for _, q := range c.QOS {
+		if len(q.GrpTRESMins) > 0 {
+			// The replay's jobs all run under one QOS of its own.
+			return s, fmt.Errorf("QOS %s has a GrpTRESMins budget, which the simulator does not replay (its jobs run under a QOS of its own); put the budget on the accounts ([[Account]] GrpTRESMins)", q.Name)
+		}
+	}
+	for _, a := range c.Accounts {
+		if len(a.GrpTRESMins) == 0 {
+			continue
+		}
+		if _, ok := a.GrpTRESMins["billing"]; ok {
+			return s, fmt.Errorf("account %s: a GrpTRESMins of billing, which the simulator does not replay (a trace's jobs carry no TRESBillingWeights); give it in gres/gpu or cpu", a.Name)
+		}
+		if s.Budgets == nil {
+			s.Budgets = map[string]sched.TRESMins{}
+		}
+		s.Budgets[a.Name] = sched.TRESMins{GPU: a.GrpTRESMins["gres/gpu"], CPU: a.GrpTRESMins["cpu"]}
+	}
 	for _, a := range c.Accounts {
 		if s.Shares == nil {
 			s.Shares = map[string]int{}
@@ -257,6 +284,7 @@ func buildWorld(lab Lab, setup Setup, pol Policy, tr *Trace, as Assumptions) wor
 		if s, ok := setup.Shares[a]; ok {
 			acct.Shares = s
 		}
+		acct.GrpTRESMins = setup.Budgets[a]
 		us := slices.Sorted(slices.Values(users[a]))
 		for _, u := range us {
 			acct.Users = append(acct.Users, sched.UserShare{Name: u, Shares: 1})
