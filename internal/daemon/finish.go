@@ -459,7 +459,11 @@ func (d *Daemon) requeueAs(ctx context.Context, j store.Job, st stepd.Status, as
 		if err != nil || (how == requeueAs{}) {
 			return err
 		}
-		if how.hold != store.HoldNone {
+		switch how.hold {
+		case store.HoldNone:
+		case store.HoldMaxRequeue:
+			next.Hold, next.Reason = how.hold, slurm.ReasonJobHoldMaxRequeue
+		default:
 			next.Hold, next.Reason = how.hold, slurm.ReasonJobHeldUser
 		}
 		if how.keepExit {

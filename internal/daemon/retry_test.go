@@ -146,6 +146,10 @@ func TestAJobLostAgainAndAgainIsHeld(t *testing.T) {
 		j = retryJob(t, c, id)
 		return j.State == slurm.Pending && j.Hold == store.HoldMaxRequeue
 	})
+	var acct []store.Record
+	if err := c.Do(context.Background(), "GET", fmt.Sprintf("%s?id=%d&allusers=1", api.PathAccounting, id), nil, &acct); err != nil || len(acct) != 1 || acct[0].Job.Reason != slurm.ReasonJobHoldMaxRequeue {
+		t.Errorf("accounting's record of the held job: %+v (%v), want its reason JobHoldMaxRequeue", acct, err)
+	}
 	if j.Reason != slurm.ReasonJobHoldMaxRequeue || j.Priority != 0 || j.Restarts != 2 {
 		t.Errorf("held job: reason %q, priority %d, restarts %d; want JobHoldMaxRequeue, 0, 2", j.Reason, j.Priority, j.Restarts)
 	}
