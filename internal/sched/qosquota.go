@@ -2,8 +2,6 @@ package sched
 
 import (
 	"fmt"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -27,24 +25,12 @@ func QOSTRESUsage(snap Snapshot, runs []Run, since time.Time) []TRESUsage {
 		noDecay[q.Name] = q.NoDecay
 	}
 	now := snap.Now
-	acc := map[string]*TRESUsage{}
-	var order []string
+	acc := tresTotals{}
 	for i := range runs {
 		r := &runs[i]
 		j := &r.Job
-		if j.Start.IsZero() {
-			continue
-		}
-		from := time.Unix(j.Start.Unix(), 0)
-		if from.Before(since) {
-			from = since
-		}
-		to := now
-		if !r.End.IsZero() && r.End.Before(now) {
-			to = time.Unix(r.End.Unix(), 0)
-		}
-		secs := to.Sub(from).Seconds()
-		if secs <= 0 {
+		from, to, ok := runSpan(r, since, now)
+		if !ok {
 			continue
 		}
 		part := partitionOf(&snap, j.Partition)
@@ -59,28 +45,15 @@ func QOSTRESUsage(snap Snapshot, runs []Run, since time.Time) []TRESUsage {
 			if n == "" {
 				continue
 			}
-			length := secs
-			if hl > 0 && !noDecay[n] {
-				length = hl / math.Ln2 * (math.Exp2(-now.Sub(to).Seconds()/hl) - math.Exp2(-now.Sub(from).Seconds()/hl))
+			decay := hl
+			if noDecay[n] {
+				decay = 0
 			}
-			u := acc[n]
-			if u == nil {
-				u = &TRESUsage{Account: n}
-				acc[n] = u
-				order = append(order, n)
-			}
-			f := factor * length
-			u.GPU += gpus * f
-			u.CPU += cpus * f
-			u.Billing += bill * f
+			f := factor * decayedLength(from, to, now, decay)
+			acc.add(n, gpus*f, cpus*f, bill*f)
 		}
 	}
-	slices.Sort(order)
-	out := make([]TRESUsage, 0, len(order))
-	for _, n := range order {
-		out = append(out, *acc[n])
-	}
-	return out
+	return acc.sorted()
 }
 
 // qosGrpTRESMins is the QOS budget a job waits for: one of a TRES it wants

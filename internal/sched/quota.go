@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -64,33 +65,15 @@ func AccountTRESUsage(snap Snapshot, runs []Run, since time.Time) []TRESUsage {
 	parent := accountParents(&snap)
 	hl := snap.Config.DecayHalfLife.Seconds()
 	now := snap.Now
-	acc := map[string]*TRESUsage{}
-	var order []string
+	acc := tresTotals{}
 	for i := range runs {
 		r := &runs[i]
 		j := &r.Job
-		if j.Start.IsZero() {
+		from, to, ok := runSpan(r, since, now)
+		if !ok {
 			continue
 		}
-		from := time.Unix(j.Start.Unix(), 0)
-		if from.Before(since) {
-			from = since
-		}
-		to := now
-		if !r.End.IsZero() && r.End.Before(now) {
-			to = time.Unix(r.End.Unix(), 0)
-		}
-		secs := to.Sub(from).Seconds()
-		if secs <= 0 {
-			continue
-		}
-		// The decayed length of [from, to] as of now: charge × this is the
-		// run's usage today.
-		length := secs
-		if hl > 0 {
-			length = hl / math.Ln2 * (math.Exp2(-now.Sub(to).Seconds()/hl) - math.Exp2(-now.Sub(from).Seconds()/hl))
-		}
-		f := usageFactor(&snap, j.QOS) * length
+		f := usageFactor(&snap, j.QOS) * decayedLength(from, to, now, hl)
 		gpus, cpus := jobGPUs(j, &snap), jobCPUs(j)
 		bill := billing(j, partitionOf(&snap, j.Partition), &snap)
 		ai, ok := t.assoc(j.Account, j.User)
@@ -100,22 +83,61 @@ func AccountTRESUsage(snap Snapshot, runs []Run, since time.Time) []TRESUsage {
 		seen := map[string]bool{}
 		for a := t.nodes[ai].account; a != "" && !seen[a]; a = parent[a] {
 			seen[a] = true
-			u := acc[a]
-			if u == nil {
-				u = &TRESUsage{Account: a}
-				acc[a] = u
-				order = append(order, a)
-			}
-			u.GPU += gpus * f
-			u.CPU += cpus * f
-			u.Billing += bill * f
+			acc.add(a, gpus*f, cpus*f, bill*f)
 		}
 	}
-	out := make([]TRESUsage, 0, len(order))
-	slices.Sort(order)
-	for _, a := range order {
-		out = append(out, *acc[a])
+	return acc.sorted()
+}
+
+// runSpan is the part of a run that counts towards usage at now: from its
+// start, or since when later, to its end, or now while it runs, in whole
+// seconds as its record keeps them; ok is false when nothing of it does.
+func runSpan(r *Run, since, now time.Time) (from, to time.Time, ok bool) {
+	if r.Job.Start.IsZero() {
+		return time.Time{}, time.Time{}, false
 	}
+	from = time.Unix(r.Job.Start.Unix(), 0)
+	if from.Before(since) {
+		from = since
+	}
+	to = now
+	if !r.End.IsZero() && r.End.Before(now) {
+		to = time.Unix(r.End.Unix(), 0)
+	}
+	return from, to, to.After(from)
+}
+
+// decayedLength is the length of [from, to] in seconds with each instant
+// decayed by the half-life hl (seconds; 0 for none) to now: a charge per
+// second times it is the span's usage at now (AdvanceUsage's integral).
+func decayedLength(from, to, now time.Time, hl float64) float64 {
+	if hl <= 0 {
+		return to.Sub(from).Seconds()
+	}
+	return hl / math.Ln2 * (math.Exp2(-now.Sub(to).Seconds()/hl) - math.Exp2(-now.Sub(from).Seconds()/hl))
+}
+
+// tresTotals sums TRES usage by name (an account's or a QOS's).
+type tresTotals map[string]*TRESUsage
+
+func (t tresTotals) add(name string, gpu, cpu, bill float64) {
+	u := t[name]
+	if u == nil {
+		u = &TRESUsage{Account: name}
+		t[name] = u
+	}
+	u.GPU += gpu
+	u.CPU += cpu
+	u.Billing += bill
+}
+
+// sorted is the totals by name.
+func (t tresTotals) sorted() []TRESUsage {
+	out := make([]TRESUsage, 0, len(t))
+	for _, u := range t {
+		out = append(out, *u)
+	}
+	slices.SortFunc(out, func(a, b TRESUsage) int { return strings.Compare(a.Account, b.Account) })
 	return out
 }
 
