@@ -28,6 +28,7 @@ func (p *parser) check(c *Config) {
 	p.checkYield(c)
 	p.checkNotify(c)
 	p.checkRequeueExit(c)
+	p.checkScron(c)
 	p.checkWeb(c)
 }
 
@@ -345,6 +346,16 @@ func (p *parser) checkRequeueExit(c *Config) {
 				continue
 			}
 			seen[code] = l.name
+		}
+	}
+}
+
+// checkScron checks ScronParameters: Slurm 22.05 knows one option,
+// "enable" (its later explicit_scancel is not 22.05's).
+func (p *parser) checkScron(c *Config) {
+	for opt := range strings.SplitSeq(c.ScronParameters, ",") {
+		if o := strings.TrimSpace(opt); o != "" && !strings.EqualFold(o, "enable") {
+			p.errorf(key("ScronParameters"), "ScronParameters: unknown option %q; the only one is \"enable\" (ScronParameters = \"enable\" lets users run scrontab), or leave it out to refuse scrontab", o)
 		}
 	}
 }

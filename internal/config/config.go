@@ -120,6 +120,11 @@ type Config struct {
 	// SPECIAL_EXIT, until its owner releases it (slurm.conf's).
 	RequeueExitHold []int `toml:"RequeueExitHold"`
 
+	// ScronParameters is slurm.conf's: "enable" lets users install
+	// crontabs with scrontab (recurring jobs); "" (the default) refuses
+	// scrontab, as Slurm does.
+	ScronParameters string `toml:"ScronParameters"`
+
 	// MailProg is the program --mail-type's mail is sent with, run as
 	// slurmctld runs it (MailProg -s SUBJECT USER); "" is /usr/bin/mail,
 	// else /bin/mail, where present (notify.go), and no mail otherwise.
@@ -645,3 +650,14 @@ const (
 	// ViolationKill also cancels the job.
 	ViolationKill = "kill"
 )
+
+// ScronEnabled reports whether scrontab may be used (ScronParameters
+// names "enable").
+func (c *Config) ScronEnabled() bool {
+	for opt := range strings.SplitSeq(c.ScronParameters, ",") {
+		if strings.EqualFold(strings.TrimSpace(opt), "enable") {
+			return true
+		}
+	}
+	return false
+}

@@ -65,10 +65,43 @@ var (
 // all is a mask of bits 0..n-1.
 func all(n int) uint64 { return 1<<uint(n) - 1 }
 
+// Error is a line that is not a crontab entry: Slurm is what Slurm's
+// scrontab logs about it before its "something is broken" ("" when
+// nothing more), Detail what is wrong and how to write it.
+type Error struct {
+	Slurm  string
+	Detail string
+}
+
+func (e *Error) Error() string { return e.Detail }
+
+// What Slurm logs about some bad fields (parse.c).
+var (
+	errAt    = errors.New("invalid @ line")
+	errStep  = errors.New("bad step value")
+	errMonth = errors.New("bad month specification")
+	errDay   = errors.New("bad day specification")
+)
+
 // Parse reads a crontab line that is not a comment, a blank or a
-// variable: five fields or an @name, then the command. The error says
-// which part is wrong (Slurm itself says only "something is broken").
+// variable: five fields or an @name, then the command. Its error is an
+// *Error, which says which part is wrong (Slurm itself says only
+// "something is broken").
 func Parse(line string) (Entry, error) {
+	e, err := parse(line)
+	if err != nil {
+		out := &Error{Detail: err.Error()}
+		for _, known := range []error{errAt, errStep, errMonth, errDay} {
+			if errors.Is(err, known) {
+				out.Slurm = known.Error()
+			}
+		}
+		return Entry{}, out
+	}
+	return e, nil
+}
+
+func parse(line string) (Entry, error) {
 	var e Entry
 	pos := strings.TrimLeft(line, " \t")
 	if strings.HasPrefix(pos, "@") {
@@ -76,7 +109,7 @@ func Parse(line string) (Entry, error) {
 		var ok bool
 		e, name, ok = atName(name)
 		if !ok {
-			return Entry{}, errors.New("invalid @ line: use @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly")
+			return Entry{}, fmt.Errorf("%w: use @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly", errAt)
 		}
 		pos = name
 	} else {
@@ -176,12 +209,16 @@ func field(s string, size, start int, names []string, offset int) (uint64, bool,
 		s = s[1:]
 		wild = !strings.HasPrefix(s, "/")
 	case names != nil && isLetter(s[0]):
+		bad := errMonth
+		if len(names) == len(days) {
+			bad = errDay
+		}
 		if len(s) < 3 {
-			return 0, false, s, fmt.Errorf("%q is not a name (%s)", s, strings.Join(names, " "))
+			return 0, false, s, fmt.Errorf("%w: %q is not a name (%s)", bad, s, strings.Join(names, " "))
 		}
 		i := index(names, strings.ToLower(s[:3]))
 		if i < 0 {
-			return 0, false, s, fmt.Errorf("%q is not a name (%s)", s[:3], strings.Join(names, " "))
+			return 0, false, s, fmt.Errorf("%w: %q is not a name (%s)", bad, s[:3], strings.Join(names, " "))
 		}
 		b = 1 << uint(i+offset)
 		s = s[3:]
@@ -203,7 +240,7 @@ func field(s string, size, start int, names []string, offset int) (uint64, bool,
 		}
 		step, err := strconv.Atoi(s[1:end])
 		if err != nil || step <= 1 || step >= size {
-			return 0, false, s, fmt.Errorf("bad step value %q: a step is from 2 to %d", s[:end], size-1)
+			return 0, false, s, fmt.Errorf("%w %q: a step is from 2 to %d", errStep, s[:end], size-1)
 		}
 		var mask uint64
 		for i := start; i < size; i += step {
@@ -380,3 +417,17 @@ func index(names []string, s string) int {
 
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+// ParseSchedule reads a schedule alone (five fields or an @name), as
+// Spec writes it.
+func ParseSchedule(spec string) (Entry, error) {
+	e, err := Parse(spec + " :")
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.Command != ":" {
+		return Entry{}, fmt.Errorf("%q is more than a schedule", spec)
+	}
+	e.Command = ""
+	return e, nil
+}

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/slurm-lite/slurm-lite/internal/cron"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -139,6 +140,9 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 		status.State = slurm.Preempted
 	}
 	if after == "" {
+		if took, err := d.settleCron(ctx, j, status); took {
+			return err
+		}
 		if took, err := d.settleExit(ctx, j, status); took {
 			return err
 		}
@@ -417,6 +421,9 @@ type requeueAs struct {
 	// keepExit keeps the ended run's exit code on the pending job, as
 	// Slurm shows a job requeued by RequeueExit (ExitCode=42:0).
 	keepExit bool
+	// cron requeues a scrontab job for its schedule's next time
+	// (settleCron); errCronOff when it no longer recurs.
+	cron bool
 }
 
 // requeueAs is requeue with how (requeueAs).
@@ -433,6 +440,11 @@ func (d *Daemon) requeueAs(ctx context.Context, j store.Job, st stepd.Status, as
 		cur, err := tx.Job(j.ID)
 		if err != nil {
 			return err
+		}
+		if how.cron && (cur.Request.Cron == nil || cur.Request.Cron.Off) {
+			// Its crontab was replaced or removed since the end was
+			// read: the run ends as a plain job's.
+			return errCronOff
 		}
 		if err := tx.PutUsage(usage...); err != nil {
 			return err
@@ -468,6 +480,14 @@ func (d *Daemon) requeueAs(ctx context.Context, j store.Job, st stepd.Status, as
 		}
 		if how.keepExit {
 			next.ExitCode = cur.ExitCode
+		}
+		if how.cron {
+			entry, err := cron.ParseSchedule(cur.Request.Cron.Spec)
+			if err != nil {
+				return fmt.Errorf("job %d's CrontabSpec: %w", j.ID, err)
+			}
+			next.Request.Begin = entry.Next(now)
+			next.Eligible, next.Reason = next.Request.Begin, slurm.ReasonBeginTime
 		}
 		return tx.PutJob(next)
 	})

@@ -54,6 +54,9 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "POST", Path: api.PathAllocEnd, Handler: localapi.Func(d.endAlloc)},
 		{Method: "GET", Path: api.PathReservations, Handler: localapi.Func(d.listReservations)},
 		{Method: "POST", Path: api.PathReservations, Handler: localapi.Func(d.changeReservation)},
+		{Method: "GET", Path: api.PathCrontab, Handler: localapi.Func(d.crontab)},
+		{Method: "POST", Path: api.PathCrontab, Handler: localapi.Func(d.installCrontab)},
+		{Method: "POST", Path: api.PathCrontabRemove, Handler: localapi.Func(d.removeCrontab)},
 	}
 }
 
@@ -96,95 +99,19 @@ func runAs(j *store.Job, uid, gid string) error {
 // submit is sbatch: checks as slurmctld checks, then one durable commit.
 func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) (api.Submitted, error) {
 	caller := req.Caller
-	r := req.Body.Request
-	if !strings.HasPrefix(req.Body.Cwd, "/") {
-		return api.Submitted{}, localapi.Errorf(http.StatusBadRequest, "the submission directory %q is not an absolute path", req.Body.Cwd)
+	if req.Body.Request.Cron != nil {
+		// Only scrontab makes cron jobs, through its own path, which
+		// keeps the crontab beside them.
+		return api.Submitted{}, localapi.Errorf(http.StatusBadRequest, "a submission may not carry a crontab entry; install crontabs with scrontab")
 	}
 	cfg := d.config()
-	if err := checkSubmitFields(caller, &r, cfg); err != nil {
-		d.log.Info("submission refused", "user", caller.User, "why", err.Hint)
-		return api.Submitted{}, err
-	}
-	defaultMemory(&r, cfg)
-	j := store.Job{
-		User: caller.User, UID: caller.UID, GID: caller.GID,
-		Account: r.Account, Partition: r.Partition, QOS: r.QOS,
-		Name: r.JobName, State: slurm.Pending,
-		TimeLimit: r.TimeLimit.Duration(),
-		Requeue:   r.Requeue == nil || *r.Requeue,
-		SubmitDir: req.Body.Cwd,
-		Request:   r,
-	}
-	if r.TimeLimit == 0 {
-		j.TimeLimit = 0
-	}
-	if r.UID != "" || r.GID != "" {
-		// sbatch --uid/--gid: root submits for someone else; the job is
-		// theirs in every respect (its processes, its files, its share).
-		if caller.UID != 0 {
-			return api.Submitted{}, refusal(slurm.ErrUserIDMissing, slurm.ErrUserIDMissing.Error())
-		}
-		if err := runAs(&j, r.UID, r.GID); err != nil {
-			return api.Submitted{}, refusal(slurm.ErrUserIDMissing, err.Error())
-		}
-	}
-	if r.Hold {
-		j.Hold = store.HoldUser
-		j.Reason = slurm.ReasonJobHeldUser
-	}
-	if r.Nice != nil {
-		j.Nice = *r.Nice
-	}
-	if r.Priority != nil && (caller.UID == 0 || cfg.IsOperator(caller.User)) {
-		j.Priority = *r.Priority
-	}
-	if j.Partition == "" {
-		j.Partition = routedPartition(cfg, j.TimeLimit)
-	}
-	if e := allowGroupsRefusal(caller, j.Partition, cfg); e != nil {
-		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
-		return api.Submitted{}, e
-	}
-	if j.Account == "" {
-		if accts, ok := cfg.UserAccounts(j.User); ok && len(accts) > 0 {
-			j.Account = accts[0]
-		}
-	}
-	if j.QOS == "" {
-		j.QOS = "normal"
-	}
-	if e := qosAllowed(cfg, j.User, j.Account, j.QOS); e != nil {
-		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
-		return api.Submitted{}, e
-	}
-	if e := d.resvRefusal(ctx, &j); e != nil {
-		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
-		return api.Submitted{}, e
-	}
-
 	now := d.now()
-	snap, err := d.submitSnapshot(ctx, now, req.Body.TestOnly)
+	a, err := d.admit(ctx, caller, req.Body, now)
 	if err != nil {
 		return api.Submitted{}, err
 	}
-	if shareExempt(j.UID) {
-		snap.Config.MaxJobCountPerUser = 0
-	}
-	j.Submit = now
-	j.Eligible = eligibleAtSubmit(&j, now)
-	sj := schedJob(j, 0, -1, cfg.ShardSize, snap.Nodes[0])
-	if r.Array != nil {
-		sj.ArrayTasks = r.Array.Tasks
-	}
-	if err := sched.CheckSubmit(sj, snap); err != nil {
-		var se *sched.SubmitError
-		if errors.As(err, &se) {
-			d.log.Info("submission refused", "user", caller.User, "why", se.Detail)
-			return api.Submitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: se.Code,
-				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n"), Hint: se.Detail}
-		}
-		return api.Submitted{}, err
-	}
+	j, sj, snap := a.job, a.sj, a.snap
+	r := j.Request
 	if req.Body.TestOnly {
 		next, err := d.st.NextJobID(ctx)
 		if err != nil {
@@ -216,6 +143,108 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	d.noteUser(j.User)
 	d.wake()
 	return api.Submitted{JobID: ids[0]}, nil
+}
+
+// admitted is a submission that passed every check: its job row, the
+// job as the scheduler sees it, and the snapshot it was checked against.
+type admitted struct {
+	job  store.Job
+	sj   sched.Job
+	snap sched.Snapshot
+}
+
+// admit checks a submission as slurmctld does and makes its job row, not
+// yet stored: sbatch's and each scrontab entry's.
+func (d *Daemon) admit(ctx context.Context, caller localapi.Identity, body api.Submit, now time.Time) (admitted, error) {
+	r := body.Request
+	if !strings.HasPrefix(body.Cwd, "/") {
+		return admitted{}, localapi.Errorf(http.StatusBadRequest, "the submission directory %q is not an absolute path", body.Cwd)
+	}
+	cfg := d.config()
+	if err := checkSubmitFields(caller, &r, cfg); err != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", err.Hint)
+		return admitted{}, err
+	}
+	defaultMemory(&r, cfg)
+	j := store.Job{
+		User: caller.User, UID: caller.UID, GID: caller.GID,
+		Account: r.Account, Partition: r.Partition, QOS: r.QOS,
+		Name: r.JobName, State: slurm.Pending,
+		TimeLimit: r.TimeLimit.Duration(),
+		Requeue:   r.Requeue == nil || *r.Requeue,
+		SubmitDir: body.Cwd,
+		Request:   r,
+	}
+	if r.TimeLimit == 0 {
+		j.TimeLimit = 0
+	}
+	if r.UID != "" || r.GID != "" {
+		// sbatch --uid/--gid: root submits for someone else; the job is
+		// theirs in every respect (its processes, its files, its share).
+		if caller.UID != 0 {
+			return admitted{}, refusal(slurm.ErrUserIDMissing, slurm.ErrUserIDMissing.Error())
+		}
+		if err := runAs(&j, r.UID, r.GID); err != nil {
+			return admitted{}, refusal(slurm.ErrUserIDMissing, err.Error())
+		}
+	}
+	if r.Hold {
+		j.Hold = store.HoldUser
+		j.Reason = slurm.ReasonJobHeldUser
+	}
+	if r.Nice != nil {
+		j.Nice = *r.Nice
+	}
+	if r.Priority != nil && (caller.UID == 0 || cfg.IsOperator(caller.User)) {
+		j.Priority = *r.Priority
+	}
+	if j.Partition == "" {
+		j.Partition = routedPartition(cfg, j.TimeLimit)
+	}
+	if e := allowGroupsRefusal(caller, j.Partition, cfg); e != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
+		return admitted{}, e
+	}
+	if j.Account == "" {
+		if accts, ok := cfg.UserAccounts(j.User); ok && len(accts) > 0 {
+			j.Account = accts[0]
+		}
+	}
+	if j.QOS == "" {
+		j.QOS = "normal"
+	}
+	if e := qosAllowed(cfg, j.User, j.Account, j.QOS); e != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
+		return admitted{}, e
+	}
+	if e := d.resvRefusal(ctx, &j); e != nil {
+		d.log.Info("submission refused", "user", caller.User, "why", e.Hint)
+		return admitted{}, e
+	}
+
+	snap, err := d.submitSnapshot(ctx, now, body.TestOnly)
+	if err != nil {
+		return admitted{}, err
+	}
+	if shareExempt(j.UID) {
+		snap.Config.MaxJobCountPerUser = 0
+	}
+	j.Submit = now
+	j.Eligible = eligibleAtSubmit(&j, now)
+	sj := schedJob(j, 0, -1, cfg.ShardSize, snap.Nodes[0])
+	if r.Array != nil {
+		sj.ArrayTasks = r.Array.Tasks
+	}
+	if err := sched.CheckSubmit(sj, snap); err != nil {
+		var se *sched.SubmitError
+		if errors.As(err, &se) {
+			d.log.Info("submission refused", "user", caller.User, "why", se.Detail)
+			return admitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: se.Code,
+				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n"), Hint: se.Detail}
+		}
+		return admitted{}, err
+	}
+	return admitted{job: j, sj: sj, snap: snap}, nil
 }
 
 // jobs is squeue and scontrol show job. Query: id (repeated: N, A, A_T),
@@ -603,6 +632,11 @@ func (d *Daemon) cancelOne(ctx context.Context, caller localapi.Identity, t targ
 		}
 		if !audited {
 			d.audit(ctx, caller, j.ID, evCancel, detail)
+		}
+		if c.Signal == 0 {
+			// A scrontab job cancelled is cancelled for good, and its
+			// entry commented out in the crontab, as slurmctld does.
+			d.disableCronEntry(ctx, j)
 		}
 		if c.Signal == 0 {
 			d.tell(notify.Cancel, j, caller.User, detail)

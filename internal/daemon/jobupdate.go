@@ -426,6 +426,13 @@ func (u *jobUpdate) refused(r api.UpdateResult, code slurm.Errno) api.UpdateResu
 // apply changes one row, checks a new partition or GRES as a submission,
 // writes the row and records who changed another user's job.
 func (u *jobUpdate) apply(tx *store.Tx, j store.Job) outcome {
+	if c := j.Request.Cron; c != nil && !c.Off {
+		// slurmctld refuses it before anything else: the crontab is
+		// the job's definition.
+		o := refused(slurm.ErrCannotModifyCronJob)
+		o.hint = fmt.Sprintf("job %d is the scrontab entry on lines %d-%d of %s's crontab; change the entry with scrontab -e", j.ID, c.LineStart, c.LineEnd, j.User)
+		return o
+	}
 	cur, code := change(j, u.ch, u.who, u.cfg, u.prio[j.ID])
 	if code != 0 {
 		o := refused(code)

@@ -11,7 +11,17 @@ import (
 // Main runs the daemon as `slurmd-lite [-f FILE] [--fresh|--rebuild]`
 // does, until SIGTERM or SIGINT, and returns the process's exit status.
 func Main(configPath string, fresh, rebuild bool) int {
-	err := Run(context.Background(), Options{ConfigPath: configPath, Exe: selfPath(), Fresh: fresh, Rebuild: rebuild})
+	return MainOptions(Options{ConfigPath: configPath, Fresh: fresh, Rebuild: rebuild})
+}
+
+// MainOptions is Main with every option: the end-to-end tests' binary
+// gives the daemon a clock the test moves (internal/e2e's
+// testClockFileEnv). Exe "" is this binary.
+func MainOptions(opts Options) int {
+	if opts.Exe == "" {
+		opts.Exe = selfPath()
+	}
+	err := Run(context.Background(), opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "slurmd-lite: error: %v\n", err)
 		return 1

@@ -18,6 +18,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sbatch"
 	"github.com/slurm-lite/slurm-lite/internal/scancel"
 	"github.com/slurm-lite/slurm-lite/internal/scontrol"
+	"github.com/slurm-lite/slurm-lite/internal/scrontab"
 	"github.com/slurm-lite/slurm-lite/internal/sinfo"
 	"github.com/slurm-lite/slurm-lite/internal/slurmdcmd"
 	"github.com/slurm-lite/slurm-lite/internal/sprio"
@@ -34,8 +35,9 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"sbatch": func() { os.Exit(sbatch.Main(os.Args[1:], testStdio())) },
 		"slurmd-lite": func() {
-			os.Exit(slurmdcmd.Main(os.Args[1:], cli.Stdio(), slurmdcmd.Daemon{Run: daemon.Main, Stepd: stepd.Main}))
+			os.Exit(slurmdcmd.Main(os.Args[1:], cli.Stdio(), slurmdcmd.Daemon{Run: daemonMain, Stepd: stepd.Main}))
 		},
+		"scrontab": func() { os.Exit(scrontab.Main(os.Args[1:], testStdio())) },
 		"squeue":   func() { os.Exit(squeue.Main(os.Args[1:], testStdio())) },
 		"scancel":  func() { os.Exit(scancel.Main(os.Args[1:], testStdio())) },
 		"scontrol": func() { os.Exit(scontrol.Main(os.Args[1:], testStdio())) },
@@ -48,6 +50,16 @@ func TestMain(m *testing.M) {
 		"srun":     func() { os.Exit(srun.Main(os.Args[1:], testStdio())) },
 		"salloc":   func() { os.Exit(srun.Salloc(os.Args[1:], testStdio())) },
 	})
+}
+
+// daemonMain is daemon.Main, on the clock testClockFileEnv moves when the
+// script set it.
+func daemonMain(path string, fresh, rebuild bool) int {
+	opts := daemon.Options{ConfigPath: path, Fresh: fresh, Rebuild: rebuild}
+	if f := os.Getenv(testClockFileEnv); f != "" {
+		opts.Clock = newFileClock(f)
+	}
+	return daemon.MainOptions(opts)
 }
 
 func TestScripts(t *testing.T) {

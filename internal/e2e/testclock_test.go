@@ -3,6 +3,8 @@ package e2e
 import (
 	"os"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/cli"
@@ -46,4 +48,39 @@ func testStdio() cmdio.IO {
 		io.Now = shiftedNow(time.Duration(off))
 	}
 	return io
+}
+
+// testClockFileEnv names a file that moves the live daemon's clock in the
+// scripts that run one (scrontab's minutes): the daemon's time is the
+// machine's plus the whole seconds the file holds, read again every few
+// milliseconds, so `exec sh -c 'echo 60 > $CLOCK'` makes a minute pass
+// at once. Only this test binary's daemon reads it (daemonMain); the
+// real slurmd-lite's clock is the machine's.
+const testClockFileEnv = "SLITE_TEST_CLOCK_FILE"
+
+// fileClock is the clock testClockFileEnv describes.
+type fileClock struct{ offset atomic.Int64 }
+
+func (c *fileClock) Now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
+
+// newFileClock starts reading path; a missing or unreadable file is an
+// offset of 0 until it can be read.
+func newFileClock(path string) *fileClock {
+	c := &fileClock{}
+	read := func() {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			c.offset.Store(int64(time.Duration(n) * time.Second))
+		}
+	}
+	read()
+	go func() {
+		for range time.Tick(10 * time.Millisecond) {
+			read()
+		}
+	}()
+	return c
 }

@@ -329,6 +329,9 @@ func (g gen) slurmConf() string {
 	if len(c.RequeueExit)+len(c.RequeueExitHold) > 0 {
 		fmt.Fprintf(&b, "# max_batch_requeue (%d) has no Slurm 22.05 equivalent: there RequeueExit requeues without\n# limit (Slurm 23.02's MaxBatchRequeue holds the job after that many instead).\n", c.SchedulerParameters.MaxBatchRequeue)
 	}
+	if c.ScronParameters != "" {
+		kv("ScronParameters", c.ScronParameters)
+	}
 	if c.MessageTimeout != 10*time.Second { // Slurm's default
 		kv("MessageTimeout", seconds(c.MessageTimeout))
 	}

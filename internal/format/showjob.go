@@ -98,6 +98,15 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 		w("N/A")
 	}
 	nl()
+	// A scrontab job's line (slurm_sprint_job_info): CronJob=Yes while it
+	// recurs, and its schedule as slurmctld rebuilt it.
+	if c := j.Request.Cron; c != nil {
+		if !c.Off {
+			w("CronJob=Yes ")
+		}
+		w("CrontabSpec=\"%s\"", c.Spec)
+		nl()
+	}
 	// Slurm prints this line for a job that started, when preemption is
 	// configured (the recorded cluster had it, as slurm-lite always does).
 	if started(sq(j)) {

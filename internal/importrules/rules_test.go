@@ -17,7 +17,7 @@ const module = "github.com/slurm-lite/slurm-lite"
 // commands are Slurm's commands: short-lived processes whose start-up is
 // most of their time. They talk to the daemon through internal/sockclient
 // and link nothing of the daemon's.
-var commands = []string{"sacct", "sacctmgr", "salloc", "sbatch", "scancel", "scontrol", "sinfo", "sprio", "sreport", "squeue", "srun", "sshare"}
+var commands = []string{"sacct", "sacctmgr", "salloc", "sbatch", "scancel", "scontrol", "scrontab", "sinfo", "sprio", "sreport", "squeue", "srun", "sshare"}
 
 // heavy is what a command must not link, and why.
 var heavy = map[string]string{

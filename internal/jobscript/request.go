@@ -137,6 +137,10 @@ type Request struct {
 	// is longer, before the scheduler yields it again.
 	CheckpointInterval Limit `json:"checkpoint_interval,omitempty"`
 
+	// Cron is set on a job that scrontab made of a crontab entry, never
+	// by sbatch (the daemon refuses a submission that carries it).
+	Cron *Cron `json:"cron,omitempty"`
+
 	// Other holds every option that only matters on a cluster, by long name
 	// in the order first given, with its last value ("" for a flag), so that
 	// scontrol can show them.
@@ -145,6 +149,18 @@ type Request struct {
 	// Warnings are lines sbatch prints without failing, with their level
 	// prefix ("error: Change from #SLURM to #SBATCH ...").
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Cron is a crontab entry's job: its schedule as slurmctld shows it
+// (CrontabSpec, which internal/cron reads back), the crontab lines it came
+// from (its #SCRON lines to its schedule line, counted from 1), and Off
+// once it no longer recurs (its crontab was replaced or removed while it
+// ran: it ends as a plain job).
+type Cron struct {
+	Spec      string `json:"spec"`
+	LineStart int    `json:"line_start"`
+	LineEnd   int    `json:"line_end"`
+	Off       bool   `json:"off,omitempty"`
 }
 
 // Setting is one option as written: its long name and value.

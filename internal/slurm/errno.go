@@ -63,6 +63,7 @@ const (
 	ErrJobNotRunning                  Errno = 2085
 	ErrJobNotPendingNorRunning        Errno = 2086
 	ErrPrioResetFail                  Errno = 2095
+	ErrCannotModifyCronJob            Errno = 2096
 	ErrInvalidNice                    Errno = 2123
 	ErrInvalidTimeMinLimit            Errno = 2124
 )
@@ -121,6 +122,8 @@ func (e Errno) Words() (string, bool) {
 		return "Job is in held state, pending scheduler release", true
 	case ErrInvalidTaskMemory:
 		return "Memory required by task is not available", true
+	case ErrCannotModifyCronJob:
+		return "Cannot modify scrontab jobs through scontrol", true
 	case ErrInvalidAccount:
 		return "Invalid account or account/partition combination specified", true
 	case ErrAccountingPolicy:

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -16,6 +18,19 @@ func (t *Tx) PutMeta(key, value string) error {
 		return fmt.Errorf("storing %s: %w", key, err)
 	}
 	return nil
+}
+
+// Meta returns key's value in the transaction, and whether it is there.
+func (t *Tx) Meta(key string) (string, bool, error) {
+	var v string
+	err := t.queryRow("SELECT CAST(value AS TEXT) FROM meta WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("reading %s: %w", key, err)
+	}
+	return v, true, nil
 }
 
 // DeleteMeta removes key; removing one not there is not an error.

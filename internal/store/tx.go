@@ -86,6 +86,11 @@ func prepare(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 	return stmts, nil
 }
 
+// Insert creates one submitted job in the transaction, with whatever else
+// the caller writes there (scrontab's entries and the crontab they came
+// from are one commit); see NewJob for what it fills in.
+func (t *Tx) Insert(nj NewJob) (uint32, error) { return t.insert(nj) }
+
 // insert creates one submitted job; see NewJob for what it fills in.
 func (t *Tx) insert(nj NewJob) (uint32, error) {
 	j := nj.Job
