@@ -192,7 +192,9 @@ func request(opts []string, script, command string, now time.Time) (*jobscript.R
 	if !named {
 		req.JobName, _, _ = strings.Cut(command, " ")
 	}
-	req.ScriptName, req.ScriptPath = "", ""
+	// Slurm's job argv[0] is the command, which scontrol shows as
+	// Command=.
+	req.ScriptName, req.ScriptPath = "", command
 	if req.GetUserEnv == nil {
 		req.GetUserEnv = &jobscript.GetUserEnv{}
 	}
