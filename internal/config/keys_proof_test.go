@@ -149,6 +149,7 @@ var keyProofs = map[string][]string{
 
 	"MailProg":        {"script:notify"},
 	"RequeueExit":     {"script:requeue_exit", "script:requeue_exit_recorded"},
+	"ScronParameters": {"script:scrontab"},
 	"RequeueExitHold": {"script:requeue_exit", "script:requeue_exit_recorded"},
 	"Notify.*.URL":    {"internal/notify:TestWebhookRetried"},
 	"Notify.*.Events": {"script:notify"},

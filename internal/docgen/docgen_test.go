@@ -114,8 +114,8 @@ func TestManPagesLint(t *testing.T) {
 		t.Skip("groff is not installed")
 	}
 	pages, _ := filepath.Glob(top + "/man/*.[158]")
-	if len(pages) != 4 {
-		t.Errorf("man/ holds %d pages, want 4: %v", len(pages), pages)
+	if len(pages) != 5 {
+		t.Errorf("man/ holds %d pages, want 5: %v", len(pages), pages)
 	}
 	for _, p := range pages {
 		var stderr bytes.Buffer
@@ -297,11 +297,11 @@ func TestMakeInstall(t *testing.T) {
 		t.Fatalf("make install-docs: %v\n%s", err, out)
 	}
 	want := []string{
-		"usr/share/man/man1/slurm-lite-gpus.1", "usr/share/man/man1/slurm-lite-yield.1",
+		"usr/share/man/man1/scrontab.1", "usr/share/man/man1/slurm-lite-gpus.1", "usr/share/man/man1/slurm-lite-yield.1",
 		"usr/share/man/man5/slurm-lite.toml.5", "usr/share/man/man8/slurmd-lite.8",
 		"usr/share/bash-completion/completions/slurm-lite",
 	}
-	for _, c := range []string{"sacct", "sacctmgr", "salloc", "sbatch", "scancel", "scontrol", "sinfo",
+	for _, c := range []string{"sacct", "sacctmgr", "salloc", "sbatch", "scancel", "scontrol", "scrontab", "sinfo",
 		"slurmd-lite", "sprio", "sreport", "squeue", "srun", "sshare"} {
 		want = append(want, "usr/share/bash-completion/completions/"+c)
 	}
