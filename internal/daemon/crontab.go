@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os/user"
 	"slices"
+	"strings"
 	"strconv"
 	"time"
 
@@ -157,8 +158,16 @@ func (d *Daemon) installCrontab(ctx context.Context, req *localapi.Request[api.C
 		if err != nil {
 			out := api.CrontabInstalled{FailedLines: lines, Error: err.Error()}
 			var le *localapi.Error
-			if errors.As(err, &le) {
+			if errors.As(err, &le) && le.Code != 0 {
+				// The controller's message beside its error number
+				// (sbatch's "error:" lines before "Batch job submission
+				// failed"), without the number's own words.
 				out.Code, out.Hint = int(le.Code), le.Hint
+				msg := strings.Split(le.Message, "\n")
+				if words, ok := le.Code.Words(); ok && msg[len(msg)-1] == words {
+					msg = msg[:len(msg)-1]
+				}
+				out.Error = strings.Join(msg, "\n")
 			}
 			return out, nil
 		}

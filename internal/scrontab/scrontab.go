@@ -195,8 +195,12 @@ func install(ctx context.Context, c *sockclient.Client, o opts, text string, sio
 			return 0
 		}
 		words := cli.Strerror(slurm.Errno(res.Code), res.Error)
+		detail := res.Error
+		if detail == "" {
+			detail = "(null)" // Slurm's printf of no message
+		}
 		msg := fmt.Sprintf("There was an issue with the job submission on lines %s\nThe error code return was: %s\nThe error message was: %s\n",
-			res.FailedLines, words, res.Error)
+			res.FailedLines, words, detail)
 		if res.Hint != "" {
 			fmt.Fprintf(sio.Stderr, "slurm-lite: %s\n", res.Hint)
 		}
