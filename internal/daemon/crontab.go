@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"os/user"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
