@@ -16,6 +16,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cron"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -199,7 +200,7 @@ func (d *Daemon) installCrontab(ctx context.Context, req *localapi.Request[api.C
 	if err != nil {
 		return api.CrontabInstalled{}, fmt.Errorf("installing %s's crontab: %w", owner.User, err)
 	}
-	d.afterCronEnds(ctx, req.Caller, cancelled)
+	d.afterCronEnds(req.Caller, cancelled)
 	for i, id := range ids {
 		d.log.Info("job submitted from a crontab", "job", id, "user", owner.User, "spec", jobs[i].Job.Request.Cron.Spec,
 			"begin", jobs[i].Job.Request.Begin.Format(time.RFC3339))
@@ -232,7 +233,7 @@ func (d *Daemon) removeCrontab(ctx context.Context, req *localapi.Request[api.Cr
 	if err != nil {
 		return struct{}{}, fmt.Errorf("removing %s's crontab: %w", owner.User, err)
 	}
-	d.afterCronEnds(ctx, req.Caller, cancelled)
+	d.afterCronEnds(req.Caller, cancelled)
 	d.wake()
 	return struct{}{}, nil
 }
@@ -274,10 +275,12 @@ func (d *Daemon) endCronJobs(tx *store.Tx, uid uint32, now time.Time) ([]store.J
 	return cancelled, nil
 }
 
-// afterCronEnds tells of the jobs a new or removed crontab cancelled.
-func (d *Daemon) afterCronEnds(ctx context.Context, caller localapi.Identity, cancelled []store.Job) {
+// afterCronEnds tells of the jobs a new or removed crontab cancelled, as
+// scancel's end of a pending job is told (--mail-type=END, webhooks).
+func (d *Daemon) afterCronEnds(caller localapi.Identity, cancelled []store.Job) {
 	for _, j := range cancelled {
-		d.log.Info("crontab job cancelled: its crontab was replaced or removed", "job", j.ID, "user", j.User)
+		d.log.Info("crontab job cancelled: its crontab was replaced or removed", "job", j.ID, "user", j.User, "by", caller.User)
+		d.tell(notify.End, j, "", "")
 	}
 }
 
