@@ -87,6 +87,9 @@ func routeRequest(t *testing.T, r localapi.Route, ids []uint32) (*http.Request, 
 		"POST " + api.PathStepsEnd:   api.StepEnd{JobID: ids[0], State: slurm.Completed},
 		"POST " + api.PathAlloc:      api.AllocRequest{Submit: sub, Command: []string{"bash"}},
 		"POST " + api.PathAllocEnd:   api.AllocEnd{JobID: ids[0]},
+		// bob aims at alice's crontab: refused, nothing of hers answered.
+		"POST " + api.PathCrontab:       api.Crontab{User: "alice", Text: "@daily true\n", Entries: []api.CrontabEntry{{Submit: sub, Spec: "@daily", LineStart: 1, LineEnd: 1}}},
+		"POST " + api.PathCrontabRemove: api.CrontabRemove{User: "alice"},
 		"POST " + api.PathReservations: api.ResvChange{Action: api.ResvCreate,
 			Words: []string{"ReservationName=mine", "StartTime=now+1hour", "Duration=60", "Users=bob", "TRES=gres/gpu=1"}},
 	}
