@@ -1,0 +1,100 @@
+package sched
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Ports: slurm.conf's MpiParams=ports=LO-HI lends each node's jobs ports
+// of their own, so that two jobs' listeners (torchrun's rendezvous, a
+// notebook) never take the same one. Slurm hands them to job steps
+// (srun, SLURM_STEP_RESV_PORTS); slurm-lite also gives every job a range
+// when it starts, held like its CPUs until it ends: a column of the node's
+// timeline counts the ports left, Alloc.Ports names those a running job
+// holds (so a restarted daemon re-derives who holds what from its running
+// jobs), and a job that needs more than are free waits with Resources.
+
+// PortRange is MpiParams=ports=Lo-Hi; the zero value lends none.
+type PortRange struct {
+	Lo, Hi int
+}
+
+// Size is how many ports the range holds.
+func (r PortRange) Size() int {
+	if r.Lo <= 0 || r.Hi < r.Lo {
+		return 0
+	}
+	return r.Hi - r.Lo + 1
+}
+
+// JobPorts is how many ports a job holds while it runs when MpiParams
+// sets a range (r.Size() > 0): asked, when the job asked (srun's
+// --resv-ports=N for the allocation it makes; asked < 0 for not asked),
+// or else Slurm's count for a step of all the job's tasks: tasks + 1
+// (golden/resv_ports_steps.txt: -n1 gets 2, -n3 gets 4).
+func JobPorts(r PortRange, tasks, asked int) int {
+	switch {
+	case r.Size() == 0:
+		return 0
+	case asked >= 0:
+		return asked
+	}
+	return max(tasks, 1) + 1
+}
+
+// FormatPorts is a list of ports as Slurm writes SLURM_STEP_RESV_PORTS
+// and ResvPorts: ascending runs, "12000-12003" or "12000-12001,12005".
+func FormatPorts(ports []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ports); {
+		j := i
+		for j+1 < len(ports) && ports[j+1] == ports[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(ports[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(ports[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// portCol is the timeline column counting node n's free ports.
+func (p *pass) portCol(n int) int { return 2*len(p.nodeSlots[n]) + 2 }
+
+// pickPorts takes the lowest free ports of node n. Lowest first (Slurm
+// rotates through the range instead) so that a plan is a function of the
+// snapshot alone.
+func (p *pass) pickPorts(n, count int) []int {
+	if count <= 0 {
+		return nil
+	}
+	used := p.portUsed[n]
+	out := make([]int, 0, count)
+	for i := 0; i < len(used) && len(out) < count; i++ {
+		if !used[i] {
+			used[i] = true
+			out = append(out, p.snap.Ports.Lo+i)
+		}
+	}
+	return out
+}
+
+// holdPorts marks the ports a running job holds on node n used, and says
+// how many of them are the range's (a port outside it, left by a range
+// since changed, holds nothing).
+func (p *pass) holdPorts(n int, ports []int) int64 {
+	var held int64
+	for _, port := range ports {
+		if i := port - p.snap.Ports.Lo; i >= 0 && i < len(p.portUsed[n]) && !p.portUsed[n][i] {
+			p.portUsed[n][i] = true
+			held++
+		}
+	}
+	return held
+}
