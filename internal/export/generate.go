@@ -320,6 +320,9 @@ func (g gen) slurmConf() string {
 	if c.MailProg != "" {
 		kv("MailProg", c.MailProg)
 	}
+	if c.MpiParams != "" {
+		kv("MpiParams", c.MpiParams)
+	}
 	if len(c.RequeueExit) > 0 {
 		kv("RequeueExit", joinInts(c.RequeueExit))
 	}

@@ -293,6 +293,9 @@ func TestHeaders(t *testing.T) {
 	if got := conf.Globals["MailProg"]; got != "/usr/bin/mail" {
 		t.Errorf("slurm.conf's MailProg is %q, want the configuration's /usr/bin/mail", got)
 	}
+	if got := conf.Globals["MpiParams"]; got != "ports=12000-12999" {
+		t.Errorf("slurm.conf's MpiParams is %q, want the configuration's ports=12000-12999", got)
+	}
 	for name, text := range files {
 		lines := strings.Split(text, "\n")
 		first, marker := lines[0], "# "

@@ -86,7 +86,7 @@ type eligibleKey struct {
 func (p *pass) shapeOf(pj *pjob) *shape {
 	r := &pj.job.Req
 	return p.shapeFor(shapeKey{part: pj.part, gpus: r.GPUs, gpuType: r.GPUType, gpuMem: r.GPUMem,
-		cpus: max(1, r.CPUs), mem: r.Mem, ports: r.Ports, length: pj.limit})
+		cpus: max(1, r.CPUs), mem: r.Mem, ports: JobPorts(p.snap.Ports, *r), length: pj.limit})
 }
 
 func (p *pass) shapeFor(k shapeKey) *shape {

@@ -27,19 +27,18 @@ func (r PortRange) Size() int {
 	return r.Hi - r.Lo + 1
 }
 
-// JobPorts is how many ports a job holds while it runs when MpiParams
-// sets a range (r.Size() > 0): asked, when the job asked (srun's
-// --resv-ports=N for the allocation it makes; asked < 0 for not asked),
-// or else Slurm's count for a step of all the job's tasks: tasks + 1
-// (golden/resv_ports_steps.txt: -n1 gets 2, -n3 gets 4).
-func JobPorts(r PortRange, tasks, asked int) int {
+// JobPorts is how many ports a job holds while it runs: none without a
+// range; the count it asked for (srun's --resv-ports=N for the allocation
+// srun makes); or else Slurm's count for a step of all the job's tasks,
+// tasks + 1 (golden/resv_ports_steps.txt: -n1 gets 2, -n3 gets 4).
+func JobPorts(ports PortRange, r Request) int {
 	switch {
-	case r.Size() == 0:
+	case ports.Size() == 0:
 		return 0
-	case asked >= 0:
-		return asked
+	case r.PortsAsked:
+		return max(r.Ports, 0)
 	}
-	return max(tasks, 1) + 1
+	return max(r.Tasks, 1) + 1
 }
 
 // FormatPorts is a list of ports as Slurm writes SLURM_STEP_RESV_PORTS

@@ -47,10 +47,10 @@ func TestPortsAreAResource(t *testing.T) {
 			want: map[uint32][]int{2: {12001, 12003}},
 		},
 		{
-			name: "a job without ports starts beside jobs holding them all",
+			name: "a job asking for no ports (srun --resv-ports=0) starts beside jobs holding them all; one of one task waits for 2",
 			snap: portsSnap(st.Job(1).Ports(4).Running(now, "gpu01").HoldsPorts(12000, 12001, 12002, 12003),
-				st.Job(2)),
-			want: map[uint32][]int{2: nil},
+				st.Job(2).Ports(0), st.Job(3)),
+			want: map[uint32][]int{2: nil}, waiting: []uint32{3},
 		},
 		{
 			name: "a port outside the range (the range since changed) holds nothing",
@@ -111,6 +111,11 @@ func TestMorePortsThanTheRangeIsRefused(t *testing.T) {
 	if err := sched.CheckSubmit(st.Job(2).Ports(4).Build(), snap); err != nil {
 		t.Fatalf("CheckSubmit of 4 ports in a range of 4: %v", err)
 	}
+	j := st.Job(3).Build()
+	j.Req.Tasks = 4
+	if err := sched.CheckSubmit(j, snap); !errors.As(err, &se) || !strings.Contains(se.Detail, "would hold 5 ports") {
+		t.Fatalf("CheckSubmit of 4 tasks (5 ports) in a range of 4: %v", err)
+	}
 }
 
 func TestFormatPortsIsSlurms(t *testing.T) {
@@ -127,13 +132,14 @@ func TestFormatPortsIsSlurms(t *testing.T) {
 			t.Errorf("FormatPorts(%v) = %q, want %q", tc.ports, got, tc.want)
 		}
 	}
-	if got := sched.JobPorts(sched.PortRange{}, 3, -1); got != 0 {
+	r := sched.PortRange{Lo: 12000, Hi: 12999}
+	if got := sched.JobPorts(sched.PortRange{}, sched.Request{Tasks: 3}); got != 0 {
 		t.Errorf("JobPorts without a range = %d, want 0", got)
 	}
-	if got := sched.JobPorts(sched.PortRange{Lo: 12000, Hi: 12999}, 3, -1); got != 4 {
+	if got := sched.JobPorts(r, sched.Request{Tasks: 3}); got != 4 {
 		t.Errorf("JobPorts of 3 tasks = %d, want 4 (Slurm's tasks + 1)", got)
 	}
-	if got := sched.JobPorts(sched.PortRange{Lo: 12000, Hi: 12999}, 3, 0); got != 0 {
+	if got := sched.JobPorts(r, sched.Request{Tasks: 3, PortsAsked: true}); got != 0 {
 		t.Errorf("JobPorts of --resv-ports=0 = %d, want 0", got)
 	}
 }

@@ -147,11 +147,11 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	if err := p.checkPartLimits(&pj); err != nil {
 		return err
 	}
-	if r := snap.Ports; job.Req.Ports > r.Size() {
+	if r, n := snap.Ports, JobPorts(snap.Ports, job.Req); n > r.Size() {
 		// What srun's step gets from slurmctld for a count beyond the
 		// range (golden/resv_ports_too_many.txt).
 		return refuse(slurm.ErrPortsInvalid, fmt.Sprintf("the job would hold %d ports while it runs (its tasks + 1, or srun's --resv-ports); MpiParams = \"ports=%d-%d\" holds %d: ask for fewer, or widen that range",
-			job.Req.Ports, r.Lo, r.Hi, r.Size()))
+			n, r.Lo, r.Hi, r.Size()))
 	}
 	return p.checkFits(&pj)
 }

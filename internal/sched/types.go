@@ -338,9 +338,13 @@ type Request struct {
 	CPUs int
 	// Mem is the host memory in bytes; 0 for none.
 	Mem int64
-	// Ports is how many of the node's ports (Snapshot.Ports) the job holds
-	// while it runs; 0 for none.
-	Ports int
+	// Tasks is the job's task count (-n), which sets how many of the
+	// node's ports (Snapshot.Ports) it holds while it runs, unless
+	// PortsAsked: then Ports is that count (srun --resv-ports=N).
+	// JobPorts says how many.
+	Tasks      int
+	Ports      int
+	PortsAsked bool
 }
 
 // Alloc is where a job runs and what it holds there.

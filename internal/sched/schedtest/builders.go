@@ -57,7 +57,7 @@ func (b *JobBuilder) GPUMem(bytes int64) *JobBuilder { b.j.Req.GPUMem = bytes; r
 func (b *JobBuilder) CPUs(n int) *JobBuilder { b.j.Req.CPUs = n; return b }
 
 // Ports asks for n ports of the snapshot's MpiParams range.
-func (b *JobBuilder) Ports(n int) *JobBuilder { b.j.Req.Ports = n; return b }
+func (b *JobBuilder) Ports(n int) *JobBuilder { b.j.Req.Ports, b.j.Req.PortsAsked = n, true; return b }
 
 // HoldsPorts gives a running job the ports it holds.
 func (b *JobBuilder) HoldsPorts(ports ...int) *JobBuilder { b.j.Alloc.Ports = ports; return b }
