@@ -449,6 +449,7 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 // carry what its processes hold (withUsed).
 func mapSnapshot(cfg *config.Config, gs gpu.Snapshot, drained bool, now time.Time, jobs []store.Job) snapshot {
 	node := schedNode(cfg, gs, drained)
+	lo, hi := cfg.Ports()
 	snap := snapshot{
 		Snapshot: sched.Snapshot{
 			Now:        now,
@@ -457,6 +458,7 @@ func mapSnapshot(cfg *config.Config, gs gpu.Snapshot, drained bool, now time.Tim
 			Partitions: schedPartitions(cfg),
 			QOS:        schedQOS(cfg),
 			Accounts:   schedAccounts(cfg),
+			Ports:      sched.PortRange{Lo: lo, Hi: hi},
 		},
 		byID:        make(map[uint32]*store.Job, len(jobs)),
 		placeholder: map[uint32]arrayKey{},
@@ -748,6 +750,7 @@ func (d *Daemon) spec(j store.Job, script store.Script, limit time.Duration) (*s
 		CPUs:         pinnable(j.Alloc.CPUs),
 		CPUsOnNode:   len(j.Alloc.CPUs),
 		GPUs:         gpuIndices(j.Alloc),
+		ResvPorts:    j.Alloc.Ports,
 		TimeLimit:    limit,
 		Start:        j.Start,
 		Signal:       r.Signal,

@@ -270,6 +270,16 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 		x.mu.Unlock()
 		return api.Step{}, changed, stepRefusal(code, notes...)
 	}
+	asked := -1
+	if ask.ResvPorts != nil {
+		asked = *ask.ResvPorts
+	}
+	ports, err := sched.StepPorts(j.Alloc.Ports, asked, p.ntasks)
+	var se *sched.StepError
+	if errors.As(err, &se) {
+		x.mu.Unlock()
+		return api.Step{}, changed, stepRefusal(se.Code, se.Notes...)
+	}
 	s := &activeStep{id: js.next, name: ask.Name, ntasks: p.ntasks, start: d.now(),
 		cpus: p.heldCPUs, gpus: p.heldGPUs, overlap: ask.Overlap, pid: caller.PID}
 	js.next++
@@ -298,7 +308,7 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 	nodeGPUs := len(d.gsnap.GPUs)
 	d.mu.Unlock()
 	return api.Step{JobID: j.ID, StepID: s.id, Run: j.Restarts, NTasks: p.ntasks, CPUs: p.cpus, GPUs: p.gpus,
-		JobGPUs: res.gpus, Node: d.config().Node.NodeName, NodeGPUs: nodeGPUs, KillWait: d.config().KillWait}, changed, nil
+		JobGPUs: res.gpus, Node: d.config().Node.NodeName, NodeGPUs: nodeGPUs, KillWait: d.config().KillWait, Ports: ports}, changed, nil
 }
 
 // nextStepID is the id the job's next step gets in its current run: one

@@ -1,8 +1,9 @@
 package sched
 
 import (
-	"strconv"
-	"strings"
+	"fmt"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // Ports: slurm.conf's MpiParams=ports=LO-HI lends each node's jobs ports
@@ -41,28 +42,6 @@ func JobPorts(ports PortRange, r Request) int {
 	return max(r.Tasks, 1) + 1
 }
 
-// FormatPorts is a list of ports as Slurm writes SLURM_STEP_RESV_PORTS
-// and ResvPorts: ascending runs, "12000-12003" or "12000-12001,12005".
-func FormatPorts(ports []int) string {
-	var b strings.Builder
-	for i := 0; i < len(ports); {
-		j := i
-		for j+1 < len(ports) && ports[j+1] == ports[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(ports[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(ports[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
-}
-
 // portCol is the timeline column counting node n's free ports.
 func (p *pass) portCol(n int) int { return 2*len(p.nodeSlots[n]) + 2 }
 
@@ -96,4 +75,30 @@ func (p *pass) holdPorts(n int, ports []int) int64 {
 		}
 	}
 	return held
+}
+
+// StepPorts are the ports a job step gets (SLURM_STEP_RESV_PORTS): from
+// its job's (jobPorts), never from another job's. asked is srun's
+// --resv-ports=N (-1: not given); without it a step gets Slurm's count,
+// its tasks + 1, as much of it as its job holds. A job holding none (no
+// MpiParams) gives none, as Slurm without MpiParams does. A step asking
+// for more than its job holds is refused with Slurm's words for a count
+// beyond the range (golden/resv_ports_too_many.txt). Steps of one job may
+// share its ports: they are one user's one program.
+func StepPorts(jobPorts []int, asked, ntasks int) ([]int, error) {
+	if len(jobPorts) == 0 {
+		return nil, nil
+	}
+	n := min(max(ntasks, 1)+1, len(jobPorts))
+	if asked >= 0 {
+		if asked > len(jobPorts) {
+			return nil, &StepError{Code: slurm.ErrPortsInvalid,
+				Notes: []string{fmt.Sprintf("--resv-ports=%d is more than the %d ports the job holds (%s)", asked, len(jobPorts), slurm.FormatPorts(jobPorts))}}
+		}
+		n = asked
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	return jobPorts[:n:n], nil
 }

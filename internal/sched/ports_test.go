@@ -128,7 +128,7 @@ func TestFormatPortsIsSlurms(t *testing.T) {
 		{[]int{12000, 12001, 12002, 12003}, "12000-12003"},
 		{[]int{12000, 12001, 12005, 12007, 12008}, "12000-12001,12005,12007-12008"},
 	} {
-		if got := sched.FormatPorts(tc.ports); got != tc.want {
+		if got := slurm.FormatPorts(tc.ports); got != tc.want {
 			t.Errorf("FormatPorts(%v) = %q, want %q", tc.ports, got, tc.want)
 		}
 	}

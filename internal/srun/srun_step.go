@@ -40,7 +40,7 @@ func stepRequest(o *srunOpts, join bool, env []string) api.StepRequest {
 	}
 	req := api.StepRequest{JobID: o.jobID, NTasks: n, CPUsPerTask: o.cpusPerTask, Overcommit: o.overcommit,
 		Exact: o.exact || o.exactImplied, Overlap: o.overlap, MemMB: o.memMB, GPUs: -1, GPUSpec: o.gpuSpec(),
-		Name: o.stepName(), Join: join}
+		Name: o.stepName(), Join: join, ResvPorts: o.resvPorts}
 	if join {
 		req.Env = env
 	}
@@ -79,7 +79,7 @@ func runStepIn(o *srunOpts, sio cli.IO, join bool, a *allocRun) int {
 	if a != nil {
 		base = a.env
 	}
-	info := stepInfo{jobID: st.JobID, stepID: st.StepID, ntasks: st.NTasks, node: st.Node, cpus: len(st.CPUs),
+	info := stepInfo{jobID: st.JobID, stepID: st.StepID, ntasks: st.NTasks, node: st.Node, cpus: len(st.CPUs), ports: st.Ports,
 		gpus: st.GPUs, jobHasGPUs: len(st.JobGPUs) > 0, nodeGPUs: st.NodeGPUs, tresBind: jobscript.TresBind(o.gpuBind, o.gpusPerTask),
 		umask: umask(), jobName: o.stepName(), user: callerName()}
 	if o.cpusPerTask > 0 {
