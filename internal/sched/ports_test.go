@@ -143,3 +143,32 @@ func TestFormatPortsIsSlurms(t *testing.T) {
 		t.Errorf("JobPorts of --resv-ports=0 = %d, want 0", got)
 	}
 }
+
+func TestStepPortsComeFromTheJobs(t *testing.T) {
+	job := []int{12000, 12001, 12002}
+	for _, tc := range []struct {
+		name          string
+		jobPorts      []int
+		asked, ntasks int
+		want          []int
+		refused       bool
+	}{
+		{name: "no MpiParams: none, whatever is asked", jobPorts: nil, asked: 5, ntasks: 1},
+		{name: "not asked: tasks + 1", jobPorts: job, asked: -1, ntasks: 1, want: []int{12000, 12001}},
+		{name: "not asked, more tasks than the job holds ports: all of them", jobPorts: job, asked: -1, ntasks: 4, want: job},
+		{name: "--resv-ports=1", jobPorts: job, asked: 1, ntasks: 2, want: []int{12000}},
+		{name: "a bare --resv-ports (0): none", jobPorts: job, asked: 0, ntasks: 2},
+		{name: "more than the job holds: refused", jobPorts: job, asked: 4, ntasks: 1, refused: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := sched.StepPorts(tc.jobPorts, tc.asked, tc.ntasks)
+			var se *sched.StepError
+			if tc.refused != (errors.As(err, &se) && se.Code == slurm.ErrPortsInvalid) {
+				t.Fatalf("StepPorts error %v, want refused=%v", err, tc.refused)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ports (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
