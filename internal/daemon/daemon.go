@@ -328,7 +328,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := checkDirs(cfg); err != nil {
 		return err
 	}
-	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, opts.Rebuild, log); err != nil {
+	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, opts.Rebuild, d.now(), log); err != nil {
 		return err
 	}
 	if d.st, err = store.OpenClock(cfg.StateSaveLocation, d.clock); err != nil {
@@ -398,7 +398,7 @@ func Run(ctx context.Context, opts Options) error {
 
 	// The web listener first: a taken address stops the start before
 	// the socket says a daemon is here.
-	d.web.started = time.Now()
+	d.web.started = clock.Start()
 	webSrv, err := d.startWeb(cfg)
 	if err != nil {
 		return err

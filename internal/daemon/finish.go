@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -802,8 +803,7 @@ func supervisorComing(j store.Job, dir string, now time.Time) bool {
 	if _, err := os.Stat(filepath.Join(dir, stepd.SpecFile)); err != nil {
 		return false // never launched
 	}
-	deadline := time.Now().Add(j.Start.Add(supervisorStartGrace).Sub(now))
-	for time.Now().Before(deadline) {
+	for deadline := clock.After(j.Start.Add(supervisorStartGrace).Sub(now)); !deadline.Passed(); {
 		if stepd.Supervised(dir) {
 			return true
 		}
@@ -830,10 +830,10 @@ func parseExit(s string) store.ExitCode {
 func (d *Daemon) callSupervisor(j store.Job, req stepd.Request) (stepd.Reply, error) {
 	dir := d.runDir(j.ID, j.Restarts)
 	req.Run = &stepd.RunOwner{JobID: j.ID, Run: j.Restarts, UID: j.UID}
-	deadline := time.Now().Add(10 * time.Second) // real: a real process's socket
+	deadline := clock.After(10 * time.Second) // real: a real process's socket
 	for {
 		rep, err := stepd.Call(dir, req)
-		if err == nil || rep.Error != "" || time.Now().After(deadline) {
+		if err == nil || rep.Error != "" || deadline.Passed() {
 			return rep, err
 		}
 		if _, serr := stepd.ReadStatus(dir); serr == nil {
