@@ -21,6 +21,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -60,7 +61,7 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	if after == "" {
 		after = afterFromStatus(status)
 	}
-	status = learnedEnd(j, status, d.now())
+	status = learnedEnd(j, status, d.endAt(j, status.Ending, d.now()))
 	if err := d.settle(ctx, j, status, after, note); err != nil {
 		// Kept, and tried again by every pass until it is recorded (a
 		// full state disk): the status file stays where it is.
@@ -286,16 +287,40 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status, note
 // kept between the run's start and the moment the daemon found it.
 
 // learnedEnd is st with the daemon's times: the start it gave the run,
-// and an end at learned, when it learned that run j's supervisor had
-// ended it (the job's end stays where markEnding put it).
-func learnedEnd(j store.Job, st stepd.Status, learned time.Time) stepd.Status {
+// and an end at end (endAt), as the daemon learned that run j's
+// supervisor had ended it (the job's end stays where markEnding put it).
+// The batch step ends when the daemon learned its script had ended.
+func learnedEnd(j store.Job, st stepd.Status, end time.Time) stepd.Status {
 	st.Start = j.Start
-	st.End = learned
+	st.End = end
 	if j.State == slurm.Completing && !j.End.IsZero() {
 		st.End = j.End
 	}
-	st.Batch.End = learned
+	st.Batch.End = end
+	if st.End.After(end) {
+		st.Batch.End = st.End
+	}
 	return st
+}
+
+// endAt is the end of run j that its supervisor ended for e (nil: the
+// script ended by itself), as the daemon learns of it at now: now, but a
+// time limit's end is the moment the limit fell due on the daemon's clock
+// (the run's start and its limit), when that is earlier, as Slurm shows a
+// TIMEOUT job's Elapsed at its limit. (The supervisor counts the limit on
+// its own clock from its own start, a moment after the daemon's.)
+func (d *Daemon) endAt(j store.Job, e *stepd.Ending, now time.Time) time.Time {
+	if e == nil || e.Why != stepd.WhyTimeLimit {
+		return now
+	}
+	limit := effectiveLimit(d.config(), &j)
+	if limit == slurmtime.Infinite || limit <= 0 || j.Start.IsZero() {
+		return now
+	}
+	if due := j.Start.Add(limit); due.Before(now) {
+		return due
+	}
+	return now
 }
 
 // awayEnd is st for a run j that ended while no daemon was running, found
@@ -698,7 +723,7 @@ func (d *Daemon) reattach(ctx context.Context) error {
 	for _, j := range live {
 		dir := d.runDir(j.ID, j.Restarts)
 		if st, err := stepd.ReadStatus(dir); err == nil { // ended just now
-			if err := d.settle(ctx, j, learnedEnd(j, st, d.now()), afterFromStatus(st), ""); err != nil {
+			if err := d.settle(ctx, j, learnedEnd(j, st, d.endAt(j, st.Ending, d.now())), afterFromStatus(st), ""); err != nil {
 				return err
 			}
 			continue

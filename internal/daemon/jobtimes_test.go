@@ -16,6 +16,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sacct"
 	"github.com/slurm-lite/slurm-lite/internal/scontrol"
@@ -150,6 +151,32 @@ func TestEndsTheDaemonDidAndDidNotSee(t *testing.T) {
 					tc.got.Start, tc.got.End, tc.got.Batch.End, start, tc.wantEnd, tc.batch)
 			}
 		})
+	}
+}
+
+// A run its time limit ended ends when the limit fell due on the daemon's
+// clock (its start and limit), when the daemon learns of it later; any
+// other end is when the daemon learns of it.
+func TestATimeLimitEndsWhenItFellDue(t *testing.T) {
+	d := newDaemon(Options{}, config.Default())
+	start := time.Date(2030, time.January, 7, 9, 0, 0, 0, time.UTC)
+	j := store.Job{State: slurm.Running, Start: start, TimeLimit: time.Minute}
+	learned := start.Add(61500 * time.Millisecond)
+	limit := &stepd.Ending{Why: stepd.WhyTimeLimit, At: start.Add(61 * time.Second)}
+	for _, tc := range []struct {
+		name string
+		e    *stepd.Ending
+		now  time.Time
+		want time.Time
+	}{
+		{"the limit, learned late", limit, learned, start.Add(time.Minute)},
+		{"the limit, on a clock not there yet", limit, start.Add(30 * time.Second), start.Add(30 * time.Second)},
+		{"a cancel", &stepd.Ending{At: start.Add(61 * time.Second)}, learned, learned},
+		{"the script's own end", nil, learned, learned},
+	} {
+		if got := d.endAt(j, tc.e, tc.now); !got.Equal(tc.want) {
+			t.Errorf("%s: end %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 
