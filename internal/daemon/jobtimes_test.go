@@ -92,24 +92,23 @@ func TestJobTimesAreTheDaemonsClock(t *testing.T) {
 	td.waitState(a, slurm.Completed)
 	clock.advance(time.Minute) // an ended job's times no longer move (and squeue shows it for MinJobAge)
 
-	S := func(tm time.Time) string { return stamp(tm) }
 	got := td.run(sacct.Main, "-n", "-P", "-j", fmt.Sprintf("%d,%d", a, b), "-o", "JobID,Submit,Eligible,Start,End,Elapsed,State")
-	want := fmt.Sprintf("%d|%s|%s|%s|%s|00:07:07|COMPLETED\n", a, S(t0), S(begin), S(t1), S(t2)) +
-		fmt.Sprintf("%d.batch|%s|%s|%s|%s|00:07:07|COMPLETED\n", a, S(t1), S(t1), S(t1), S(t2)) +
-		fmt.Sprintf("%d|%s|%s|%s|%s|00:14:07|CANCELLED by %d\n", b, S(t0), S(t0), S(bStart), S(t3), os.Getuid()) +
-		fmt.Sprintf("%d.batch|%s|%s|%s|%s|00:16:07|COMPLETED\n", b, S(bStart), S(bStart), S(bStart), S(t4))
+	want := fmt.Sprintf("%d|%s|%s|%s|%s|00:07:07|COMPLETED\n", a, stamp(t0), stamp(begin), stamp(t1), stamp(t2)) +
+		fmt.Sprintf("%d.batch|%s|%s|%s|%s|00:07:07|COMPLETED\n", a, stamp(t1), stamp(t1), stamp(t1), stamp(t2)) +
+		fmt.Sprintf("%d|%s|%s|%s|%s|00:14:07|CANCELLED by %d\n", b, stamp(t0), stamp(t0), stamp(bStart), stamp(t3), os.Getuid()) +
+		fmt.Sprintf("%d.batch|%s|%s|%s|%s|00:16:07|COMPLETED\n", b, stamp(bStart), stamp(bStart), stamp(bStart), stamp(t4))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("sacct (-want +got):\n%s", diff)
 	}
 	if got, want := td.run(squeue.Main, "-h", "-t", "all", "-j", fmt.Sprint(a), "-o", "%V|%S|%e|%M|%T"),
-		fmt.Sprintf("%s|%s|%s|7:07|COMPLETED\n", S(t0), S(t1), S(t2)); got != want {
+		fmt.Sprintf("%s|%s|%s|7:07|COMPLETED\n", stamp(t0), stamp(t1), stamp(t2)); got != want {
 		t.Errorf("squeue of ended job %d:\n%q\nwant\n%q", a, got, want)
 	}
 	show := td.run(scontrol.Main, "show", "job", fmt.Sprint(a))
 	for _, w := range []string{
 		"RunTime=00:07:07 ",
-		"SubmitTime=" + S(t0) + " EligibleTime=" + S(begin) + "\n",
-		"StartTime=" + S(t1) + " EndTime=" + S(t2) + " ",
+		"SubmitTime=" + stamp(t0) + " EligibleTime=" + stamp(begin) + "\n",
+		"StartTime=" + stamp(t1) + " EndTime=" + stamp(t2) + " ",
 	} {
 		if !strings.Contains(show, w) {
 			t.Errorf("scontrol show job %d has no %q:\n%s", a, w, show)
