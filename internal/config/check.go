@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -29,6 +30,7 @@ func (p *parser) check(c *Config) {
 	p.checkNotify(c)
 	p.checkRequeueExit(c)
 	p.checkScron(c)
+	p.checkMpiParams(c)
 	p.checkWeb(c)
 }
 
@@ -933,4 +935,50 @@ func listenProblem(addr string) string {
 		return "has a host that is neither a name nor an address (an IPv6 address goes in brackets: \"[::1]:9341\")"
 	}
 	return ""
+}
+
+// checkMpiParams checks MpiParams: "ports=LO-HI", a range of two ports
+// or more within 1-65535, as slurmctld takes it (it logs "invalid
+// MpiParams" for anything else, ports=12000 included, and then refuses
+// every step: golden/resv_ports_one_port.txt).
+func (p *parser) checkMpiParams(c *Config) {
+	if c.MpiParams == "" {
+		return
+	}
+	if _, _, err := parseMpiPorts(c.MpiParams); err != nil {
+		p.errorf(key("MpiParams"), "MpiParams %q: %v; write a range of ports for jobs, e.g. MpiParams = \"ports=12000-12999\", or leave MpiParams out", c.MpiParams, err)
+	}
+}
+
+// Ports is MpiParams' range of ports: lo and hi, both 0 when it sets
+// none (MpiParams is checked when the file is read).
+func (c *Config) Ports() (lo, hi int) {
+	lo, hi, err := parseMpiPorts(c.MpiParams)
+	if err != nil {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+func parseMpiPorts(s string) (lo, hi int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	rest, ok := strings.CutPrefix(s, "ports=")
+	if !ok {
+		return 0, 0, errors.New(`only "ports=LO-HI" is known`)
+	}
+	a, b, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, 0, errors.New("ports must be a range LO-HI, as Slurm takes it (a single port is refused there too)")
+	}
+	lo, err1 := strconv.Atoi(a)
+	hi, err2 := strconv.Atoi(b)
+	switch {
+	case err1 != nil || err2 != nil:
+		return 0, 0, errors.New("ports must be two numbers, LO-HI")
+	case lo < 1 || hi > 65535 || lo >= hi:
+		return 0, 0, fmt.Errorf("ports %d-%d is not a range of two or more ports within 1-65535", lo, hi)
+	}
+	return lo, hi, nil
 }

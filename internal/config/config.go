@@ -125,6 +125,11 @@ type Config struct {
 	// scrontab, as Slurm does.
 	ScronParameters string `toml:"ScronParameters"`
 
+	// MpiParams is slurm.conf's MpiParams; only "ports=LO-HI" is taken:
+	// the ports lent to jobs (a range of each job's own, and srun's
+	// SLURM_STEP_RESV_PORTS); "" lends none. Ports reads it.
+	MpiParams string `toml:"MpiParams"`
+
 	// MailProg is the program --mail-type's mail is sent with, run as
 	// slurmctld runs it (MailProg -s SUBJECT USER); "" is /usr/bin/mail,
 	// else /bin/mail, where present (notify.go), and no mail otherwise.

@@ -151,6 +151,7 @@ var keyProofs = map[string][]string{
 	"RequeueExit":     {"script:requeue_exit", "script:requeue_exit_recorded"},
 	"ScronParameters": {"script:scrontab"},
 	"RequeueExitHold": {"script:requeue_exit", "script:requeue_exit_recorded"},
+	"MpiParams":       {"script:resv_ports", "internal/sched:TestPortsAreAResource"},
 	"Notify.*.URL":    {"internal/notify:TestWebhookRetried"},
 	"Notify.*.Events": {"script:notify"},
 	"Notify.*.Users":  {"internal/notify:TestWebhookRetried"},

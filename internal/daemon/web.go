@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/jobmap"
@@ -40,14 +41,15 @@ type webState struct {
 	// Yields and preemptions carried out since the start.
 	yields      atomic.Uint64
 	preemptions atomic.Uint64
-	// started is when the daemon started, on the machine's clock.
-	started time.Time
+	// started runs from the daemon's start, on the machine's clock (the
+	// passes are paced on it).
+	started clock.Stopwatch
 	// mapKick wakes the job mapping writer after a pass.
 	mapKick chan struct{}
 	// gpuSecs caches store.GPUSeconds: an aggregate over every run.
 	gpuSecsMu sync.Mutex
 	gpuSecs   map[string]float64
-	gpuSecsAt time.Time
+	gpuSecsAt clock.Stopwatch // runs from gpuSecs' sum
 }
 
 // gpuSecondsEvery is how long the GPU-seconds by account are reused: a
@@ -295,7 +297,7 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		st.Sched.Depth = float64(d.web.depth.Load()) / float64(n)
 	}
 	// Real time since the start: the passes run on the machine's clock.
-	if up := time.Since(d.web.started).Minutes(); up > 0 {
+	if up := d.web.started.Elapsed().Minutes(); up > 0 {
 		st.Sched.CyclesPerMinute = float64(n) / up
 	}
 	return st, nil
@@ -307,14 +309,14 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 func (w *webState) gpuSeconds(ctx context.Context, st *store.Store, now time.Time) (map[string]float64, error) {
 	w.gpuSecsMu.Lock()
 	defer w.gpuSecsMu.Unlock()
-	if w.gpuSecs != nil && time.Since(w.gpuSecsAt) < gpuSecondsEvery {
+	if w.gpuSecs != nil && w.gpuSecsAt.Elapsed() < gpuSecondsEvery {
 		return w.gpuSecs, nil
 	}
 	secs, err := st.GPUSeconds(ctx, now)
 	if err != nil {
 		return nil, err
 	}
-	w.gpuSecs, w.gpuSecsAt = secs, time.Now()
+	w.gpuSecs, w.gpuSecsAt = secs, clock.Start()
 	return secs, nil
 }
 
@@ -435,6 +437,9 @@ func (s webSource) Usage(ctx context.Context, month time.Time) (*web.Usage, erro
 	now := d.now()
 	cfg := d.liveView().cfg
 	who := anonymousViewer(cfg)
+	if month.IsZero() {
+		month = now
+	}
 	start := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, month.Location())
 	end := start.AddDate(0, 1, 0)
 	recs, err := d.st.Records(ctx, store.Filter{Since: start, Until: end, EarlierRuns: true})

@@ -320,6 +320,11 @@ func (g gen) slurmConf() string {
 	if c.MailProg != "" {
 		kv("MailProg", c.MailProg)
 	}
+	if c.MpiParams != "" {
+		kv("MpiParams", c.MpiParams)
+		b.WriteString("# Slurm 22.05 gives these ports to srun's steps only (SLURM_STEP_RESV_PORTS, tasks + 1 each, or\n" +
+			"# --resv-ports=N): batch scripts there see none, where slurm-lite gave each job a range of its own.\n")
+	}
 	if len(c.RequeueExit) > 0 {
 		kv("RequeueExit", joinInts(c.RequeueExit))
 	}

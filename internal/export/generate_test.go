@@ -296,6 +296,9 @@ func TestHeaders(t *testing.T) {
 	if got := conf.Globals["ScronParameters"]; got != "enable" {
 		t.Errorf("slurm.conf's ScronParameters is %q, want the configuration's enable (scrontab works there too)", got)
 	}
+	if got := conf.Globals["MpiParams"]; got != "ports=12000-12999" {
+		t.Errorf("slurm.conf's MpiParams is %q, want the configuration's ports=12000-12999", got)
+	}
 	for name, text := range files {
 		lines := strings.Split(text, "\n")
 		first, marker := lines[0], "# "
