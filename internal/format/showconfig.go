@@ -399,7 +399,7 @@ var configLines = []configLine{
 	{"SchedulerParameters", func(c *ConfigView) string { return c.schedulerParameters() }},
 	{"SchedulerTimeSlice", fixed("30 sec")},
 	{"SchedulerType", func(c *ConfigView) string { return c.Config.SchedulerType }},
-	{"ScronParameters", func(c *ConfigView) string { return orNull(c.Config.ScronParameters) }},
+	{"ScronParameters", func(c *ConfigView) string { return orNullStr(c.Config.ScronParameters) }},
 	{"SelectType", fixed("select/cons_tres")},
 	{"SelectTypeParameters", fixed("CR_CORE_MEMORY")},
 	{"SlurmUser", func(c *ConfigView) string { return c.DaemonUser }},
