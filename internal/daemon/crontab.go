@@ -90,18 +90,18 @@ func (d *Daemon) crontab(ctx context.Context, req *localapi.Request[struct{}]) (
 	if err != nil {
 		return api.CrontabText{}, err
 	}
-	var ct storedCrontab
-	found := false
-	err = d.st.Update(ctx, func(tx *store.Tx) error {
-		var e error
-		ct, found, e = readCrontab(tx, owner.UID)
-		return e
-	})
+	// Read outside the writer: the key is fixed-width, so the prefix
+	// names this user's crontab alone.
+	vals, err := d.st.MetaPrefix(ctx, crontabKey(owner.UID))
 	if err != nil {
 		return api.CrontabText{}, err
 	}
-	if !found {
+	if len(vals) == 0 {
 		return api.CrontabText{User: owner.User, None: true}, nil
+	}
+	var ct storedCrontab
+	if err := json.Unmarshal([]byte(vals[0]), &ct); err != nil {
+		return api.CrontabText{}, fmt.Errorf("reading %s's crontab: %w", owner.User, err)
 	}
 	return api.CrontabText{User: owner.User, Text: ct.Text, Disabled: ct.Disabled}, nil
 }
