@@ -321,8 +321,9 @@ func assocMgrAssocs(cfg *config.Config, rows []sched.ShareRow, counts map[[2]str
 			a.LevelShares = level
 		} else {
 			// The root: its usage is the whole (Slurm's usage_norm and
-			// usage_efctv of the root are 1).
-			a.UsageNorm, a.UsageEfctv = 1, 1
+			// usage_efctv of the root are 1), its shares slurmdbd's
+			// default 1.
+			a.UsageNorm, a.UsageEfctv, a.SharesRaw = 1, 1, 1
 		}
 		if r.User == "" {
 			ac := accts[r.Account]
