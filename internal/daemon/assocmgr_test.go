@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,8 +16,10 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
+	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/scontrol"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -221,5 +224,67 @@ func TestAssocMgrMatchesRealSlurm(t *testing.T) {
 			t.Fatal(err)
 		}
 		asAlice("private_"+pd+"_alice", "", format.AssocMgrAsked{Users: true, Assoc: true, QOS: true})
+	}
+}
+
+// The association manager's viewer rules are the daemon's, as
+// slurmctld's: under PrivateData=users a user gets only their own user
+// record, under PrivateData=usage only their own associations (and no
+// account's); root and operators get everything; a user with no
+// association gets nothing but an error under either. Without
+// PrivateData, everyone sees everything.
+func TestAssocMgrViewerRules(t *testing.T) {
+	d := drainDaemon(t, t.TempDir())
+	carol := localapi.Identity{UID: 4343, User: "carol"}
+	set := func(private ...string) {
+		d.mu.Lock()
+		cfg := *d.cfg
+		cfg.PrivateData = private
+		cfg.Accounts = []config.Account{{Name: "lab", Shares: 1}}
+		cfg.Users = []config.User{{Name: "alice", Account: "lab", Shares: 1}, {Name: "bob", Account: "lab", Shares: 1}}
+		d.cfg = &cfg
+		d.publishLocked()
+		d.mu.Unlock()
+	}
+	view := func(who localapi.Identity) (users, assocs string, err error) {
+		m, err := d.assocMgr(context.Background(), &localapi.Request[struct{}]{Caller: who, Query: url.Values{}})
+		var us, as []string
+		for _, u := range m.Users {
+			us = append(us, u.Name)
+		}
+		for _, a := range m.Assocs {
+			as = append(as, a.Account+"/"+a.User)
+		}
+		return strings.Join(us, ","), strings.Join(as, ","), err
+	}
+	const everyone, all = "alice,bob,root", "root/,root/root,lab/,lab/alice,lab/bob"
+	for _, c := range []struct {
+		private       []string
+		who           localapi.Identity
+		users, assocs string
+		refused       bool
+	}{
+		{nil, bobCaller, everyone, all, false},
+		{nil, carol, everyone, all, false},
+		{[]string{config.PrivateUsers}, bobCaller, "bob", all, false},
+		{[]string{config.PrivateUsage}, bobCaller, everyone, "lab/bob", false},
+		{[]string{config.PrivateUsage, config.PrivateUsers}, bobCaller, "bob", "lab/bob", false},
+		{[]string{config.PrivateUsage, config.PrivateUsers}, opsCaller, everyone, all, false},
+		{[]string{config.PrivateUsage, config.PrivateUsers}, rootCaller, everyone, all, false},
+		{[]string{config.PrivateUsers}, carol, "", "", true},
+		{[]string{config.PrivateUsage}, carol, "", "", true},
+	} {
+		set(c.private...)
+		users, assocs, err := view(c.who)
+		if c.refused {
+			if err == nil || !strings.Contains(err.Error(), "carol has no association") {
+				t.Errorf("PrivateData=%v: %s gets users %q, associations %q, error %v; want refused", c.private, c.who.User, users, assocs, err)
+			}
+			continue
+		}
+		if err != nil || users != c.users || assocs != c.assocs {
+			t.Errorf("PrivateData=%v: %s gets users %q, associations %q (error %v); want %q, %q",
+				c.private, c.who.User, users, assocs, err, c.users, c.assocs)
+		}
 	}
 }
