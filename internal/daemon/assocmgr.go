@@ -140,7 +140,9 @@ func (d *Daemon) assocMgr(ctx context.Context, req *localapi.Request[struct{}]) 
 		return api.AssocMgr{}, err
 	}
 	d.withCalc(&snap)
-	snap.Users = d.implicitUsers(ctx, cfg, append(slices.Clone(users), req.Caller.User)...)
+	// As sshare: the implicit account's users known to the store, the
+	// caller, and the named users that exist.
+	snap.Users = d.implicitUsers(ctx, cfg, append(namedUsers(map[string][]string{"user": users}), req.Caller.User)...)
 	now := snap.Now
 	since := budgetSince(cfg, now, d.started)
 	recs, err := d.st.Runs(ctx, store.Filter{Since: since})

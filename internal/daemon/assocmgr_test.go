@@ -304,3 +304,42 @@ func TestAssocMgrViewerRules(t *testing.T) {
 		}
 	}
 }
+
+// With no accounts configured, every user shares the implicit account
+// (named after the cluster), as sshare shows it: root's association is
+// there, and a name in users= that is no user of this machine is no
+// association (Slurm: "No users currently cached in Slurm.").
+func TestAssocMgrImplicitAccount(t *testing.T) {
+	d := drainDaemon(t, t.TempDir())
+	ask := func(q url.Values) api.AssocMgr {
+		t.Helper()
+		m, err := d.assocMgr(context.Background(), &localapi.Request[struct{}]{Caller: rootCaller, Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := ask(url.Values{})
+	var assocs []string
+	for _, a := range m.Assocs {
+		assocs = append(assocs, fmt.Sprintf("%s/%s id=%d lft=%d", a.Account, a.User, a.ID, a.Lft))
+	}
+	// root and root/root first (made with the cluster), then the implicit
+	// account "lab" with root's association in it.
+	want := "root/ id=1 lft=1,root/root id=2 lft=6,lab/ id=3 lft=2,lab/root id=4 lft=3"
+	if got := strings.Join(assocs, ","); got != want {
+		t.Errorf("associations %s\nwant %s", got, want)
+	}
+	if len(m.Users) != 1 || m.Users[0].Name != "root" || m.Users[0].DefAccount != "lab" {
+		t.Errorf("user records %+v, want root's alone, default account lab", m.Users)
+	}
+	m = ask(url.Values{"users": {"nosuchuser"}})
+	if len(m.Users) != 0 {
+		t.Errorf("users=nosuchuser: user records %+v, want none", m.Users)
+	}
+	for _, a := range m.Assocs {
+		if a.User != "" {
+			t.Errorf("users=nosuchuser: association %s/%s, want the accounts' alone", a.Account, a.User)
+		}
+	}
+}
