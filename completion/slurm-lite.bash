@@ -23,7 +23,7 @@ _slurm_lite() {
 		case $prev in
 		create) after='reservation' ;;
 		delete) after='reservation' ;;
-		show) after='config hostlist hostlistsorted hostnames job node partition reservation' ;;
+		show) after='assoc_mgr config hostlist hostlistsorted hostnames job node partition reservation' ;;
 		esac
 		;;
 	sinfo)

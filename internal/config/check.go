@@ -219,17 +219,17 @@ func (p *parser) checkPrivateData(c *Config) {
 	var out []string
 	for i, v := range c.PrivateData {
 		at := key("PrivateData").index(i)
-		if cv, ok := canonical(v, PrivateJobs, PrivateUsage); ok {
+		if cv, ok := canonical(v, PrivateJobs, PrivateUsage, PrivateUsers); ok {
 			if !slices.Contains(out, cv) {
 				out = append(out, cv)
 			}
 			continue
 		}
-		if _, ok := canonical(v, "accounts", "cloud", "events", "nodes", "partitions", "reservations", "users"); ok {
-			p.errorf(at, "PrivateData %q is not supported: slurm-lite hides only %q and %q; remove it", v, PrivateJobs, PrivateUsage)
+		if _, ok := canonical(v, "accounts", "cloud", "events", "nodes", "partitions", "reservations"); ok {
+			p.errorf(at, "PrivateData %q is not supported: slurm-lite hides only %q, %q and %q; remove it", v, PrivateJobs, PrivateUsage, PrivateUsers)
 			continue
 		}
-		p.errorf(at, "PrivateData %q is not one of %s", v, quoteAll([]string{PrivateJobs, PrivateUsage}))
+		p.errorf(at, "PrivateData %q is not one of %s", v, quoteAll([]string{PrivateJobs, PrivateUsage, PrivateUsers}))
 	}
 	slices.Sort(out) // Slurm prints them in this order
 	c.PrivateData = out

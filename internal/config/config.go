@@ -22,7 +22,8 @@ type Config struct {
 	// Operators may act on any job, like root.
 	Operators []string `toml:"Operators"`
 	// PrivateData hides from users what belongs to others, as slurm.conf's
-	// PrivateData: PrivateJobs, PrivateUsage. Root and operators see all.
+	// PrivateData: PrivateJobs, PrivateUsage, PrivateUsers. Root and
+	// operators see all.
 	// Whatever it says, a job's environment, script and --export values are
 	// only ever shown to its owner, root and operators.
 	PrivateData []string `toml:"PrivateData"`
@@ -201,14 +202,19 @@ type Route struct {
 }
 
 // Values of PrivateData that slurm-lite supports (Slurm's others,
-// accounts, cloud, events, nodes, partitions, reservations and users, are
+// accounts, cloud, events, nodes, partitions and reservations, are
 // refused rather than ignored).
 const (
 	// PrivateJobs: users see only their own jobs in squeue, scontrol show
 	// job, sacct and sprio, and only their own job ids on the node's GPUs.
 	PrivateJobs = "jobs"
-	// PrivateUsage: sshare shows users their own usage rows only.
+	// PrivateUsage: sshare shows users their own usage rows only, and
+	// scontrol show assoc_mgr their own associations only.
 	PrivateUsage = "usage"
+	// PrivateUsers: scontrol show assoc_mgr shows users their own user
+	// record only (what slurm.conf's PrivateData=users hides in
+	// slurmctld; sacctmgr's users are slurmdbd.conf's, which it leaves).
+	PrivateUsers = "users"
 )
 
 // Private reports whether PrivateData lists what (PrivateJobs, ...).

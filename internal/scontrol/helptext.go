@@ -47,8 +47,8 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
 			      checkpoint, stop and requeue a job, giving its     
 			      GPUs to others (slurm-lite)                        
 									   
-  <ENTITY> may be "config", "hostlist", "hostlistsorted", "hostnames",    
-       "job", "node", "partition" or "reservation"                         
+  <ENTITY> may be "assoc_mgr", "config", "hostlist", "hostlistsorted",   
+       "hostnames", "job", "node", "partition" or "reservation"            
 									   
   <ID> may be a configuration parameter name, job id, node name, partition 
        name, reservation name, job step id, license name or hostlist or    
