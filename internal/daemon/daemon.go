@@ -131,7 +131,7 @@ type Daemon struct {
 	// (nil until srv is made); jwtKey is the auth/jwt key, nil when off.
 	restSrv atomic.Pointer[localapi.Server]
 	jwtKey  []byte
-	exe   string
+	exe     string
 	// stepd is the command that starts a job's supervisor: slurmstepd-lite
 	// beside the daemon's binary when it is there, else the daemon's own
 	// binary as `slurmd-lite stepd`.

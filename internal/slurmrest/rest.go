@@ -226,7 +226,7 @@ func (s *server) cancel(w http.ResponseWriter, r *http.Request, id localapi.Iden
 		code, words := errnoOf(err)
 		doc(w, http.StatusInternalServerError, format.RESTDoc(false, []format.RESTError{{
 			Description: fmt.Sprintf("unable to kill JobId=%d with signal %d: %s", n, sig, words),
-			Number: code, Error: words, Source: "slurm_kill_job"}}))
+			Number:      code, Error: words, Source: "slurm_kill_job"}}))
 		return
 	}
 	doc(w, http.StatusOK, format.RESTDoc(false, nil))
