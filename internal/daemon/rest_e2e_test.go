@@ -2,16 +2,19 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmrest"
 )
@@ -209,7 +212,7 @@ func sameAnswer(t *testing.T, name string, code int, body string) {
 // and holds the answers to slurmrestd's: the refusals byte for byte, the
 // rest in keys, key order and types.
 func TestRESTAnswersAsSlurmrestd(t *testing.T) {
-	rd := startRESTDaemon(t)
+	rd := startRESTDaemon(t) // AuthAltTypes = ["auth/jwt"]
 	alice := rd.token("alice", time.Hour)
 	forged := alice[:strings.LastIndex(alice, ".")+1] + slurmrest.Mint([]byte("not the key"), "alice", time.Hour, time.Now())[strings.LastIndex(alice, ".")+1:]
 	expired := rd.token("alice", -time.Minute)
@@ -272,7 +275,7 @@ func TestRESTAnswersAsSlurmrestd(t *testing.T) {
 // alice cannot cancel bob's job, nor act with a token that is not hers;
 // root's token acts as the user it names (as SlurmUser's in Slurm).
 func TestRESTActsAsTheTokensUser(t *testing.T) {
-	rd := startRESTDaemon(t)
+	rd := startRESTDaemon(t) // AuthAltTypes = ["auth/jwt"]
 	bobs := rd.submitAs("bob", "#!/bin/bash\nsleep 600\n", `,"name":"bob-job"`)
 	rd.waitState(bobs, slurm.Running)
 	if j := rd.job(bobs); j.User != "bob" {
@@ -308,4 +311,54 @@ func TestRESTActsAsTheTokensUser(t *testing.T) {
 
 	code, body = rd.as("alice", "DELETE", fmt.Sprintf("/slurm/v0.0.38/job/%d?signal=NOPE", bobs), "")
 	sameAnswer(t, "delete_bad_signal", code, body)
+}
+
+// TestRESTKeyFile: AuthAltParameters' jwt_key is the key tokens are
+// signed and checked with (scontrol token's, over the socket), and a key
+// that others may read stops the start with the fix.
+func TestRESTKeyFile(t *testing.T) {
+	dir := sharedDir(t)
+	keyPath := filepath.Join(dir, "site.key")
+	if err := os.WriteFile(keyPath, []byte("0123456789abcdef0123456789abcdef"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "bad.toml")
+	os.WriteFile(conf, []byte(fmt.Sprintf("SocketPath = %q\nStateSaveLocation = %q\nAuthAltTypes = [\"auth/jwt\"]\nAuthAltParameters = \"jwt_key=%s\"\n[Web]\nListen = \"127.0.0.1:0\"\n",
+		filepath.Join(dir, "bad.sock"), filepath.Join(dir, "badstate"), keyPath)), 0o644)
+	err := Run(context.Background(), Options{ConfigPath: conf, Log: io.Discard})
+	if want := "has mode 0644: whoever reads it can mint a token for any user; run: chmod 600 " + keyPath; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a key others may read: %v, want %q", err, want)
+	}
+	if err := os.Chmod(keyPath, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wd := startWebDaemon(t, dir, newWebMachine(), nil, `AuthAltTypes = ["auth/jwt"]`, fmt.Sprintf("AuthAltParameters = \"jwt_key=%s\"", keyPath))
+	if _, err := os.Stat(filepath.Join(dir, "state", slurmrest.KeyFile)); err == nil {
+		t.Errorf("the default key was made beside a configured jwt_key")
+	}
+	var tok api.Token
+	if err := wd.c.Do(context.Background(), "POST", api.PathToken, api.TokenRequest{Lifespan: 60}, &tok); err != nil {
+		t.Fatal(err)
+	}
+	me := currentUser(t)
+	if user, err := slurmrest.Verify([]byte("0123456789abcdef0123456789abcdef"), tok.Token, time.Now()); err != nil || user != me {
+		t.Errorf("scontrol token's token under the configured key: %q %v, want %s's", user, err, me)
+	}
+	rd := &restDaemon{webDaemon: wd}
+	if code, body := rd.call("GET", "/slurm/v0.0.38/ping", me, tok.Token, ""); code != 200 {
+		t.Errorf("ping with it: %d %s", code, body)
+	}
+	other := slurmrest.Mint([]byte("another key"), me, time.Minute, time.Now())
+	if code, _ := rd.call("GET", "/slurm/v0.0.38/ping", me, other, ""); code != 500 {
+		t.Errorf("a token of another key: %d, want 500", code)
+	}
+}
+
+func currentUser(t *testing.T) string {
+	t.Helper()
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Username
 }

@@ -320,6 +320,14 @@ func (g gen) slurmConf() string {
 	if c.MailProg != "" {
 		kv("MailProg", c.MailProg)
 	}
+	if c.JWT() {
+		b.WriteString("# scontrol token and slurmrestd (auth/jwt). Slurm's default key is StateSaveLocation/jwt_hs256.key;\n")
+		b.WriteString("# slurmdbd.conf needs the same two lines with jwt_key set. The key is SlurmUser's alone (0600).\n")
+		kv("AuthAltTypes", config.AuthJWT)
+		if c.AuthAltParameters != "" {
+			kv("AuthAltParameters", c.AuthAltParameters)
+		}
+	}
 	if len(c.RequeueExit) > 0 {
 		kv("RequeueExit", joinInts(c.RequeueExit))
 	}
