@@ -254,6 +254,34 @@ func TestRESTAnswersAsSlurmrestd(t *testing.T) {
 	rd.waitState(gpu, slurm.Running)
 	code, body = rd.as("alice", "GET", "/slurm/v0.0.38/jobs", "")
 	sameShape(t, "jobs", code, body)
+	code, body = rd.as("alice", "GET", "/slurm/v0.0.38/diag", "")
+	sameShape(t, "diag", code, body)
+	if !strings.Contains(body, `"jobs_pending": 1,`) || !strings.Contains(body, `"jobs_running": 1,`) {
+		t.Errorf("diag counts one pending and one running job:\n%s", body)
+	}
+	code, body = rd.as("alice", "GET", "/slurm/v0.0.38/nodes", "")
+	sameShape(t, "nodes", code, body)
+	code, body = rd.as("alice", "GET", "/slurm/v0.0.38/partitions", "")
+	sameShape(t, "partitions", code, body)
+	if err := rd.c.Do(context.Background(), "POST", api.PathReservations, api.ResvChange{Action: api.ResvCreate,
+		Words: []string{"ReservationName=maint", "StartTime=2030-01-01T00:00:00", "Duration=60", "Users=alice", "Nodes=gpu01"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	code, body = rd.as("alice", "GET", "/slurm/v0.0.38/reservations", "")
+	sameShape(t, "reservations", code, body)
+	if !strings.Contains(body, `"SPEC_NODES"`) || !strings.Contains(body, `"users": "alice"`) || !strings.Contains(body, `"tres": "cpu=8"`) {
+		t.Errorf("the reservation as slurmrestd's:\n%s", body)
+	}
+
+	// Update of the held job: its comment and time limit, as scontrol update.
+	held := rd.jobNamed("rest-held")
+	code, body = rd.as("alice", "POST", fmt.Sprintf("/slurm/v0.0.38/job/%d", held), `{"comment":"from rest","time_limit":30}`)
+	sameAnswer(t, "update", code, body)
+	if j := rd.job(held); j.Request.Comment != "from rest" || j.TimeLimit != 30*time.Minute {
+		t.Errorf("after the update: comment %q, time limit %v", j.Request.Comment, j.TimeLimit)
+	}
+	code, body = rd.as("alice", "GET", fmt.Sprintf("/slurm/v0.0.38/job/%d", held), "")
+	sameShape(t, "job_updated", code, body)
 	code, body = rd.as("alice", "GET", fmt.Sprintf("/slurm/v0.0.38/job/%d", gpu), "")
 	sameShape(t, "job", code, body)
 
@@ -304,6 +332,11 @@ func TestRESTActsAsTheTokensUser(t *testing.T) {
 	code, body = rd.call("GET", "/slurm/v0.0.38/ping", "alice", rd.token("root", time.Hour), "")
 	if code != 200 {
 		t.Errorf("root's token for alice: %d %s", code, body)
+	}
+	code, body = rd.as("alice", "POST", fmt.Sprintf("/slurm/v0.0.38/job/%d", bobs), `{"comment":"not yours"}`)
+	// The socket API's refusal, as scontrol update of another user's job.
+	if code != 500 || !strings.Contains(body, `"error_number": 2010`) || rd.job(bobs).Request.Comment != "" {
+		t.Errorf("alice updating bob's job: %d\n%s", code, body)
 	}
 	code, body = rd.as("bob", "DELETE", fmt.Sprintf("/slurm/v0.0.38/job/%d?signal=KILL", bobs), "")
 	sameShape(t, "delete", code, body)
@@ -361,4 +394,14 @@ func currentUser(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return u.Username
+}
+
+// jobNamed is the id of the job called name.
+func (rd *restDaemon) jobNamed(name string) uint32 {
+	rd.t.Helper()
+	var jobs []api.Job
+	if err := rd.c.Do(context.Background(), "GET", api.PathJobs+"?name="+name, nil, &jobs); err != nil || len(jobs) != 1 {
+		rd.t.Fatalf("job %s: %v (%d)", name, err, len(jobs))
+	}
+	return jobs[0].ID
 }

@@ -103,6 +103,11 @@ func (s *server) routes() []route {
 		{"GET " + v38 + "/job/{job_id}", jobsRefused, s.job},
 		{"POST " + v38 + "/job/submit", ctldRefusal("slurm_submit_batch_job failed", "slurm_submit_batch_job"), s.submit},
 		{"DELETE " + v38 + "/job/{job_id}", ctldRefusal("unable to kill job", "slurm_kill_job"), s.cancel},
+		{"POST " + v38 + "/job/{job_id}", ctldRefusal("job update failed", "_parse_job_list"), s.update},
+		{"GET " + v38 + "/diag", ctldRefusal("slurm_get_statistics error", "slurm_get_statistics"), s.diag},
+		{"GET " + v38 + "/nodes", ctldRefusal("slurm_load_node error", "slurm_load_node", format.RESTField{Key: "nodes"}), s.nodes},
+		{"GET " + v38 + "/partitions", ctldRefusal("slurm_load_partitions error", "slurm_load_partitions", format.RESTField{Key: "partitions"}), s.partitions},
+		{"GET " + v38 + "/reservations", ctldRefusal("slurm_load_reservations error", "slurm_load_reservations", format.RESTField{Key: "reservations"}), s.reservations},
 		{"GET " + db38 + "/jobs", dbRefusal, s.dbJobs},
 		{"GET " + db38 + "/job/{job_id}", dbRefusal, s.dbJob},
 	}
