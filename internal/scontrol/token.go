@@ -27,7 +27,7 @@ func (s *scontrolArgs) token(argv []string) {
 			in.Username = a[9:]
 		default:
 			s.exit = 1
-			fmt.Fprintf(s.sio.Stderr, "Invalid parameter %s\n", a)
+			fmt.Fprintf(s.sio.Stderr, "Invalid option: `%s`\n", a)
 			return
 		}
 	}
