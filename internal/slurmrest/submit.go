@@ -55,7 +55,7 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request, id localapi.Iden
 		refuse(http.StatusBadRequest, format.RESTError{Code: 2127, Error: "heterogeneous jobs (jobs) are not supported on one node: submit one job"})
 		return
 	}
-	env, args, err := jobArgs(sub.Job, id)
+	env, args, err := jobArgs(sub.Job)
 	if err != nil {
 		refuse(http.StatusBadRequest, format.RESTError{Code: 2127, Error: err.Error()})
 		return
@@ -119,7 +119,7 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request, id localapi.Iden
 
 // jobArgs turns job properties into sbatch's options, and the environment
 // (nil when the job has none).
-func jobArgs(job map[string]json.RawMessage, id localapi.Identity) (map[string]string, []string, error) {
+func jobArgs(job map[string]json.RawMessage) (map[string]string, []string, error) {
 	var env map[string]string
 	var args []string
 	keys := make([]string, 0, len(job))
