@@ -242,6 +242,16 @@ func TestRESTAnswersAsSlurmrestd(t *testing.T) {
 
 	code, body := rd.as("alice", "GET", "/slurm/v0.0.38/ping", "")
 	sameShape(t, "ping", code, body)
+	// The specification: slurmrestd's, cut to the paths served
+	// (internal/slurmrest TestOpenAPISpec holds it to the recording).
+	code, body = rd.as("alice", "GET", "/openapi/v3", "")
+	if spec, _ := decodeJSON(t, "/openapi/v3", body).(map[string]any); code != 200 || spec["openapi"] != "3.0.2" ||
+		spec["paths"].(map[string]any)["/slurm/v0.0.38/job/submit"] == nil {
+		t.Errorf("/openapi/v3: %d %.200s", code, body)
+	}
+	if code, _ = rd.call("GET", "/openapi/v3", "", "", ""); code != 401 {
+		t.Errorf("/openapi/v3 without a token: %d, want 401 as slurmrestd", code)
+	}
 	code, body = rd.as("alice", "POST", "/slurm/v0.0.38/job/submit", `{"script":"#!/bin/bash\ntrue\n","job":{"current_working_directory":"/tmp"}}`)
 	sameAnswer(t, "submit_no_env", code, body)
 	code, body = rd.as("alice", "POST", "/slurm/v0.0.38/job/submit", `{"script":`)

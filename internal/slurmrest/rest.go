@@ -43,7 +43,7 @@ type Backend interface {
 const MaxBodyBytes = 16 << 20
 
 // Prefixes are the paths Handler serves below.
-var Prefixes = []string{"/slurm/", "/slurmdb/"}
+var Prefixes = []string{"/slurm/", "/slurmdb/", "/openapi/"}
 
 // route is one API path: the refusal that stands for a token slurmctld (or
 // slurmdbd) would refuse, and the answer.
@@ -108,6 +108,7 @@ func (s *server) routes() []route {
 		{"GET " + v38 + "/nodes", ctldRefusal("slurm_load_node error", "slurm_load_node", format.RESTField{Key: "nodes"}), s.nodes},
 		{"GET " + v38 + "/partitions", ctldRefusal("slurm_load_partitions error", "slurm_load_partitions", format.RESTField{Key: "partitions"}), s.partitions},
 		{"GET " + v38 + "/reservations", ctldRefusal("slurm_load_reservations error", "slurm_load_reservations", format.RESTField{Key: "reservations"}), s.reservations},
+		{"GET /openapi/v3", ctldRefusal("slurmctld config is unable to load", "slurm_load_ctl_conf"), s.openapi},
 		{"GET " + db38 + "/jobs", dbRefusal, s.dbJobs},
 		{"GET " + db38 + "/job/{job_id}", dbRefusal, s.dbJob},
 	}
