@@ -256,6 +256,21 @@ func TestRESTAnswersAsSlurmrestd(t *testing.T) {
 	sameAnswer(t, "submit_no_env", code, body)
 	code, body = rd.as("alice", "POST", "/slurm/v0.0.38/job/submit", `{"script":`)
 	sameAnswer(t, "submit_bad_json", code, body)
+	// slurm-lite's own refusals, in slurmrestd's shape: no directory, a
+	// property not obeyed, a script sbatch refuses.
+	for _, tt := range []struct{ job, want string }{
+		{`{"environment":{"PATH":"/bin"}}`, `"error": "current_working_directory must be set: the job's directory, an absolute path"`},
+		{`{"environment":{"PATH":"/bin"},"current_working_directory":"/tmp","prefer":"a100"}`, `job property \"prefer\" is not supported by slurm-lite; remove it`},
+	} {
+		code, body = rd.as("alice", "POST", "/slurm/v0.0.38/job/submit", `{"script":"#!/bin/bash\ntrue\n","job":`+tt.job+`}`)
+		if code != 400 || !strings.Contains(body, tt.want) || !strings.Contains(body, `"error": "Failure during parsing"`) {
+			t.Errorf("submit %s: %d\n%s", tt.job, code, body)
+		}
+	}
+	code, body = rd.as("alice", "POST", "/slurm/v0.0.38/job/submit", `{"script":"true\n","job":{"environment":{"PATH":"/bin"},"current_working_directory":"/tmp"}}`)
+	if code != 500 || !strings.Contains(body, `"source": "slurm_submit_batch_job"`) || !strings.Contains(body, "#!") {
+		t.Errorf("a script without #! (sbatch's refusal): %d\n%s", code, body)
+	}
 
 	gpu := rd.submitAs("alice", "#!/bin/bash\nwhile [ ! -e go ]; do sleep 0.1; done\necho gpus=$CUDA_VISIBLE_DEVICES user=$(id -un)\n", `,"name":"rest-gpu","gres":"gpu:1"`)
 	code, body = rd.as("alice", "POST", "/slurm/v0.0.38/job/submit",

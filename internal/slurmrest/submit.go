@@ -65,6 +65,12 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request, id localapi.Iden
 		refuse(http.StatusBadRequest, format.RESTError{Code: 2127, Error: "environment must be set"})
 		return
 	}
+	if _, ok := sub.Job["current_working_directory"]; !ok {
+		// slurmrestd has no directory of the caller's to default to; the
+		// job's output goes there.
+		refuse(http.StatusBadRequest, format.RESTError{Code: 2127, Error: "current_working_directory must be set: the job's directory, an absolute path"})
+		return
+	}
 	cl, err := jobscript.ParseCommandLine(append(args, "/dev/stdin"))
 	if err == nil {
 		cl.Stdin = true
@@ -94,9 +100,6 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request, id localapi.Iden
 	}
 	slices.Sort(list)
 	cwd := req.Chdir
-	if cwd == "" {
-		cwd = "/"
-	}
 	var out api.Submitted
 	err = s.b.Call(r.Context(), id, "POST", api.PathJobs, api.Submit{Request: *req, Env: list, Cwd: cwd}, &out)
 	if err != nil {
