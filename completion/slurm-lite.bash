@@ -19,7 +19,7 @@ _slurm_lite() {
 		;;
 	scontrol)
 		opts='--all --cluster --details --federation --future --help --hide --local --oneliner --quiet --sibling --uid --verbose --version'
-		words='create delete help hold holdu ping release requeue show uhold update version yield'
+		words='create delete help hold holdu ping release requeue show token uhold update version yield'
 		case $prev in
 		create) after='reservation' ;;
 		delete) after='reservation' ;;

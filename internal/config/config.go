@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -141,6 +142,28 @@ type Config struct {
 	// Web is the metrics and dashboard listener (internal/web); off
 	// unless Listen is set.
 	Web Web `toml:"Web"`
+	// AuthAltTypes, as slurm.conf's: ["auth/jwt"] turns on scontrol token
+	// and slurmrestd's API on the web listener (internal/slurmrest).
+	AuthAltTypes []string `toml:"AuthAltTypes"`
+	// AuthAltParameters, as slurm.conf's: "jwt_key=PATH", the HS256 key
+	// file (0600); "" is jwt_hs256.key in StateSaveLocation, made at the
+	// first start.
+	AuthAltParameters string `toml:"AuthAltParameters"`
+}
+
+// AuthJWT is AuthAltTypes' one value.
+const AuthJWT = "auth/jwt"
+
+// JWT reports whether AuthAltTypes turns on auth/jwt.
+func (c *Config) JWT() bool { return slices.Contains(c.AuthAltTypes, AuthJWT) }
+
+// JWTKey is the jwt_key file, and whether it is the default one (made at
+// the first start when missing).
+func (c *Config) JWTKey() (path string, isDefault bool) {
+	if v, ok := strings.CutPrefix(c.AuthAltParameters, "jwt_key="); ok {
+		return v, false
+	}
+	return filepath.Join(c.StateSaveLocation, "jwt_hs256.key"), true
 }
 
 // Web is the [Web] table: an HTTP listener serving /metrics in

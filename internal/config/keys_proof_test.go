@@ -157,6 +157,9 @@ var keyProofs = map[string][]string{
 	"LogFormat":       {"internal/daemon:TestMailWebhooksAndJSONLog~json"},
 	"JobMappingDir":   {"internal/daemon:TestTheJobMappingFollowsNoLink"},
 
+	"AuthAltTypes":      {"internal/daemon:TestRESTActsAsTheTokensUser", "internal/daemon:TestRESTAnswersAsSlurmrestd"},
+	"AuthAltParameters": {"internal/daemon:TestRESTKeyFile"},
+
 	"Web.Listen":       {"internal/daemon:TestWebAnswersOnlyItsOwnNames"},
 	"Web.AllowedHosts": {"internal/daemon:TestWebAnswersOnlyItsOwnNames"},
 }

@@ -55,6 +55,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "POST", Path: api.PathAllocEnd, Handler: localapi.Func(d.endAlloc)},
 		{Method: "GET", Path: api.PathReservations, Handler: localapi.Func(d.listReservations)},
 		{Method: "POST", Path: api.PathReservations, Handler: localapi.Func(d.changeReservation)},
+		{Method: "POST", Path: api.PathToken, Handler: localapi.Func(d.token)},
 	}
 }
 

@@ -224,7 +224,7 @@ func commandHelps(t *testing.T) []Command {
 				"job": {"SizesByAccount"}, "user": {"TopUsage"}}
 		}
 		if m.name == "scontrol" {
-			c.Words = []string{"create", "delete", "help", "hold", "holdu", "ping", "release", "requeue", "show", "uhold", "update", "version", "yield"}
+			c.Words = []string{"create", "delete", "help", "hold", "holdu", "ping", "release", "requeue", "show", "token", "uhold", "update", "version", "yield"}
 			c.After = map[string][]string{"show": {"assoc_mgr", "config", "hostlist", "hostlistsorted", "hostnames", "job", "node", "partition", "reservation"},
 				"create": {"reservation"}, "delete": {"reservation"}}
 		}

@@ -39,6 +39,7 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
      requeue <job_id>         re-queue a batch job                         
      show <ENTITY> [<ID>]     display state of identified entity, default  
 			      is all records.                              
+     token [lifespan=] [username=] fetch an auth token                     
      uhold <jobid_list>       place user hold on specified job (see hold)  
      update <SPECIFICATIONS>  update job, node or reservation              
      version                  display tool version number.                 

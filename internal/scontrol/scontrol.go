@@ -153,6 +153,8 @@ func (s *scontrolArgs) run(argv []string) {
 		s.ping()
 	case keyword(tag, "version", 4):
 		fmt.Fprintln(s.sio.Stdout, cli.SlurmVersion)
+	case keyword(tag, "token", 3):
+		s.token(argv)
 	default:
 		s.exit = 1
 		fmt.Fprintf(s.sio.Stderr, "invalid keyword: %s\n", tag)
