@@ -184,6 +184,7 @@ func (p *parser) checkTop(c *Config) {
 		p.name(key("YieldGroup"), "YieldGroup", c.YieldGroup)
 	}
 	p.checkPrivateData(c)
+	p.checkAuthAlt(c)
 	p.inRange(key("KillWait"), "KillWait", int64(c.KillWait/time.Second), 0, 65533)
 	p.inRange(key("MessageTimeout"), "MessageTimeout", int64(c.MessageTimeout/time.Second), 1, 100)
 	if c.MinJobAge < 0 {
@@ -220,17 +221,17 @@ func (p *parser) checkPrivateData(c *Config) {
 	var out []string
 	for i, v := range c.PrivateData {
 		at := key("PrivateData").index(i)
-		if cv, ok := canonical(v, PrivateJobs, PrivateUsage); ok {
+		if cv, ok := canonical(v, PrivateJobs, PrivateUsage, PrivateUsers); ok {
 			if !slices.Contains(out, cv) {
 				out = append(out, cv)
 			}
 			continue
 		}
-		if _, ok := canonical(v, "accounts", "cloud", "events", "nodes", "partitions", "reservations", "users"); ok {
-			p.errorf(at, "PrivateData %q is not supported: slurm-lite hides only %q and %q; remove it", v, PrivateJobs, PrivateUsage)
+		if _, ok := canonical(v, "accounts", "cloud", "events", "nodes", "partitions", "reservations"); ok {
+			p.errorf(at, "PrivateData %q is not supported: slurm-lite hides only %q, %q and %q; remove it", v, PrivateJobs, PrivateUsage, PrivateUsers)
 			continue
 		}
-		p.errorf(at, "PrivateData %q is not one of %s", v, quoteAll([]string{PrivateJobs, PrivateUsage}))
+		p.errorf(at, "PrivateData %q is not one of %s", v, quoteAll([]string{PrivateJobs, PrivateUsage, PrivateUsers}))
 	}
 	slices.Sort(out) // Slurm prints them in this order
 	c.PrivateData = out
@@ -981,4 +982,28 @@ func parseMpiPorts(s string) (lo, hi int, err error) {
 		return 0, 0, fmt.Errorf("ports %d-%d is not a range of two or more ports within 1-65535", lo, hi)
 	}
 	return lo, hi, nil
+}
+
+// checkAuthAlt checks AuthAltTypes and AuthAltParameters: auth/jwt alone,
+// jwt_key alone, and a listener to serve the API on.
+func (p *parser) checkAuthAlt(c *Config) {
+	for i, v := range c.AuthAltTypes {
+		if v != AuthJWT {
+			p.errorf(key("AuthAltTypes").index(i), "AuthAltTypes %q is not supported: slurm-lite has only %q; remove it", v, AuthJWT)
+		}
+	}
+	if c.AuthAltParameters != "" {
+		path, ok := strings.CutPrefix(c.AuthAltParameters, "jwt_key=")
+		switch {
+		case !ok || strings.Contains(path, ","):
+			p.errorf(key("AuthAltParameters"), "AuthAltParameters %q is not supported: slurm-lite takes only \"jwt_key=PATH\" (no jwks); write e.g. \"jwt_key=/var/spool/slurm-lite/jwt_hs256.key\"", c.AuthAltParameters)
+		case !filepath.IsAbs(path):
+			p.errorf(key("AuthAltParameters"), "AuthAltParameters jwt_key %q is not an absolute path; write a path that starts with /", path)
+		case !c.JWT():
+			p.errorf(key("AuthAltParameters"), "AuthAltParameters is set but AuthAltTypes does not list %q, so no token would be read; add AuthAltTypes = [%q] or remove it", AuthJWT, AuthJWT)
+		}
+	}
+	if c.JWT() && c.Web.Listen == "" {
+		p.errorf(key("AuthAltTypes"), "AuthAltTypes = [%q] serves slurmrestd's API on the web listener, which is off; set [Web] Listen = \"127.0.0.1:6820\" (and put TLS in front of it to leave the machine)", AuthJWT)
+	}
 }

@@ -28,7 +28,7 @@ var keyProofs = map[string][]string{
 	"SocketPath":         {"script:accounts_implicit"},
 	"StateSaveLocation":  {"script:state_restored", "internal/daemon:TestTheDaemonRefusesDirectoriesAUserCanSteer"},
 	"Operators":          {"script:sbatch_limits", "internal/daemon:TestCheckSubmitFields"},
-	"PrivateData":        {"internal/daemon:TestPrivateData"},
+	"PrivateData":        {"internal/daemon:TestPrivateData", "internal/daemon:TestAssocMgrViewerRules"},
 	"YieldGroup":         {"script:yield_handover"},
 	"KillWait":           {"internal/stepd:TestTimeLimit~KillWait"},
 	"MessageTimeout":     {"script:daemon_stopped"},
@@ -157,6 +157,9 @@ var keyProofs = map[string][]string{
 	"Notify.*.Users":  {"internal/notify:TestWebhookRetried"},
 	"LogFormat":       {"internal/daemon:TestMailWebhooksAndJSONLog~json"},
 	"JobMappingDir":   {"internal/daemon:TestTheJobMappingFollowsNoLink"},
+
+	"AuthAltTypes":      {"internal/daemon:TestRESTActsAsTheTokensUser", "internal/daemon:TestRESTAnswersAsSlurmrestd"},
+	"AuthAltParameters": {"internal/daemon:TestRESTKeyFile"},
 
 	"Web.Listen":       {"internal/daemon:TestWebAnswersOnlyItsOwnNames"},
 	"Web.AllowedHosts": {"internal/daemon:TestWebAnswersOnlyItsOwnNames"},

@@ -122,7 +122,11 @@ type Daemon struct {
 	inv   *gpu.Inventory // safe for concurrent use
 	ln    *localapi.Listener
 	srv   *localapi.Server
-	exe   string
+	// restSrv is srv for the web listener's REST API, which starts first
+	// (nil until srv is made); jwtKey is the auth/jwt key, nil when off.
+	restSrv atomic.Pointer[localapi.Server]
+	jwtKey  []byte
+	exe     string
 	// stepd is the command that starts a job's supervisor: slurmstepd-lite
 	// beside the daemon's binary when it is there, else the daemon's own
 	// binary as `slurmd-lite stepd`.
@@ -399,6 +403,9 @@ func Run(ctx context.Context, opts Options) error {
 	// The web listener first: a taken address stops the start before
 	// the socket says a daemon is here.
 	d.web.started = clock.Start()
+	if err := d.loadJWTKey(cfg); err != nil {
+		return err
+	}
 	webSrv, err := d.startWeb(cfg)
 	if err != nil {
 		return err
@@ -435,6 +442,7 @@ func Run(ctx context.Context, opts Options) error {
 	d.mu.Unlock()
 
 	d.srv = &localapi.Server{Routes: d.routes(), Logf: func(f string, a ...any) { log.Warn(fmt.Sprintf(f, a...)) }}
+	d.restSrv.Store(d.srv)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.srv.Serve(d.ln) }()
 	log.Info("listening", "socket", cfg.SocketPath)

@@ -40,6 +40,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "GET", Path: api.PathNode, Handler: localapi.Func(d.node)},
 		{Method: "GET", Path: api.PathConfig, Handler: localapi.Func(d.configInForce)},
 		{Method: "GET", Path: api.PathShares, Handler: localapi.Func(d.shares)},
+		{Method: "GET", Path: api.PathAssocMgr, Handler: localapi.Func(d.assocMgr)},
 		{Method: "GET", Path: api.PathPriorities, Handler: localapi.Func(d.priorities)},
 		{Method: "POST", Path: api.PathNodeUpdate, Handler: localapi.Func(d.updateNode)},
 		{Method: "GET", Path: api.PathNodeDrains, Handler: localapi.Func(d.drains)},
@@ -57,6 +58,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "GET", Path: api.PathCrontab, Handler: localapi.Func(d.crontab)},
 		{Method: "POST", Path: api.PathCrontab, Handler: localapi.Func(d.installCrontab)},
 		{Method: "POST", Path: api.PathCrontabRemove, Handler: localapi.Func(d.removeCrontab)},
+		{Method: "POST", Path: api.PathToken, Handler: localapi.Func(d.token)},
 	}
 }
 

@@ -90,6 +90,7 @@ func routeRequest(t *testing.T, r localapi.Route, ids []uint32) (*http.Request, 
 		// bob aims at alice's crontab: refused, nothing of hers answered.
 		"POST " + api.PathCrontab:       api.Crontab{User: "alice", Text: "@daily true\n", Entries: []api.CrontabEntry{{Submit: sub, Spec: "@daily", LineStart: 1, LineEnd: 1}}},
 		"POST " + api.PathCrontabRemove: api.CrontabRemove{User: "alice"},
+		"POST " + api.PathToken:         api.TokenRequest{Username: "root"},
 		"POST " + api.PathReservations: api.ResvChange{Action: api.ResvCreate,
 			Words: []string{"ReservationName=mine", "StartTime=now+1hour", "Duration=60", "Users=bob", "TRES=gres/gpu=1"}},
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobmap"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmrest"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -423,7 +425,18 @@ func (d *Daemon) startWeb(cfg *config.Config) (*web.Server, error) {
 		return nil, err
 	}
 	hosts := web.NewHosts(cfg.Web.Listen, cfg.Web.AllowedHosts, d.cfgPath, d.log)
-	srv := web.Serve(ln, web.Handler(webSource{d}, d.log), hosts)
+	h := web.Handler(webSource{d}, d.log)
+	if d.jwtKey != nil {
+		// slurmrestd's paths beside the dashboard's, which has none of them.
+		mux := http.NewServeMux()
+		rest := slurmrest.Handler(restBackend{d}, d.log)
+		for _, p := range slurmrest.Prefixes {
+			mux.Handle(p, rest)
+		}
+		mux.Handle("/", h)
+		h = mux
+	}
+	srv := web.Serve(ln, h, hosts)
 	d.log.Info("web listening", "metrics", "http://"+srv.Addr()+"/metrics", "dashboard", "http://"+srv.Addr()+"/")
 	return srv, nil
 }

@@ -429,3 +429,20 @@ func generatedNotes(t *testing.T, cfg *config.Config) string {
 	}
 	return strings.Join(header, "\n")
 }
+
+// AuthAltTypes and AuthAltParameters go to slurm.conf as they are.
+func TestExportsAuthJWT(t *testing.T) {
+	cfg := parsed(t, "jwt.toml", `AuthAltTypes = ["auth/jwt"]
+AuthAltParameters = "jwt_key=/etc/slurm/jwt_hs256.key"
+
+[Web]
+Listen = "127.0.0.1:6820"
+`)
+	_, conf, _ := generated(t, cfg, Input{GPUs: fourA100()})
+	if got := conf.Globals["AuthAltTypes"]; got != "auth/jwt" {
+		t.Errorf("slurm.conf's AuthAltTypes is %q, want auth/jwt", got)
+	}
+	if got := conf.Globals["AuthAltParameters"]; got != "jwt_key=/etc/slurm/jwt_hs256.key" {
+		t.Errorf("slurm.conf's AuthAltParameters is %q", got)
+	}
+}

@@ -143,6 +143,8 @@ type Server struct {
 	hs     *http.Server
 	budget *budget
 	closed bool
+
+	callState // Call's compiled table (inprocess.go)
 }
 
 // BodyMemory says what request bodies hold now, and have held at most,
