@@ -345,18 +345,20 @@ func usageError(err error, src Source) *Error {
 	return &Error{Kind: KindUsage, Exit: exitOption, Msg: ge.Error(), Source: src, Option: ge.Option}
 }
 
+// def is sbatch's row that getopt returned.
 func def(o getopt.Option) *optDef {
 	for i := range options {
-		if options[i].Option == o {
+		if options[i].cmds&Sbatch != 0 && options[i].Option == o {
 			return &options[i]
 		}
 	}
 	panic(fmt.Sprintf("jobscript: getopt returned an option not in the table: %+v", o))
 }
 
+// byName is sbatch's option of a name.
 func byName(name string) *optDef {
 	for i := range options {
-		if options[i].Name == name {
+		if options[i].cmds&Sbatch != 0 && options[i].Name == name {
 			return &options[i]
 		}
 	}
