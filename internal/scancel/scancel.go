@@ -2,7 +2,6 @@ package scancel
 
 import (
 	"fmt"
-	"io"
 	"net/url"
 	"strconv"
 	"strings"
@@ -111,16 +110,8 @@ func parseScancel(args []string, sio cli.IO) (a scancelArgs, code int, done bool
 	}
 	a.wckey = env("SCANCEL_WCKEY")
 
-	p := getopt.NewParser(scancelOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "scancel: %v\nTry \"scancel --help\" for more information\n", err)
-			return a, 1, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "scancel", Table: scancelOptions, Ordering: getopt.Permute, Help: scancelHelp, Usage: scancelUsage, BadOption: 1}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		v := r.Value
 		switch r.Option.Key() {
 		case "account":
@@ -147,33 +138,28 @@ func parseScancel(args []string, sio cli.IO) (a scancelArgs, code int, done bool
 			sig, err := slurmtime.ParseSignalName(v)
 			if err != nil {
 				fmt.Fprintf(sio.Stderr, "Unknown job signal: %s\n", v)
-				return a, 1, true
+				return 1, true
 			}
 			a.signal = int(sig)
 		case "state":
 			if a.state, code, done = scancelState(v, false, sio); done {
-				return a, code, done
+				return code, done
 			}
 		case "user":
 			a.user = v
 		case "verbose":
 			a.verbose++
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return a, 0, true
 		case "nodelist":
 			a.nodelist = v
 		case "wckey":
 			a.wckey = v
-		case "help":
-			io.WriteString(sio.Stdout, scancelHelp)
-			return a, 0, true
-		case "usage":
-			io.WriteString(sio.Stdout, scancelUsage)
-			return a, 0, true
 		}
+		return 0, false
+	})
+	if done {
+		return a, code, true
 	}
-	for _, op := range p.Operands() {
+	for _, op := range ops {
 		ids, ok := parseCancelIDs(op)
 		if !ok {
 			fmt.Fprintf(sio.Stderr, "scancel: error: Invalid job id %s\n", op)

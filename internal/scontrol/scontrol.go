@@ -57,16 +57,8 @@ type scontrolArgs struct {
 // release, requeue) and show hostnames / hostlist.
 func Main(args []string, sio cli.IO) int {
 	s := &scontrolArgs{sio: sio}
-	p := getopt.NewParser(scontrolOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "scontrol: %v\nTry \"scontrol --help\" for more information\n", err)
-			return 1
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "scontrol", Table: scontrolOptions, Ordering: getopt.Permute, Help: scontrolHelp, BadOption: 1}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		switch r.Option.Key() {
 		case "all":
 			s.all = true
@@ -80,15 +72,13 @@ func Main(args []string, sio cli.IO) int {
 			s.quiet = 1
 		case "verbose":
 			s.quiet = -1
-		case "help":
-			io.WriteString(sio.Stdout, scontrolHelp)
-			return 0
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return 0
 		}
+		return 0, false
+	})
+	if done {
+		return code
 	}
-	cmd := p.Operands()
+	cmd := ops
 	if len(cmd) == 0 {
 		fmt.Fprintln(sio.Stderr, "scontrol: error: slurm-lite's scontrol runs one command given on its command line; interactive mode is not supported")
 		return 1

@@ -199,39 +199,24 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 			return o, code, true
 		}
 	}
-	p := getopt.NewParser(srunTable, getopt.RequireOrder, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "srun: %v\nTry \"srun --help\" for more information\n", err)
-			return o, 255, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "srun", Table: srunTable, Ordering: getopt.RequireOrder, Help: srunHelp, Usage: srunUsage, BadOption: 255}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		key := r.Option.Key()
-		switch key {
-		case "help":
-			fmt.Fprint(sio.Stdout, srunHelp)
-			return o, 0, true
-		case "usage":
-			fmt.Fprint(sio.Stdout, srunUsage)
-			return o, 0, true
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return o, 0, true
-		}
 		if msg := o.apply(key, r.Value, r.HasValue, true); msg != "" {
 			for _, line := range strings.Split(msg, "\n") {
 				fmt.Fprintf(sio.Stderr, "srun: error: %s\n", line)
 			}
-			return o, exitFor(msg), true
+			return exitFor(msg), true
 		}
 		if !srunOnly[key] {
 			o.allocSettings = append(o.allocSettings, jobscript.Setting{Name: key, Value: r.Value, HasValue: r.HasValue})
 		}
+		return 0, false
+	})
+	if done {
+		return o, code, true
 	}
-	o.command = p.Operands()
+	o.command = ops
 	return o, 0, false
 }
 
