@@ -60,8 +60,9 @@ func readChanges(u api.Update) changes {
 
 // parseGres reads Gres= as --gres is written: name[:type][:count], comma
 // separated, with the "gres:" or "gres/" that scontrol and TresPerJob put
-// before names; "" is no GRES at all. Names other than gpu and shard are
-// refused: this machine has no others.
+// before names; "" is no GRES at all. Each item is read by jobscript's
+// parser, as sbatch and srun read --gres. Names other than gpu and shard
+// are refused: this machine has no others.
 func parseGres(s string) ([]jobscript.Gres, error) {
 	var out []jobscript.Gres
 	if s == "" || strings.EqualFold(s, "none") {
@@ -69,32 +70,14 @@ func parseGres(s string) ([]jobscript.Gres, error) {
 	}
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimPrefix(strings.TrimPrefix(item, "gres:"), "gres/")
-		parts := strings.Split(item, ":")
-		g := jobscript.Gres{Name: parts[0], Count: 1}
-		if g.Name != "gpu" && g.Name != "shard" {
-			return nil, fmt.Errorf("unknown generic resource %q: this machine has gpu and shard", g.Name)
+		if name, _, _ := strings.Cut(item, ":"); name != "gpu" && name != "shard" {
+			return nil, fmt.Errorf("unknown generic resource %q: this machine has gpu and shard", name)
 		}
-		switch len(parts) {
-		case 1:
-		case 2, 3:
-			last := parts[len(parts)-1]
-			n, err := strconv.ParseUint(last, 10, 64)
-			switch {
-			case err == nil && len(parts) == 3:
-				g.Type, g.Count = parts[1], n
-			case err == nil:
-				g.Count = n
-			case len(parts) == 2:
-				g.Type = last
-			default:
-				return nil, fmt.Errorf("invalid count %q in %q", last, item)
-			}
-		default:
-			return nil, fmt.Errorf("invalid generic resource %q", item)
+		gs, ok := jobscript.ParseGPUOption("gres", item)
+		if !ok {
+			return nil, fmt.Errorf("invalid generic resource %q: write name[:type][:count], e.g. gpu:a100:2", item)
 		}
-		if g.Count > 0 {
-			out = append(out, g)
-		}
+		out = append(out, gs...)
 	}
 	return out, nil
 }

@@ -365,6 +365,10 @@ func TestParseGres(t *testing.T) {
 		{in: "tpu:1", wantErr: true},
 		{in: "gpu:a100:x", wantErr: true},
 		{in: "gpu:a:b:c", wantErr: true},
+		// jobscript's grammar, as sbatch's --gres: Slurm's count suffixes,
+		// and no empty type.
+		{in: "gpu:1k", want: []jobscript.Gres{{Name: "gpu", Count: 1024}}},
+		{in: "gpu:", wantErr: true},
 	}
 	for _, tt := range tests {
 		got, err := parseGres(tt.in)
