@@ -570,7 +570,7 @@ func setNice(s *state, v string, has bool) *Error {
 	if has {
 		// strtoll(arg, NULL, 10): whatever follows the number is ignored,
 		// and no number at all is 0.
-		n, _, _ = strtol(v)
+		n, _, _ = slurmtime.Strtol(v, slurmtime.Saturate)
 	}
 	const lim = 0x80000000 - 3 // NICE_OFFSET - 3
 	if n > lim || n < -lim {
@@ -587,7 +587,7 @@ func setPriority(s *state, v string, _ bool) *Error {
 		s.r.Priority = &p
 		return nil
 	}
-	n, _, _ := strtol(v)
+	n, _, _ := slurmtime.Strtol(v, slurmtime.Saturate)
 	if n < 0 {
 		return invalid(exitOption, "Priority must be >= 0")
 	}
@@ -630,7 +630,7 @@ func setOpenMode(s *state, v string, _ bool) *Error {
 func setGetUserEnv(s *state, v string, has bool) *Error {
 	g := &GetUserEnv{}
 	if has {
-		n, rest, _ := strtol(v)
+		n, rest, _ := slurmtime.Strtol(v, slurmtime.Saturate)
 		g.Timeout = int(int32(n))
 		switch {
 		case rest == "":

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 )
 
 // Action is what a command line asks sbatch to do.
@@ -317,7 +318,7 @@ func (s *state) environment(getenv func(string) (string, bool)) *Error {
 		case getopt.NoArgument:
 			// A flag from the environment is set by "", "yes" or a
 			// non-zero number, and reset by anything else.
-			n, rest, _ := strtol(v)
+			n, rest, _ := slurmtime.Strtol(v, slurmtime.Saturate)
 			if v != "" && !strings.EqualFold(v, "yes") && (n == 0 || rest != "") {
 				if d.reset != nil {
 					d.reset(s)
@@ -380,7 +381,7 @@ func errorExit(getenv func(string) (string, bool)) (code int, zero bool) {
 	if !ok {
 		return exitError, false
 	}
-	n, _, _ := strtol(v) // atoi
+	n, _, _ := slurmtime.Strtol(v, slurmtime.Saturate) // atoi
 	if n == 0 {
 		return exitError, true
 	}

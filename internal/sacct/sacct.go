@@ -348,13 +348,13 @@ func (a *sacctArgs) window(now time.Time, startSet, endSet bool) {
 func parseAcctSels(spec string) ([]acctSel, bool) {
 	var out []acctSel
 	for _, tok := range cli.SplitList(spec) {
-		id, rest := cli.Cstrtol(tok)
+		id, rest, _ := slurmtime.Strtol(tok, slurmtime.OutOfRange)
 		if id <= 0 || id > int64(^uint32(0)) {
 			return nil, false
 		}
 		s := acctSel{id: uint32(id), task: -1}
 		if strings.HasPrefix(rest, "_") {
-			t, r := cli.Cstrtol(rest[1:])
+			t, r, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
 			s.task, rest = int(t), r
 		}
 		if strings.HasPrefix(rest, ".") {

@@ -208,7 +208,7 @@ func scancelState(v string, fromEnv bool, sio cli.IO) (slurm.JobState, int, bool
 func parseCancelIDs(s string) ([]cancelID, bool) {
 	var out []cancelID
 	for s != "" {
-		id, rest := cli.Cstrtol(s)
+		id, rest, _ := slurmtime.Strtol(s, slurmtime.OutOfRange)
 		if id <= 0 || id > int64(^uint32(0)) {
 			return nil, false
 		}
@@ -228,14 +228,14 @@ func parseCancelIDs(s string) ([]cancelID, bool) {
 		case strings.HasPrefix(rest, "_*"):
 			c.task, rest = allTasks, rest[2:]
 		case strings.HasPrefix(rest, "_"):
-			t, r := cli.Cstrtol(rest[1:])
+			t, r, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
 			if t < 0 || r == rest[1:] {
 				return nil, false
 			}
 			c.task, rest = int(t), r
 		}
 		if strings.HasPrefix(rest, ".") {
-			st, r := cli.Cstrtol(rest[1:])
+			st, r, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
 			if st < 0 {
 				return nil, false
 			}

@@ -280,10 +280,10 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 				return
 			}
 		}
-		n, rest := cli.Cstrtol(id)
+		n, rest, _ := slurmtime.Strtol(id, slurmtime.OutOfRange)
 		jobID = uint32(n)
 		if strings.HasPrefix(rest, "_") {
-			t, _ := cli.Cstrtol(rest[1:])
+			t, _, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
 			task = int(t)
 		}
 	}

@@ -210,7 +210,7 @@ func (s *scontrolArgs) readUpdate(argv []string) (updateRequest, bool) {
 			prio := uint32(p)
 			req.u.Priority = &prio
 		case keyword(tag, "Nice", 2):
-			n, _ := cli.Cstrtol(val)
+			n, _, _ := slurmtime.Strtol(val, slurmtime.OutOfRange)
 			if n > niceOffset-3 || n < -(niceOffset-3) {
 				return fail("scontrol: error: Nice value out of range (+/- %d). Value ignored\n", niceOffset-3)
 			}
@@ -320,11 +320,11 @@ func (s *scontrolArgs) currentLimit(jobStr string) (time.Duration, bool) {
 		fmt.Fprintf(s.sio.Stderr, "scontrol: error: "+format+"\n", args...)
 		return 0, false
 	}
-	id, rest := cli.Cstrtol(jobStr)
+	id, rest, _ := slurmtime.Strtol(jobStr, slurmtime.OutOfRange)
 	task := jobrec.NoTask
 	if strings.HasPrefix(rest, "_") {
 		var t int64
-		t, rest = cli.Cstrtol(rest[1:])
+		t, rest, _ = slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
 		task = int(t)
 	}
 	if rest != "" || id <= 0 {

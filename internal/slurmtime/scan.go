@@ -30,10 +30,27 @@ func digits(s string) (v int64, n int) {
 	return v, n
 }
 
-// strtol reads a number as C's strtol(s, &end, 10) does: white space, an
-// optional sign, digits. n is how many bytes were used, 0 when there was no
-// digit (C then leaves end at s and returns 0). The value saturates.
-func strtol(s string) (v int64, n int) {
+// An Overflow is what Strtol reads a number beyond int64 as. The readers
+// it replaced differed here, each caller's behaviour depends on it, and so
+// it is each caller's explicit choice.
+type Overflow int8
+
+const (
+	// Saturate is C's strtol: LONG_MAX, or LONG_MIN below it.
+	Saturate Overflow = iota
+	// OutOfRange is 1<<62 whatever the sign: past any uint32, so that the
+	// commands' job id readers refuse it as too large (scancel, squeue,
+	// sacct), and cut to a uint32 it is 0.
+	OutOfRange
+	// Zero reads it as 0 (the format widths of squeue -o and sacct -o).
+	Zero
+)
+
+// Strtol reads a number as C's strtol(s, &end, 10) does: white space, an
+// optional sign, digits. rest is what follows the digits; ok is false when
+// there is no digit (C then leaves end at s and returns 0: v is 0 and rest
+// is s). A number beyond int64 is read as overflow says.
+func Strtol(s string, overflow Overflow) (v int64, rest string, ok bool) {
 	i := 0
 	for i < len(s) && isCSpace(s[i]) {
 		i++
@@ -43,14 +60,46 @@ func strtol(s string) (v int64, n int) {
 		neg = s[i] == '-'
 		i++
 	}
-	v, nd := digits(s[i:])
-	if nd == 0 {
-		return 0, 0
+	start := i
+	var u uint64
+	over := false
+	for i < len(s) && isDigit(s[i]) {
+		d := uint64(s[i] - '0')
+		if u > (math.MaxUint64-d)/10 {
+			over = true
+		} else {
+			u = u*10 + d
+		}
+		i++
+	}
+	if i == start {
+		return 0, s, false
+	}
+	if over || !neg && u > math.MaxInt64 || neg && u > 1<<63 {
+		switch {
+		case overflow == OutOfRange:
+			return 1 << 62, s[i:], true
+		case overflow == Zero:
+			return 0, s[i:], true
+		case neg:
+			return math.MinInt64, s[i:], true
+		}
+		return math.MaxInt64, s[i:], true
 	}
 	if neg {
-		v = -v
+		return -int64(u), s[i:], true
 	}
-	return v, i + nd
+	return int64(u), s[i:], true
+}
+
+// strtol is Strtol saturating, as this package's parsers read numbers: n
+// is how many bytes were used, 0 when there was no digit.
+func strtol(s string) (v int64, n int) {
+	v, rest, ok := Strtol(s, Saturate)
+	if !ok {
+		return 0, 0
+	}
+	return v, len(s) - len(rest)
 }
 
 // hasPrefixFold reports whether s starts with prefix, ASCII case folded,

@@ -106,10 +106,10 @@ func parseBitFmt(s string) []int {
 	s, _, _ = strings.Cut(s, "%")
 	var ids []int
 	for _, part := range strings.Split(s, ",") {
-		lo, rest := cli.Cstrtol(part)
+		lo, rest, _ := slurmtime.Strtol(part, slurmtime.OutOfRange)
 		hi := lo
 		if strings.HasPrefix(rest, "-") {
-			hi, _ = cli.Cstrtol(rest[1:])
+			hi, _, _ = slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
 		}
 		for i := lo; i <= hi && len(ids) < slurmtime.MaxArraySizeLimit; i++ {
 			ids = append(ids, int(i))
