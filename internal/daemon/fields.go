@@ -72,7 +72,7 @@ type fieldRefusal struct {
 	hint  string
 }
 
-func (f *fieldRefusal) apiError() *localapi.Error {
+func (f *fieldRefusal) apiError() *api.Error {
 	e := refusal(f.code, f.words)
 	e.Hint = f.hint
 	return e
@@ -80,7 +80,7 @@ func (f *fieldRefusal) apiError() *localapi.Error {
 
 // checkSubmitFields is validate_job_create_req's checks of a submission
 // by caller: nil, or the refusal to answer with.
-func checkSubmitFields(caller localapi.Identity, r *jobscript.Request, cfg *config.Config) *localapi.Error {
+func checkSubmitFields(caller localapi.Identity, r *jobscript.Request, cfg *config.Config) *api.Error {
 	operator := caller.UID == 0 || cfg.IsOperator(caller.User)
 	if r.Nice != nil {
 		if f := checkNice(*r.Nice, operator); f != nil {

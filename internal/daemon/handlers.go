@@ -64,8 +64,8 @@ func (d *Daemon) ping(ctx context.Context, req *localapi.Request[struct{}]) (map
 }
 
 // refusal is a Slurm refusal as it travels.
-func refusal(code slurm.Errno, msg string) *localapi.Error {
-	return &localapi.Error{Status: http.StatusBadRequest, Message: msg, Code: code}
+func refusal(code slurm.Errno, msg string) *api.Error {
+	return &api.Error{Status: http.StatusBadRequest, Message: msg, Code: code}
 }
 
 // runAs makes j the job of the user uid (a name or a number), in the group
@@ -182,7 +182,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 		var se *sched.SubmitError
 		if errors.As(err, &se) {
 			d.log.Info("submission refused", "user", caller.User, "why", se.Detail)
-			return api.Submitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: se.Code,
+			return api.Submitted{}, &api.Error{Status: http.StatusBadRequest, Code: se.Code,
 				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n"), Hint: se.Detail}
 		}
 		return api.Submitted{}, err
@@ -208,7 +208,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	ids, err := d.st.Submit(ctx, []store.NewJob{{Job: j, Script: script, Env: req.Body.Env}})
 	if errors.Is(err, store.ErrFull) {
 		// Refused, not half-taken: nothing of the job was recorded.
-		return api.Submitted{}, &localapi.Error{Status: http.StatusServiceUnavailable, Message: err.Error()}
+		return api.Submitted{}, &api.Error{Status: http.StatusServiceUnavailable, Message: err.Error()}
 	}
 	if err != nil {
 		return api.Submitted{}, fmt.Errorf("saving the job: %w", err)

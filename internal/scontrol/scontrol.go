@@ -296,7 +296,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 	}
 	jobs, err := cli.GetJobs(s.client, q)
 	if err == nil && jobID != 0 && len(jobs) == 0 {
-		err = &sockclient.Error{Code: slurm.ErrInvalidJobID}
+		err = &api.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		s.exit = 1

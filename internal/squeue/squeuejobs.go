@@ -39,7 +39,7 @@ func (a *squeueArgs) show(c *sockclient.Client, cfg *config.Config, sio cli.IO) 
 		rows = format.Rows(jobs, env)
 	}
 	if err == nil && len(a.jobs) == 1 && len(rows) == 0 {
-		err = &sockclient.Error{Code: slurm.ErrInvalidJobID}
+		err = &api.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		return cli.LoadJobsError("squeue", err, sio)
@@ -298,7 +298,7 @@ func getSqueueRows(c *sockclient.Client, q url.Values, env *format.Env) ([]forma
 	}
 	var list api.SqueueJobs
 	err := gobanswer.Do(ctx, c, "GET", path, nil, &list)
-	var le *sockclient.Error
+	var le *api.Error
 	if errors.As(err, &le) && le.Status == 404 {
 		// A daemon older than this command (binaries replaced while it
 		// runs) lists full records only.

@@ -145,7 +145,7 @@ func createStep(c *sockclient.Client, o *srunOpts, sio cli.IO, join bool, env []
 			}
 			return st, 0
 		}
-		var le *sockclient.Error
+		var le *api.Error
 		if !errors.As(err, &le) || le.Code == 0 {
 			return nil, cli.DaemonError("srun", err, sio)
 		}
