@@ -17,7 +17,7 @@
 //	signal.go      ParseSignal, ParseSignalName, SignalName, SignalSpec.String
 //	pattern.go     ExpandPattern, ShowPattern
 //	hostlist.go    ExpandHostlist, NormalizeHostlist, CompressHostlist
-//	scan.go        C-style number reading shared by the parsers
+//	scan.go        Strtol (C's strtol, for the commands and jobscript too) and the parsers' C-style reading
 //
 // # Glossary
 //
