@@ -9,7 +9,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // A submission's own fields are checked before anything else, as
@@ -188,8 +188,8 @@ func defaultMemory(r *jobscript.Request, cfg *config.Config) {
 	if r.MemPerCPU != nil || r.MemPerNode != nil || r.MemPerGPU != nil {
 		return
 	}
-	mib := func(b slurmtime.Bytes) *uint64 {
-		v := uint64((b + slurmtime.MiB - 1) / slurmtime.MiB)
+	mib := func(b slurmsyntax.Bytes) *uint64 {
+		v := uint64((b + slurmsyntax.MiB - 1) / slurmsyntax.MiB)
 		return &v
 	}
 	switch {

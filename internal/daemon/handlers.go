@@ -22,7 +22,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -357,7 +357,7 @@ func (v liveView) live(j *store.Job) api.Live {
 		l.Reason = slurm.ReasonNone
 	}
 	if j.ArrayRecord() {
-		l.ArrayTasks = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
+		l.ArrayTasks = slurmsyntax.FormatTasks(j.ArrayPending, j.ArrayLimit)
 	}
 	r := &j.Request
 	l.NumTasks = max(r.NTasks, 1)
@@ -405,7 +405,7 @@ func parseJobRef(s string) (jobRef, error) {
 		return ref, nil
 	}
 	if strings.HasPrefix(taskPart, "[") && strings.HasSuffix(taskPart, "]") {
-		a, err := slurmtime.ParseArray(taskPart[1:len(taskPart)-1], slurmtime.MaxArraySizeLimit)
+		a, err := slurmsyntax.ParseArray(taskPart[1:len(taskPart)-1], slurmsyntax.MaxArraySizeLimit)
 		if err != nil {
 			return jobRef{}, err
 		}
@@ -868,7 +868,7 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 	if err != nil {
 		return api.Node{}, err
 	}
-	n := api.Node{Name: cfg.Node.NodeName, CPUs: cfg.Node.CPUs, MemoryMB: int64(cfg.Node.RealMemory / slurmtime.MiB),
+	n := api.Node{Name: cfg.Node.NodeName, CPUs: cfg.Node.CPUs, MemoryMB: int64(cfg.Node.RealMemory / slurmsyntax.MiB),
 		Comment: gs.Comment, Boot: d.boot, State: "IDLE"}
 	// Under PrivateData=jobs a GPU names only the caller's jobs and their
 	// processes (another's would show as foreign without its job): it is
@@ -883,7 +883,7 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 		raw := strconv.FormatUint(uint64(j.ID), 10)
 		names[raw] = shownJobID(j.ID, j.ArrayJobID, j.ArrayTaskID)
 		n.AllocCPU += len(j.Alloc.CPUs)
-		n.AllocMem += j.Alloc.Mem / int64(slurmtime.MiB)
+		n.AllocMem += j.Alloc.Mem / int64(slurmsyntax.MiB)
 		hide := !v.seesJob(j.UID)
 		if hide {
 			hidden[strconv.FormatUint(uint64(j.ID), 10)] = true

@@ -17,7 +17,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -200,7 +200,7 @@ func partMaxTime(cfg *config.Config, name string) time.Duration {
 	if p := cfg.Partition(name); p != nil {
 		return p.MaxTime
 	}
-	return slurmtime.Infinite
+	return slurmsyntax.Infinite
 }
 
 // changePriority is the priority step of change. A job's fixed priority
@@ -504,7 +504,7 @@ func groupTasks(id uint32, outcomes map[int]outcome) []api.Result {
 	var out []api.Result
 	for o, tasks := range byOutcome {
 		slices.Sort(tasks)
-		out = append(out, api.Result{Job: fmt.Sprintf("%d_%s", id, slurmtime.FormatTasks(tasks, 0)),
+		out = append(out, api.Result{Job: fmt.Sprintf("%d_%s", id, slurmsyntax.FormatTasks(tasks, 0)),
 			Code: o.code, Error: o.words})
 	}
 	slices.SortFunc(out, func(a, b api.Result) int { return cmp.Compare(firstTask(a.Job), firstTask(b.Job)) })
@@ -519,7 +519,7 @@ func firstTask(s string) int {
 
 // parseTaskList reads "1-3,7" (steps as "0-9:2") into a set.
 func parseTaskList(s string) (map[int]bool, error) {
-	a, err := slurmtime.ParseArray(s, slurmtime.MaxArraySizeLimit)
+	a, err := slurmsyntax.ParseArray(s, slurmsyntax.MaxArraySizeLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +535,7 @@ func describe(u api.Update) string {
 	var parts []string
 	add := func(k, v string) { parts = append(parts, k+"="+v) }
 	if u.TimeLimit != nil {
-		add("TimeLimit", slurmtime.FormatDuration(*u.TimeLimit))
+		add("TimeLimit", slurmsyntax.FormatDuration(*u.TimeLimit))
 	}
 	if u.Partition != nil {
 		add("Partition", *u.Partition)
@@ -573,11 +573,11 @@ func (d *Daemon) setLimit(j store.Job) {
 	limit := effectiveLimit(d.config(), &j)
 	_, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpLimit, Limit: limit})
 	if err == nil {
-		d.log.Info("running job's time limit changed", "job", j.ID, "limit", slurmtime.FormatDuration(limit))
+		d.log.Info("running job's time limit changed", "job", j.ID, "limit", slurmsyntax.FormatDuration(limit))
 		return
 	}
 	d.log.Warn("the job's supervisor did not take its new time limit", "job", j.ID, "err", err)
-	if limit == slurmtime.Infinite {
+	if limit == slurmsyntax.Infinite {
 		return
 	}
 	// A real timer for a wait on the daemon's clock: a fake clock set
@@ -596,7 +596,7 @@ func (d *Daemon) enforceLimit(id uint32, run int) {
 		return
 	}
 	limit := effectiveLimit(d.config(), &j)
-	if limit == slurmtime.Infinite || d.now().Sub(j.Start) < limit-time.Second {
+	if limit == slurmsyntax.Infinite || d.now().Sub(j.Start) < limit-time.Second {
 		return
 	}
 	if _, err := stepd.Call(d.runDir(id, run), stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyTimeLimit,
@@ -604,5 +604,5 @@ func (d *Daemon) enforceLimit(id uint32, run int) {
 		d.log.Error("ending a job at its updated time limit", "job", id, "err", err)
 		return
 	}
-	d.log.Info("job reached its updated time limit", "job", id, "limit", slurmtime.FormatDuration(limit))
+	d.log.Info("job reached its updated time limit", "job", id, "limit", slurmsyntax.FormatDuration(limit))
 }

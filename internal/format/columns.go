@@ -3,7 +3,7 @@ package format
 import (
 	"strings"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The column engine of the commands that print a table in a format the
@@ -114,7 +114,7 @@ func parseLong[R, X any](fields []*field[R, X], spec string, all func() columns[
 				c.right = true
 				rest = rest[1:]
 			}
-			n, suffix, _ := slurmtime.Strtol(rest, slurmtime.Zero)
+			n, suffix, _ := slurmsyntax.Strtol(rest, slurmsyntax.Zero)
 			c.width, c.suffix = int(n), suffix
 		}
 		if all != nil && strings.EqualFold(name, "all") {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Slurm's print_fields (src/common/print_fields.c), which sshare and
@@ -75,7 +75,7 @@ func dateCell(s string) Cell { return Cell{kind: cellDate, s: s} }
 func nameWidth(item string) (name string, width int, set bool) {
 	name, w, set := strings.Cut(item, "%")
 	if set {
-		n, _, _ := slurmtime.Strtol(w, slurmtime.Zero)
+		n, _, _ := slurmsyntax.Strtol(w, slurmsyntax.Zero)
 		width = int(n)
 	}
 	return name, width, set

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // mailTypes are --mail-type's words in the order Slurm prints them
@@ -140,7 +140,7 @@ func setDistribution(s *state, v string, has bool) *Error {
 		// The plane size comes after '=' (or from SLURM_DIST_PLANESIZE,
 		// which slurm-lite does not read: a plane needs several nodes).
 		_, size, ok := strings.Cut(v, "=")
-		n, rest, digits := slurmtime.Strtol(size, slurmtime.Saturate)
+		n, rest, digits := slurmsyntax.Strtol(size, slurmsyntax.Saturate)
 		if !ok || !digits || rest != "" || n <= 0 || n > math.MaxInt32 {
 			return invalid(exitOption, "Invalid plane size or size not specified\nInvalid --distribution specification")
 		}
@@ -246,7 +246,7 @@ func resourceRange(arg, what string) (lo, hi int, err *Error) {
 	}
 	bad := invalid(exitError, "Invalid numeric value \"%s\" for %s.", arg, what)
 	num := func(s string) (int64, string) {
-		v, rest, _ := slurmtime.Strtol(s, slurmtime.Saturate)
+		v, rest, _ := slurmsyntax.Strtol(s, slurmsyntax.Saturate)
 		switch {
 		case rest != "" && (rest[0] == 'k' || rest[0] == 'K'):
 			v, rest = v*1024, rest[1:]

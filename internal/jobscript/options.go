@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Command is a set of the commands that install an option: the
@@ -432,7 +432,7 @@ func mbytes(flag string, field func(*Request) **uint64) func(*state, string, boo
 
 func limit(flag string, field func(*Request) *Limit) func(*state, string, bool) *Error {
 	return func(s *state, v string, _ bool) *Error {
-		d, err := slurmtime.ParseTimeLimit(v)
+		d, err := slurmsyntax.ParseTimeLimit(v)
 		if err != nil {
 			return invalid(exitOption, "Invalid %s specification", flag)
 		}
@@ -539,7 +539,7 @@ func setDependency(s *state, v string, _ bool) *Error {
 }
 
 func setBegin(s *state, v string, _ bool) *Error {
-	t, err := slurmtime.ParseBegin(v, s.now)
+	t, err := slurmsyntax.ParseBegin(v, s.now)
 	if err != nil || t.IsZero() {
 		return invalid(exitOption, "Invalid --begin specification")
 	}
@@ -548,7 +548,7 @@ func setBegin(s *state, v string, _ bool) *Error {
 }
 
 func setDeadline(s *state, v string, _ bool) *Error {
-	t, err := slurmtime.ParseBegin(v, s.now)
+	t, err := slurmsyntax.ParseBegin(v, s.now)
 	if err != nil || t.IsZero() {
 		return invalid(exitOption, "Invalid --deadline specification")
 	}
@@ -557,7 +557,7 @@ func setDeadline(s *state, v string, _ bool) *Error {
 }
 
 func setSignal(s *state, v string, _ bool) *Error {
-	sig, err := slurmtime.ParseSignal(v)
+	sig, err := slurmsyntax.ParseSignal(v)
 	if err != nil {
 		return invalid(exitOption, "Invalid --signal specification")
 	}
@@ -570,7 +570,7 @@ func setNice(s *state, v string, has bool) *Error {
 	if has {
 		// strtoll(arg, NULL, 10): whatever follows the number is ignored,
 		// and no number at all is 0.
-		n, _, _ = slurmtime.Strtol(v, slurmtime.Saturate)
+		n, _, _ = slurmsyntax.Strtol(v, slurmsyntax.Saturate)
 	}
 	const lim = 0x80000000 - 3 // NICE_OFFSET - 3
 	if n > lim || n < -lim {
@@ -587,7 +587,7 @@ func setPriority(s *state, v string, _ bool) *Error {
 		s.r.Priority = &p
 		return nil
 	}
-	n, _, _ := slurmtime.Strtol(v, slurmtime.Saturate)
+	n, _, _ := slurmsyntax.Strtol(v, slurmsyntax.Saturate)
 	if n < 0 {
 		return invalid(exitOption, "Priority must be >= 0")
 	}
@@ -630,7 +630,7 @@ func setOpenMode(s *state, v string, _ bool) *Error {
 func setGetUserEnv(s *state, v string, has bool) *Error {
 	g := &GetUserEnv{}
 	if has {
-		n, rest, _ := slurmtime.Strtol(v, slurmtime.Saturate)
+		n, rest, _ := slurmsyntax.Strtol(v, slurmsyntax.Saturate)
 		g.Timeout = int(int32(n))
 		switch {
 		case rest == "":
@@ -791,7 +791,7 @@ func setBBF(s *state, v string, has bool) *Error {
 }
 
 func setGPUMem(s *state, v string, _ bool) *Error {
-	b, err := slurmtime.ParseSize(v, slurmtime.MiB)
+	b, err := slurmsyntax.ParseSize(v, slurmsyntax.MiB)
 	if err != nil || b <= 0 {
 		return invalid(exitOption, "Invalid --gpu-mem specification")
 	}
@@ -805,8 +805,8 @@ func setGPUMem(s *state, v string, _ bool) *Error {
 // UNLIMITED is refused, since the scheduler would never yield a resumed
 // job that declared it.
 func setCheckpointInterval(s *state, v string, _ bool) *Error {
-	d, err := slurmtime.ParseSeconds(v)
-	if err != nil || d < 0 || d == slurmtime.Infinite {
+	d, err := slurmsyntax.ParseSeconds(v)
+	if err != nil || d < 0 || d == slurmsyntax.Infinite {
 		return invalid(exitOption, "Invalid --checkpoint-interval specification")
 	}
 	s.r.CheckpointInterval = Limit(d)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Action is what a command line asks sbatch to do.
@@ -318,7 +318,7 @@ func (s *state) environment(getenv func(string) (string, bool)) *Error {
 		case getopt.NoArgument:
 			// A flag from the environment is set by "", "yes" or a
 			// non-zero number, and reset by anything else.
-			n, rest, _ := slurmtime.Strtol(v, slurmtime.Saturate)
+			n, rest, _ := slurmsyntax.Strtol(v, slurmsyntax.Saturate)
 			if v != "" && !strings.EqualFold(v, "yes") && (n == 0 || rest != "") {
 				if d.reset != nil {
 					d.reset(s)
@@ -381,7 +381,7 @@ func errorExit(getenv func(string) (string, bool)) (code int, zero bool) {
 	if !ok {
 		return exitError, false
 	}
-	n, _, _ := slurmtime.Strtol(v, slurmtime.Saturate) // atoi
+	n, _, _ := slurmsyntax.Strtol(v, slurmsyntax.Saturate) // atoi
 	if n == 0 {
 		return exitError, true
 	}

@@ -3,14 +3,14 @@ package jobscript
 // Value parsers that reproduce the C functions sbatch calls on option values
 // (src/common/proc_args.c, parse_time.c, slurm_protocol_defs.c), with their
 // leniencies: strtol's leading spaces and sign, suffixes, silent truncation
-// to int. Formats that internal/slurmtime owns (time limits, --begin,
+// to int. Formats that internal/slurmsyntax owns (time limits, --begin,
 // --signal, --array, --dependency) are parsed there.
 
 import (
 	"math"
 	"strings"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // strtoull parses like C's strtoull(s, &end, 10). A minus sign negates in
@@ -51,7 +51,7 @@ func strtoull(s string) (v uint64, rest string, ok bool) {
 // parseInt is Slurm's parse_int: a whole decimal number, positive (> 0) when
 // asked, else not negative, cut to a C int. Its errors exit 1, not 255.
 func parseInt(name, val string, positive bool) (int, *Error) {
-	v, rest, _ := slurmtime.Strtol(val, slurmtime.Saturate)
+	v, rest, _ := slurmsyntax.Strtol(val, slurmsyntax.Saturate)
 	// With no digits strtol leaves end at the start, so "" passes as 0
 	// (and fails only the positive test) while "abc" fails.
 	if rest != "" || v < 0 || (positive && v <= 0) {
@@ -66,7 +66,7 @@ func parseInt(name, val string, positive bool) (int, *Error) {
 // strToMbytes is Slurm's str_to_mbytes: a count of MiB, with an optional
 // K, M, G or T suffix (KiB rounded up), optionally followed by "B".
 func strToMbytes(s string) (uint64, bool) {
-	v, rest, ok := slurmtime.Strtol(s, slurmtime.Saturate)
+	v, rest, ok := slurmsyntax.Strtol(s, slurmsyntax.Saturate)
 	if !ok || v < 0 || v == math.MaxInt64 || v == math.MinInt64 {
 		return 0, false
 	}
@@ -124,7 +124,7 @@ func suffixMult(s string) (uint64, bool) {
 // strToNodes is _str_to_nodes: a count with an optional k or m multiplier.
 // It returns -1 when there are no digits.
 func strToNodes(s string) (int, string) {
-	v, rest, ok := slurmtime.Strtol(s, slurmtime.Saturate)
+	v, rest, ok := slurmsyntax.Strtol(s, slurmsyntax.Saturate)
 	if !ok {
 		return -1, s
 	}
@@ -173,7 +173,7 @@ func verifyNodeCount(arg string) (lo, hi int, err *Error) {
 
 // timeStr2Secs is Slurm's time_str2secs: "min", "min:sec", "hr:min:sec",
 // "days-hr[:min[:sec]]" in seconds; -1 for INFINITE/UNLIMITED/-1; false for
-// anything else. internal/slurmtime parses time limits (in minutes); this
+// anything else. internal/slurmsyntax parses time limits (in minutes); this
 // seconds form is only for --delay-boot and --switches.
 func timeStr2Secs(s string) (int, bool) {
 	if s == "" {
@@ -202,7 +202,7 @@ func timeStr2Secs(s string) (int, bool) {
 // says how many it read.
 func scanInts(s, seps string) (f [4]int, n int) {
 	for n <= len(seps) {
-		v, rest, ok := slurmtime.Strtol(s, slurmtime.Saturate)
+		v, rest, ok := slurmsyntax.Strtol(s, slurmsyntax.Saturate)
 		if !ok {
 			break
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
@@ -198,9 +198,9 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 			// parse_time(optarg, 1), as sacct calls it: a time that
 			// parses to 0 (nothing named, or the epoch itself) is no
 			// time given, and the default window applies.
-			t, err := slurmtime.ParseTime(v, now, true)
+			t, err := slurmsyntax.ParseTime(v, now, true)
 			if err != nil {
-				var be *slurmtime.BeginError
+				var be *slurmsyntax.BeginError
 				if errors.As(err, &be) && be.Diagnostic() != "" {
 					fmt.Fprintln(sio.Stderr, be.Diagnostic())
 				}
@@ -348,13 +348,13 @@ func (a *sacctArgs) window(now time.Time, startSet, endSet bool) {
 func parseAcctSels(spec string) ([]acctSel, bool) {
 	var out []acctSel
 	for _, tok := range cli.SplitList(spec) {
-		id, rest, _ := slurmtime.Strtol(tok, slurmtime.OutOfRange)
+		id, rest, _ := slurmsyntax.Strtol(tok, slurmsyntax.OutOfRange)
 		if id <= 0 || id > int64(^uint32(0)) {
 			return nil, false
 		}
 		s := acctSel{id: uint32(id), task: -1}
 		if strings.HasPrefix(rest, "_") {
-			t, r, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
+			t, r, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			s.task, rest = int(t), r
 		}
 		if strings.HasPrefix(rest, ".") {

@@ -12,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -135,7 +135,7 @@ func parseScancel(args []string, sio cli.IO) (a scancelArgs, code int, done bool
 		case "reservation":
 			a.reservation = v
 		case "signal":
-			sig, err := slurmtime.ParseSignalName(v)
+			sig, err := slurmsyntax.ParseSignalName(v)
 			if err != nil {
 				fmt.Fprintf(sio.Stderr, "Unknown job signal: %s\n", v)
 				return 1, true
@@ -208,7 +208,7 @@ func scancelState(v string, fromEnv bool, sio cli.IO) (slurm.JobState, int, bool
 func parseCancelIDs(s string) ([]cancelID, bool) {
 	var out []cancelID
 	for s != "" {
-		id, rest, _ := slurmtime.Strtol(s, slurmtime.OutOfRange)
+		id, rest, _ := slurmsyntax.Strtol(s, slurmsyntax.OutOfRange)
 		if id <= 0 || id > int64(^uint32(0)) {
 			return nil, false
 		}
@@ -219,7 +219,7 @@ func parseCancelIDs(s string) ([]cancelID, bool) {
 			if end < 0 || end != len(rest)-1 {
 				return nil, false
 			}
-			if _, err := slurmtime.ParseArray(rest[2:end], slurmtime.MaxArraySizeLimit); err != nil {
+			if _, err := slurmsyntax.ParseArray(rest[2:end], slurmsyntax.MaxArraySizeLimit); err != nil {
 				return nil, false
 			}
 			// A task range is sent whole; no step may follow it.
@@ -228,14 +228,14 @@ func parseCancelIDs(s string) ([]cancelID, bool) {
 		case strings.HasPrefix(rest, "_*"):
 			c.task, rest = allTasks, rest[2:]
 		case strings.HasPrefix(rest, "_"):
-			t, r, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
+			t, r, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			if t < 0 || r == rest[1:] {
 				return nil, false
 			}
 			c.task, rest = int(t), r
 		}
 		if strings.HasPrefix(rest, ".") {
-			st, r, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
+			st, r, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			if st < 0 {
 				return nil, false
 			}

@@ -16,7 +16,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -222,7 +222,7 @@ func (s *scontrolArgs) hostnames(list string, ok bool) {
 		fmt.Fprintln(s.sio.Stderr, "scontrol: error: host list is empty")
 		return
 	}
-	hosts, err := slurmtime.ExpandHostlist(list)
+	hosts, err := slurmsyntax.ExpandHostlist(list)
 	if err != nil {
 		fmt.Fprintf(s.sio.Stderr, "Invalid hostlist: %s\n", list)
 		return
@@ -250,7 +250,7 @@ func (s *scontrolArgs) hostlist(list string, ok, sorted bool) {
 		}
 		list = strings.ReplaceAll(strings.TrimRight(string(b), "\n"), "\n", ",")
 	}
-	hosts, err := slurmtime.ExpandHostlist(list)
+	hosts, err := slurmsyntax.ExpandHostlist(list)
 	if err != nil {
 		s.exit = 1
 		fmt.Fprintf(s.sio.Stderr, "Invalid hostlist: %s\n", list)
@@ -259,10 +259,10 @@ func (s *scontrolArgs) hostlist(list string, ok, sorted bool) {
 	if sorted {
 		slices.Sort(hosts)
 		hosts = slices.Compact(hosts)
-		fmt.Fprintln(s.sio.Stdout, slurmtime.CompressHostlist(hosts))
+		fmt.Fprintln(s.sio.Stdout, slurmsyntax.CompressHostlist(hosts))
 		return
 	}
-	out, _ := slurmtime.NormalizeHostlist(list)
+	out, _ := slurmsyntax.NormalizeHostlist(list)
 	fmt.Fprintln(s.sio.Stdout, out)
 }
 
@@ -280,10 +280,10 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 				return
 			}
 		}
-		n, rest, _ := slurmtime.Strtol(id, slurmtime.OutOfRange)
+		n, rest, _ := slurmsyntax.Strtol(id, slurmsyntax.OutOfRange)
 		jobID = uint32(n)
 		if strings.HasPrefix(rest, "_") {
-			t, _, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
+			t, _, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			task = int(t)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // scontrol show node, show partition, show config and update NodeName=.
@@ -77,7 +77,7 @@ func (s *scontrolArgs) showNodes(list string, hasList bool) {
 	}
 	names := []string{v.Name}
 	if hasList {
-		hosts, err := slurmtime.ExpandHostlist(list)
+		hosts, err := slurmsyntax.ExpandHostlist(list)
 		if err != nil {
 			s.exit = 1
 			if s.quiet != 1 {

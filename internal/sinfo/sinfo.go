@@ -15,7 +15,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
@@ -161,7 +161,7 @@ func parseSinfo(args []string, sio cli.IO) (a sinfoArgs, code int, done bool) {
 		case "noconvert":
 			a.noConvert = true
 		case "nodes":
-			hosts, err := slurmtime.ExpandHostlist(v)
+			hosts, err := slurmsyntax.ExpandHostlist(v)
 			if err != nil || len(hosts) == 0 {
 				fmt.Fprintf(sio.Stderr, "sinfo: error: '%s' invalid entry for --nodes\n", v)
 				return 1, true

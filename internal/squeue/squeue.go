@@ -13,7 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // squeueOptions is squeue's option table (src/squeue/opts.c), in its order.
@@ -326,10 +326,10 @@ const validJobStates = "PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,TIM
 func parseJobSels(spec string, sio cli.IO) ([]jobSel, int, bool) {
 	var sels []jobSel
 	for _, tok := range cli.SplitList(spec) {
-		id, rest, _ := slurmtime.Strtol(tok, slurmtime.OutOfRange)
+		id, rest, _ := slurmsyntax.Strtol(tok, slurmsyntax.OutOfRange)
 		sel := jobSel{id: uint32(id), task: -1}
 		if strings.HasPrefix(rest, "_") {
-			t, _, _ := slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
+			t, _, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			sel.task = int(t)
 		}
 		if id <= 0 || id > int64(^uint32(0)) {

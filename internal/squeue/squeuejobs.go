@@ -15,7 +15,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 )
@@ -106,12 +106,12 @@ func parseBitFmt(s string) []int {
 	s, _, _ = strings.Cut(s, "%")
 	var ids []int
 	for _, part := range strings.Split(s, ",") {
-		lo, rest, _ := slurmtime.Strtol(part, slurmtime.OutOfRange)
+		lo, rest, _ := slurmsyntax.Strtol(part, slurmsyntax.OutOfRange)
 		hi := lo
 		if strings.HasPrefix(rest, "-") {
-			hi, _, _ = slurmtime.Strtol(rest[1:], slurmtime.OutOfRange)
+			hi, _, _ = slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 		}
-		for i := lo; i <= hi && len(ids) < slurmtime.MaxArraySizeLimit; i++ {
+		for i := lo; i <= hi && len(ids) < slurmsyntax.MaxArraySizeLimit; i++ {
 			ids = append(ids, int(i))
 		}
 	}

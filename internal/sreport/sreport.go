@@ -17,7 +17,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
@@ -163,14 +163,14 @@ func Parse(args []string, now time.Time, stderr, stdout io.Writer) (o *Options, 
 			return nil, 1, true
 		case !hasVal && is("all_clusters", 1):
 		case hasVal && is("start", 1):
-			t, err := slurmtime.ParseTime(val, now, true)
+			t, err := slurmsyntax.ParseTime(val, now, true)
 			if err != nil || (t.IsZero() && val != "") {
 				fmt.Fprintf(stderr, "Invalid time specification (pos=0): %s\n", val)
 				continue
 			}
 			start = t
 		case hasVal && is("end", 1):
-			t, err := slurmtime.ParseTime(val, now, true)
+			t, err := slurmsyntax.ParseTime(val, now, true)
 			if err != nil || (t.IsZero() && val != "") {
 				fmt.Fprintf(stderr, "Invalid time specification (pos=0): %s\n", val)
 				continue

@@ -11,7 +11,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // srun runs a command as the tasks of a job step.
@@ -315,7 +315,7 @@ func (o *srunOpts) apply(key, v string, has, cli bool) string {
 	case "multi-prog":
 		o.multiProg = true
 	case "time":
-		if _, err := slurmtime.ParseTimeLimit(v); err != nil {
+		if _, err := slurmsyntax.ParseTimeLimit(v); err != nil {
 			msg = "Invalid --time specification"
 		}
 		o.timeLimit = v
@@ -338,11 +338,11 @@ func (o *srunOpts) apply(key, v string, has, cli bool) string {
 // megabytes reads --mem's value (a number with an optional K, M, G or T
 // suffix; MiB by default).
 func megabytes(v string) (uint64, bool) {
-	b, err := slurmtime.ParseSize(v, slurmtime.MiB)
+	b, err := slurmsyntax.ParseSize(v, slurmsyntax.MiB)
 	if err != nil {
 		return 0, false
 	}
-	return uint64(b / slurmtime.MiB), true
+	return uint64(b / slurmsyntax.MiB), true
 }
 
 // setGPUs sets one GPU option (a later value replacing an earlier one,
