@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // PathReservations is GET -> Reservations (scontrol show reservation,
@@ -118,7 +118,7 @@ func ApplyResvWords(r *Reservation, words []string, now time.Time, create bool) 
 		case k == "starttime":
 			t, err := resvTime(val, now)
 			if err != nil {
-				var be *slurmtime.BeginError
+				var be *slurmsyntax.BeginError
 				e := resvErr("Invalid start time %s.", w)
 				if errors.As(err, &be) {
 					e.Diag = be.Diagnostic()
@@ -129,7 +129,7 @@ func ApplyResvWords(r *Reservation, words []string, now time.Time, create bool) 
 		case k == "endtime":
 			t, err := resvTime(val, now)
 			if err != nil {
-				var be *slurmtime.BeginError
+				var be *slurmsyntax.BeginError
 				e := resvErr("Invalid end time %s.", w)
 				if errors.As(err, &be) {
 					e.Diag = be.Diagnostic()
@@ -138,8 +138,8 @@ func ApplyResvWords(r *Reservation, words []string, now time.Time, create bool) 
 			}
 			r.End, endSet = t, true
 		case k == "duration":
-			d, err := slurmtime.ParseMinutes(val)
-			if err != nil || d <= 0 || d == slurmtime.Infinite {
+			d, err := slurmsyntax.ParseMinutes(val)
+			if err != nil || d <= 0 || d == slurmsyntax.Infinite {
 				return resvErr("Invalid duration %s.", w)
 			}
 			dur, durSet = d, true
@@ -210,7 +210,7 @@ func resvTime(s string, now time.Time) (time.Time, error) {
 	if strings.EqualFold(s, "now") {
 		return now.Truncate(time.Second), nil
 	}
-	return slurmtime.ParseBegin(s, now)
+	return slurmsyntax.ParseBegin(s, now)
 }
 
 // resvUsers reads Users=: all names, or all names each after '-' (every
@@ -273,7 +273,7 @@ func resvFlags(val string) ([]string, time.Duration, error) {
 		if word == "PURGE_COMP" {
 			purge = 5 * time.Minute
 			if hasArg {
-				d, err := slurmtime.ParseMinutes(arg)
+				d, err := slurmsyntax.ParseMinutes(arg)
 				if err != nil || d <= 0 {
 					return nil, 0, resvErr("Error parsing flags %s.", val)
 				}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // ShowWorkDir is the job's WorkDir= as scontrol show job prints it: the
@@ -27,14 +27,14 @@ func ShowWorkDir(j *jobrec.Job) string {
 // prints them (slurm_get_job_stdout and its siblings in src/api/job_info.c),
 // which are not always the files the job writes: sbatch makes a relative
 // name absolute under the working directory without cleaning it, and
-// scontrol expands only %A, %a, %j, %u and %x (slurmtime.ShowPattern), so
+// scontrol expands only %A, %a, %j, %u and %x (slurmsyntax.ShowPattern), so
 // "%N" stays as written. Without --output, "slurm-%j.out" (an array's
 // "slurm-%A_%a.out") under the working directory; without --error, the
 // output; without --input, /dev/null.
 func ShowFiles(j *jobrec.Job) (stdout, stderr, stdin string) {
 	r := &j.Request
 	dir := ShowWorkDir(j)
-	v := slurmtime.PatternVars{JobID: j.ID, ArrayJobID: j.ArrayJobID, ArrayTaskID: -1,
+	v := slurmsyntax.PatternVars{JobID: j.ID, ArrayJobID: j.ArrayJobID, ArrayTaskID: -1,
 		JobName: j.Name, User: j.User}
 	if j.ArrayJobID != 0 && j.ArrayTaskID != jobrec.NoTask {
 		v.ArrayTaskID = j.ArrayTaskID
@@ -43,7 +43,7 @@ func ShowFiles(j *jobrec.Job) (stdout, stderr, stdin string) {
 		if !strings.HasPrefix(pattern, "/") {
 			pattern = dir + "/" + pattern
 		}
-		return slurmtime.ShowPattern(pattern, v)
+		return slurmsyntax.ShowPattern(pattern, v)
 	}
 	out := r.Output
 	switch {

@@ -19,7 +19,7 @@ const PriorityRelease uint32 = 1<<32 - 1
 // scontrol sends them one by one ("12", "12_3", "12_1-3,7").
 type Update struct {
 	Jobs []string `json:"jobs"`
-	// TimeLimit is whole minutes, or slurmtime.Infinite for UNLIMITED.
+	// TimeLimit is whole minutes, or slurmsyntax.Infinite for UNLIMITED.
 	TimeLimit *time.Duration `json:"time_limit,omitempty"`
 	Partition *string        `json:"partition,omitempty"`
 	// Priority is a fixed priority; 0 holds the job, PriorityRelease

@@ -13,31 +13,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
-// Cstrtol reads a decimal number at the start of s as strtol does (0 when
-// there is none), returning the rest.
-func Cstrtol(s string) (int64, string) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
-		i++
-	}
-	j := i
-	if j < len(s) && (s[j] == '+' || s[j] == '-') {
-		j++
-	}
-	k := j
-	for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-		k++
-	}
-	if k == j {
-		return 0, s
-	}
-	n, err := strconv.ParseInt(s[i:k], 10, 64)
-	if err != nil {
-		n = 1 << 62 // out of range: refused by the caller
-	}
-	return n, s[k:]
-}
-
 // SplitList is strtok(s, ","): the non-empty items.
 func SplitList(s string) []string {
 	var out []string

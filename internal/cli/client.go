@@ -133,7 +133,7 @@ func PrintResultHint(r api.Result, sio IO) {
 func DaemonError(prog string, err error, sio IO) int {
 	var ue *sockclient.UnreachableError
 	var na *sockclient.NotAnsweringError
-	var le *sockclient.Error
+	var le *api.Error
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(sio.Stderr, "%s: error: %s\n", prog, ue.Error())
@@ -156,7 +156,7 @@ func DaemonError(prog string, err error, sio IO) int {
 // which tools parse, never instead of them, and says it is slurm-lite's
 // ("slurm-lite: ..."), so that a tool taking the last "prog: error:" line
 // still finds Slurm's.
-func PrintHint(prog string, le *sockclient.Error, sio IO) {
+func PrintHint(prog string, le *api.Error, sio IO) {
 	if le.Hint != "" {
 		fmt.Fprintf(sio.Stderr, "slurm-lite: %s\n", le.Hint)
 	}
@@ -218,7 +218,7 @@ func Me() UserMatch {
 // (slurm_perror("slurm_load_jobs error")), or the daemon's advice when
 // there is no daemon.
 func LoadJobsError(prog string, err error, sio IO) int {
-	var le *sockclient.Error
+	var le *api.Error
 	if errors.As(err, &le) && le.Code != 0 {
 		fmt.Fprintf(sio.Stderr, "slurm_load_jobs error: %s\n", Strerror(le.Code, le.Message))
 		return 1

@@ -10,7 +10,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // HostsIntersect is -w: does the job run on one of the hosts?
@@ -18,7 +18,7 @@ func HostsIntersect(hostlist, node string, st slurm.JobState) bool {
 	if node == "" || st == slurm.Pending {
 		return false
 	}
-	hosts, err := slurmtime.ExpandHostlist(hostlist)
+	hosts, err := slurmsyntax.ExpandHostlist(hostlist)
 	if err != nil {
 		return false
 	}

@@ -52,7 +52,7 @@ func LoadCluster(c *sockclient.Client) (*Cluster, error) {
 		return nil, err
 	}
 	if cl.Conf.Config == nil {
-		return nil, &sockclient.Error{Message: "the daemon sent no configuration"}
+		return nil, &api.Error{Message: "the daemon sent no configuration"}
 	}
 	return &cl, nil
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // check finds what decoding cannot see: values out of range, names that
@@ -161,7 +161,7 @@ func (p *parser) lowerName(at keyPath, what, s string) bool {
 	return true
 }
 
-// The % escapes a CheckpointDir may use: slurmtime.ExpandPattern's.
+// The % escapes a CheckpointDir may use: slurmsyntax.ExpandPattern's.
 const checkpointEscapes = "jxuAaNnst%"
 
 func (p *parser) checkTop(c *Config) {
@@ -370,11 +370,11 @@ func (p *parser) checkScron(c *Config) {
 func (p *parser) checkDefMem(c *Config) {
 	if c.DefMemPerCPU > 0 && c.DefMemPerNode > 0 {
 		p.errorf(key("DefMemPerNode"), "DefMemPerCPU and DefMemPerNode are mutually exclusive, as in slurm.conf: keep one (DefMemPerCPU = %q is per allocated CPU, DefMemPerNode = %q per job)",
-			slurmtime.FormatSize(c.DefMemPerCPU), slurmtime.FormatSize(c.DefMemPerNode))
+			slurmsyntax.FormatSize(c.DefMemPerCPU), slurmsyntax.FormatSize(c.DefMemPerNode))
 	}
 	if p.isGiven(key("Node", "RealMemory")) && c.Node.RealMemory > 0 && c.DefMemPerNode > c.Node.RealMemory {
 		p.errorf(key("DefMemPerNode"), "DefMemPerNode %s is more than the node's RealMemory %s: every job that asks for no memory would wait forever; write at most %q",
-			slurmtime.FormatSize(c.DefMemPerNode), slurmtime.FormatSize(c.Node.RealMemory), slurmtime.FormatSize(c.Node.RealMemory))
+			slurmsyntax.FormatSize(c.DefMemPerNode), slurmsyntax.FormatSize(c.Node.RealMemory), slurmsyntax.FormatSize(c.Node.RealMemory))
 	}
 }
 
@@ -386,7 +386,7 @@ func (p *parser) checkNode(c *Config) {
 	if p.isGiven(key("Node", "CPUs")) && n.CPUs < 1 {
 		p.errorf(key("Node", "CPUs"), "Node.CPUs %d is below 1; leave CPUs out to use the detected count", n.CPUs)
 	}
-	if p.isGiven(key("Node", "RealMemory")) && n.RealMemory < slurmtime.MiB {
+	if p.isGiven(key("Node", "RealMemory")) && n.RealMemory < slurmsyntax.MiB {
 		p.errorf(key("Node", "RealMemory"), "Node.RealMemory must be at least 1M; leave RealMemory out to use the detected size")
 	}
 	p.enum(key("Node", "GPUs"), "Node.GPUs", &n.GPUs, GPUsNVML, GPUsNone, GPUsSimulated)
@@ -452,7 +452,7 @@ func (p *parser) checkPriority(c *Config) {
 	// times here are read as Slurm reads them, whole minutes.
 	if pr.CalcPeriod < time.Minute {
 		p.errorf(at("CalcPeriod"), "Priority.CalcPeriod %s is under Slurm's minimum: set at least \"1\" (a minute)",
-			slurmtime.FormatClock(pr.CalcPeriod))
+			slurmsyntax.FormatClock(pr.CalcPeriod))
 	}
 	p.enum(at("Recalc"), "Priority.Recalc", &pr.Recalc, RecalcPeriod, RecalcPass)
 	p.enum(at("UsageResetPeriod"), "Priority.UsageResetPeriod", &pr.UsageResetPeriod,
@@ -626,7 +626,7 @@ func (p *parser) checkPartitions(c *Config) {
 		}
 		if pt.MaxTime > 0 && pt.DefaultTime > pt.MaxTime {
 			p.errorf(at("DefaultTime"), "%s: DefaultTime %s is above MaxTime %s; lower DefaultTime or raise MaxTime",
-				label, slurmtime.FormatDuration(pt.DefaultTime), slurmtime.FormatDuration(pt.MaxTime))
+				label, slurmsyntax.FormatDuration(pt.DefaultTime), slurmsyntax.FormatDuration(pt.MaxTime))
 		}
 		p.inRange(at("PriorityTier"), label+": PriorityTier", int64(pt.PriorityTier), 0, 65533)
 		p.inRange(at("PriorityJobFactor"), label+": PriorityJobFactor", int64(pt.PriorityJobFactor), 0, 65533)

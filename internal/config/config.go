@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Config is slurm-lite's whole configuration. Field tags name the TOML key
@@ -37,7 +37,7 @@ type Config struct {
 	// before it says the daemon is not answering.
 	MessageTimeout time.Duration `toml:"MessageTimeout" conf:"seconds"`
 	// ShardSize is the GPU memory one gres/shard stands for.
-	ShardSize slurmtime.Bytes `toml:"ShardSize"`
+	ShardSize slurmsyntax.Bytes `toml:"ShardSize"`
 	// DefMemPerCPU and DefMemPerNode are slurm.conf's: the memory a job
 	// that asks for none (no --mem, --mem-per-cpu or --mem-per-gpu) is
 	// given at submission, per allocated CPU or for the job, as its
@@ -46,8 +46,8 @@ type Config struct {
 	// CPUs. At most one of them; 0 (the default, Slurm's DefMemPerNode =
 	// UNLIMITED): such a job has no memory limit, and an --exclusive one
 	// holds all of RealMemory.
-	DefMemPerCPU  slurmtime.Bytes `toml:"DefMemPerCPU"`
-	DefMemPerNode slurmtime.Bytes `toml:"DefMemPerNode"`
+	DefMemPerCPU  slurmsyntax.Bytes `toml:"DefMemPerCPU"`
+	DefMemPerNode slurmsyntax.Bytes `toml:"DefMemPerNode"`
 	// MinJobAge is how long a finished job stays visible to squeue.
 	MinJobAge time.Duration `toml:"MinJobAge" conf:"seconds"`
 	// MaxArraySize bounds array task ids (ids are below it); 0 disables arrays.
@@ -308,7 +308,7 @@ type Node struct {
 	// CPUs; 0 until ApplyHost sets the detected count.
 	CPUs int `toml:"CPUs"`
 	// RealMemory; 0 until ApplyHost sets the detected size.
-	RealMemory slurmtime.Bytes `toml:"RealMemory"`
+	RealMemory slurmsyntax.Bytes `toml:"RealMemory"`
 	// GPUs is where the GPU inventory comes from: GPUsNVML, GPUsNone or
 	// GPUsSimulated.
 	GPUs string `toml:"GPUs"`
@@ -343,9 +343,9 @@ const (
 
 // SimulatedGPU is one group of identical simulated GPUs.
 type SimulatedGPU struct {
-	Type   string          `toml:"Type" conf:"name"`
-	Memory slurmtime.Bytes `toml:"Memory"`
-	Count  int             `toml:"Count"`
+	Type   string            `toml:"Type" conf:"name"`
+	Memory slurmsyntax.Bytes `toml:"Memory"`
+	Count  int               `toml:"Count"`
 }
 
 // Priority holds slurm.conf's Priority* keys without the prefix.
@@ -394,13 +394,13 @@ func (p Priority) HasFlag(flag string) bool {
 }
 
 // Partition is one partition. Durations are whole minutes or
-// slurmtime.Infinite.
+// slurmsyntax.Infinite.
 type Partition struct {
 	PartitionName string `toml:"PartitionName" conf:"name"`
 	// Default: jobs without --partition go here. After Parse exactly one
 	// partition has it.
 	Default bool `toml:"Default"`
-	// MaxTime is the longest time limit; slurmtime.Infinite by default.
+	// MaxTime is the longest time limit; slurmsyntax.Infinite by default.
 	MaxTime time.Duration `toml:"MaxTime" conf:"time"`
 	// DefaultTime is the limit of jobs that give none; 0 means MaxTime (see
 	// DefaultLimit).
@@ -557,7 +557,7 @@ func Default() *Config {
 		StateSaveLocation:        "/var/lib/slurm-lite",
 		KillWait:                 30 * time.Second,
 		MessageTimeout:           10 * time.Second,
-		ShardSize:                slurmtime.GiB,
+		ShardSize:                slurmsyntax.GiB,
 		MinJobAge:                300 * time.Second,
 		MaxArraySize:             1001,
 		MaxJobCount:              10000,
@@ -615,7 +615,7 @@ func Default() *Config {
 // setDefaults gives a [[Partition]] Slurm's partition defaults before the
 // file's keys are decoded over them.
 func (p *Partition) setDefaults() {
-	p.MaxTime = slurmtime.Infinite
+	p.MaxTime = slurmsyntax.Infinite
 	p.PriorityTier = 1
 	p.PriorityJobFactor = 1
 	p.PreemptMode = PreemptModeOff

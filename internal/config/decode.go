@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The decoder walks the schema by reflection, over a Config that already
@@ -82,7 +82,7 @@ func fieldsOf(t reflect.Type) []field {
 
 var (
 	durationType    = reflect.TypeOf(time.Duration(0))
-	bytesType       = reflect.TypeOf(slurmtime.Bytes(0))
+	bytesType       = reflect.TypeOf(slurmsyntax.Bytes(0))
 	tresType        = reflect.TypeOf(TRES(nil))
 	tresWeightsType = reflect.TypeOf(TRESWeights(nil))
 	shareType       = reflect.TypeOf(Share(""))
@@ -457,7 +457,7 @@ var errWrongType = fmt.Errorf("wrong type")
 // parseTime reads a Slurm time as slurm.conf takes it (time_str2mins): a
 // string in any sbatch --time form, or a whole number of minutes. Unlike
 // sbatch's --time, 0 is zero here (PriorityDecayHalfLife=0 means no decay),
-// and "UNLIMITED", "INFINITE" and -1 are slurmtime.Infinite.
+// and "UNLIMITED", "INFINITE" and -1 are slurmsyntax.Infinite.
 //
 // exact keeps the seconds (time_str2secs) for slurm-lite's own keys, where
 // a scaled replay or a short test needs times under a minute.
@@ -466,7 +466,7 @@ func parseTime(v any, exact bool) (time.Duration, error) {
 	case int64:
 		switch {
 		case x == -1:
-			return slurmtime.Infinite, nil
+			return slurmsyntax.Infinite, nil
 		case x < 0 || x > math.MaxInt64/int64(time.Minute):
 			return 0, fmt.Errorf("out of range")
 		}
@@ -474,9 +474,9 @@ func parseTime(v any, exact bool) (time.Duration, error) {
 	case string:
 		// slurm.conf's reading: "0" is zero (no decay, no age factor), not
 		// sbatch's "no limit".
-		parse := slurmtime.ParseMinutes
+		parse := slurmsyntax.ParseMinutes
 		if exact {
-			parse = slurmtime.ParseSeconds
+			parse = slurmsyntax.ParseSeconds
 		}
 		d, err := parse(strings.TrimSpace(x))
 		if err != nil {
@@ -487,18 +487,18 @@ func parseTime(v any, exact bool) (time.Duration, error) {
 	return 0, errWrongType
 }
 
-// size decodes a slurmtime.Bytes: a size string, or a whole number of
+// size decodes a slurmsyntax.Bytes: a size string, or a whole number of
 // megabytes as in slurm.conf's RealMemory.
 func (p *parser) size(at keyPath, name string, v any, fv reflect.Value) {
 	switch x := v.(type) {
 	case int64:
-		if x < 0 || x > math.MaxInt64/int64(slurmtime.MiB) {
+		if x < 0 || x > math.MaxInt64/int64(slurmsyntax.MiB) {
 			p.errorf(at, "%s %d is out of range; write a size such as \"256G\"", name, x)
 			return
 		}
-		fv.SetInt(x * int64(slurmtime.MiB))
+		fv.SetInt(x * int64(slurmsyntax.MiB))
 	case string:
-		b, err := slurmtime.ParseSize(strings.TrimSpace(x), slurmtime.MiB)
+		b, err := slurmsyntax.ParseSize(strings.TrimSpace(x), slurmsyntax.MiB)
 		if err != nil || b < 0 {
 			p.errorf(at, `%s %q is not a size; write e.g. "256G", "500M" or "2T"`, name, x)
 			return

@@ -39,8 +39,8 @@
 //
 // Glossary:
 //   - Slurm time: a duration as slurm.conf writes it ("7-0", "2-00:00:00",
-//     "90" minutes, "UNLIMITED"), parsed with internal/slurmtime; whole
-//     minutes, or slurmtime.Infinite.
+//     "90" minutes, "UNLIMITED"), parsed with internal/slurmsyntax; whole
+//     minutes, or slurmsyntax.Infinite.
 //   - TRES: a trackable resource (cpu, mem, gres/gpu, gres/shard); TRES
 //     holds counts (limits), TRESWeights weights (billing, priority).
 //   - Association: a user in an account, with shares. [[User]] entries and

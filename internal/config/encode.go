@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // WriteTOML writes c as a configuration file: every key of the schema, with
@@ -72,7 +72,7 @@ func encodeValue(v reflect.Value, conf string) string {
 	case durationType:
 		return encodeDuration(time.Duration(v.Int()), conf)
 	case bytesType:
-		return tomlQuote(exactSize(slurmtime.Bytes(v.Int())))
+		return tomlQuote(exactSize(slurmsyntax.Bytes(v.Int())))
 	case tresType, tresWeightsType:
 		return tomlQuote(v.Interface().(fmt.Stringer).String())
 	}
@@ -122,7 +122,7 @@ func encodeDuration(d time.Duration, conf string) string {
 	if d == 0 {
 		return `"0"`
 	}
-	if s := slurmtime.FormatDuration(d); s != "INVALID" { // squeue's: over a year is INVALID
+	if s := slurmsyntax.FormatDuration(d); s != "INVALID" { // squeue's: over a year is INVALID
 		return tomlQuote(s) // "2-00:00:00", "1:00:00", "UNLIMITED"
 	}
 	s := int64(d / time.Second)
@@ -130,18 +130,18 @@ func encodeDuration(d time.Duration, conf string) string {
 }
 
 // exactSize writes a size in the largest unit that holds it whole.
-func exactSize(b slurmtime.Bytes) string {
+func exactSize(b slurmsyntax.Bytes) string {
 	switch {
 	case b == 0:
 		return "0"
-	case b%slurmtime.TiB == 0:
-		return strconv.FormatInt(int64(b/slurmtime.TiB), 10) + "T"
-	case b%slurmtime.GiB == 0:
-		return strconv.FormatInt(int64(b/slurmtime.GiB), 10) + "G"
-	case b%slurmtime.MiB == 0:
-		return strconv.FormatInt(int64(b/slurmtime.MiB), 10) + "M"
+	case b%slurmsyntax.TiB == 0:
+		return strconv.FormatInt(int64(b/slurmsyntax.TiB), 10) + "T"
+	case b%slurmsyntax.GiB == 0:
+		return strconv.FormatInt(int64(b/slurmsyntax.GiB), 10) + "G"
+	case b%slurmsyntax.MiB == 0:
+		return strconv.FormatInt(int64(b/slurmsyntax.MiB), 10) + "M"
 	}
-	return strconv.FormatInt(int64(b/slurmtime.KiB), 10) + "K"
+	return strconv.FormatInt(int64(b/slurmsyntax.KiB), 10) + "K"
 }
 
 // tomlQuote writes s as a TOML basic string: Go's strconv.Quote writes

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // WriteTOML's output reads back as the configuration it was written from:
@@ -35,7 +35,7 @@ func TestWriteTOMLRoundTrip(t *testing.T) {
 // empty, they would be refused.
 func roundTrip(t *testing.T, c *Config) {
 	t.Helper()
-	c.ApplyHost(Host{Name: "gpu01", CPUs: 16, Memory: 64000 * slurmtime.MiB})
+	c.ApplyHost(Host{Name: "gpu01", CPUs: 16, Memory: 64000 * slurmsyntax.MiB})
 	var b strings.Builder
 	if err := c.WriteTOML(&b); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func roundTrip(t *testing.T, c *Config) {
 	if err != nil {
 		t.Fatalf("the written configuration does not read back: %v\n%s", err, b.String())
 	}
-	back.ApplyHost(Host{Name: "gpu01", CPUs: 16, Memory: 64000 * slurmtime.MiB})
+	back.ApplyHost(Host{Name: "gpu01", CPUs: 16, Memory: 64000 * slurmsyntax.MiB})
 	if diff := cmp.Diff(c, back, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("read back (-written +read):\n%s\nfrom:\n%s", diff, b.String())
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // EnvVar names the configuration file for the daemon and for every
@@ -122,7 +122,7 @@ type Host struct {
 	// NodeName usually is.
 	Name   string
 	CPUs   int
-	Memory slurmtime.Bytes
+	Memory slurmsyntax.Bytes
 }
 
 // DetectHost reads the host name, the CPU count and the memory size
@@ -147,7 +147,7 @@ func DetectHost() (Host, error) {
 }
 
 // parseMeminfo returns MemTotal from /proc/meminfo ("MemTotal: 263842100 kB").
-func parseMeminfo(data []byte) (slurmtime.Bytes, error) {
+func parseMeminfo(data []byte) (slurmsyntax.Bytes, error) {
 	for _, line := range strings.Split(string(data), "\n") {
 		rest, ok := strings.CutPrefix(line, "MemTotal:")
 		if !ok {
@@ -161,7 +161,7 @@ func parseMeminfo(data []byte) (slurmtime.Bytes, error) {
 		if err != nil || kb <= 0 {
 			return 0, fmt.Errorf("unexpected MemTotal line %q", line)
 		}
-		return slurmtime.Bytes(kb) * slurmtime.KiB, nil
+		return slurmsyntax.Bytes(kb) * slurmsyntax.KiB, nil
 	}
 	return 0, errors.New("no MemTotal line")
 }

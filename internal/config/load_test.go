@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 func TestLocate(t *testing.T) {
@@ -130,11 +130,11 @@ func TestParseMeminfo(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		want    slurmtime.Bytes
+		want    slurmsyntax.Bytes
 		wantErr string
 	}{
-		{"a real meminfo", "MemTotal:       263842100 kB\nMemFree:        1000 kB\n", 263842100 * slurmtime.KiB, ""},
-		{"MemTotal not first", "Foo: 1 kB\nMemTotal: 2048 kB\n", 2 * slurmtime.MiB, ""},
+		{"a real meminfo", "MemTotal:       263842100 kB\nMemFree:        1000 kB\n", 263842100 * slurmsyntax.KiB, ""},
+		{"MemTotal not first", "Foo: 1 kB\nMemTotal: 2048 kB\n", 2 * slurmsyntax.MiB, ""},
 		{"no MemTotal", "MemFree: 1 kB\n", 0, "no MemTotal line"},
 		{"a unit other than kB", "MemTotal: 5 MB\n", 0, `unexpected MemTotal line "MemTotal: 5 MB"`},
 		{"not a number", "MemTotal: x kB\n", 0, `unexpected MemTotal line "MemTotal: x kB"`},
@@ -161,7 +161,7 @@ func TestDetectHostFindsThisMachine(t *testing.T) {
 	if err != nil {
 		t.Skipf("cannot detect this host: %v", err)
 	}
-	if h.Name == "" || h.CPUs < 1 || h.Memory < slurmtime.MiB {
+	if h.Name == "" || h.CPUs < 1 || h.Memory < slurmsyntax.MiB {
 		t.Errorf("DetectHost() = %+v, want a name, CPUs and memory", h)
 	}
 	for _, r := range h.Name {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // goldenCluster is the recorded Slurm cluster (shared/golden/README.md) in
@@ -96,8 +96,8 @@ func TestParseValid(t *testing.T) {
 			cfg(func(c *Config) {
 				c.ClusterName = "anchor"
 				c.TRESBillingWeights = TRESWeights{}
-				c.Node = Node{NodeName: "gpu01", CPUs: 16, RealMemory: 64000 * slurmtime.MiB, GPUs: GPUsSimulated,
-					SimulatedGPUs: []SimulatedGPU{{Type: "a100", Memory: 80 * slurmtime.GiB, Count: 4}}}
+				c.Node = Node{NodeName: "gpu01", CPUs: 16, RealMemory: 64000 * slurmsyntax.MiB, GPUs: GPUsSimulated,
+					SimulatedGPUs: []SimulatedGPU{{Type: "a100", Memory: 80 * slurmsyntax.GiB, Count: 4}}}
 				c.Partitions = []Partition{
 					partition("gpu", func(p *Partition) {
 						p.Default, p.PreemptMode, p.TRESBillingWeights = true, PreemptModeRequeue, TRESWeights{}
@@ -148,7 +148,7 @@ func TestParseValid(t *testing.T) {
 					// Seconds round up to the minute, as Slurm's time_str2mins.
 					partition("long", func(p *Partition) { p.Default, p.DefaultTime = true, 61*time.Minute }),
 				}
-				c.QOS = []QOS{{Name: "q", UsageFactor: 1, MaxWall: slurmtime.Infinite}, {Name: "normal", UsageFactor: 1}}
+				c.QOS = []QOS{{Name: "q", UsageFactor: 1, MaxWall: slurmsyntax.Infinite}, {Name: "normal", UsageFactor: 1}}
 			}),
 		},
 		{
@@ -227,9 +227,9 @@ func TestParseValid(t *testing.T) {
 				`SimulatedGPU = [{ Type = "a100", Memory = "80G" }, { Type = "t4", Memory = 15360, Count = 2 }]`,
 				`TypeAliases = { a100 = "NVIDIA A100-SXM4-80GB" }`),
 			cfg(func(c *Config) {
-				c.ShardSize = 512 * slurmtime.MiB
+				c.ShardSize = 512 * slurmsyntax.MiB
 				c.Node.GPUs = GPUsSimulated
-				c.Node.SimulatedGPUs = []SimulatedGPU{{Type: "a100", Memory: 80 * slurmtime.GiB, Count: 1}, {Type: "t4", Memory: 15 * slurmtime.GiB, Count: 2}}
+				c.Node.SimulatedGPUs = []SimulatedGPU{{Type: "a100", Memory: 80 * slurmsyntax.GiB, Count: 1}, {Type: "t4", Memory: 15 * slurmsyntax.GiB, Count: 2}}
 				c.Node.TypeAliases = map[string]string{"a100": "NVIDIA A100-SXM4-80GB"}
 			}),
 		},
@@ -300,14 +300,14 @@ func TestDefaultIsValid(t *testing.T) {
 
 func TestDefaultIsAWorkingSingleMachine(t *testing.T) {
 	c := Default()
-	c.ApplyHost(Host{Name: "box", CPUs: 8, Memory: 32 * slurmtime.GiB})
+	c.ApplyHost(Host{Name: "box", CPUs: 8, Memory: 32 * slurmsyntax.GiB})
 	got := struct {
 		Cluster, Partition, GPUs, Node string
 		MaxTime, DefaultLimit          time.Duration
 		Tier                           int
 		Preempt                        string
 		CPUs                           int
-		Memory                         slurmtime.Bytes
+		Memory                         slurmsyntax.Bytes
 		Accounts                       []string
 		AnyoneMayRun                   bool
 		NormalHasNoLimits              bool
@@ -322,8 +322,8 @@ func TestDefaultIsAWorkingSingleMachine(t *testing.T) {
 	got.NormalHasNoLimits = n != nil && cmp.Equal(*n, QOS{Name: DefaultQOS, UsageFactor: 1})
 	want := got
 	want.Cluster, want.Partition, want.GPUs, want.Node = "lab", "gpu", GPUsNVML, "box"
-	want.MaxTime, want.DefaultLimit, want.Tier, want.Preempt = slurmtime.Infinite, slurmtime.Infinite, 1, PreemptModeOff
-	want.CPUs, want.Memory = 8, 32*slurmtime.GiB
+	want.MaxTime, want.DefaultLimit, want.Tier, want.Preempt = slurmsyntax.Infinite, slurmsyntax.Infinite, 1, PreemptModeOff
+	want.CPUs, want.Memory = 8, 32*slurmsyntax.GiB
 	want.Accounts, want.AnyoneMayRun, want.NormalHasNoLimits = []string{"lab"}, true, true
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -335,8 +335,8 @@ func TestApplyHostKeepsWhatTheFileSays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.ApplyHost(Host{Name: "vm", CPUs: 4, Memory: 64 * slurmtime.GiB})
-	want := Node{NodeName: "gpu01", CPUs: 4, RealMemory: 16 * slurmtime.GiB, GPUs: GPUsNVML}
+	c.ApplyHost(Host{Name: "vm", CPUs: 4, Memory: 64 * slurmsyntax.GiB})
+	want := Node{NodeName: "gpu01", CPUs: 4, RealMemory: 16 * slurmsyntax.GiB, GPUs: GPUsNVML}
 	if diff := cmp.Diff(want, c.Node, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("node (-want +got):\n%s", diff)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Machine is what SiteWarnings learns of the machine the configuration is
@@ -41,9 +41,9 @@ func (c *Config) SiteWarnings(m Machine) []string {
 			c.Node.CPUs, h.CPUs, h.CPUs))
 	}
 	if h := m.Host; h.Memory > 0 && c.Node.RealMemory > h.Memory {
-		fits := slurmtime.Bytes(int64(h.Memory) / int64(slurmtime.MiB) * int64(slurmtime.MiB))
+		fits := slurmsyntax.Bytes(int64(h.Memory) / int64(slurmsyntax.MiB) * int64(slurmsyntax.MiB))
 		out = append(out, fmt.Sprintf("Node.RealMemory %s is more than this machine's memory (%s): jobs are given memory the machine does not have, and --mem does not protect them from each other; write RealMemory = %q or less, or leave RealMemory out to use the detected size",
-			slurmtime.FormatSize(c.Node.RealMemory), slurmtime.FormatSize(fits), slurmtime.FormatSize(fits)))
+			slurmsyntax.FormatSize(c.Node.RealMemory), slurmsyntax.FormatSize(fits), slurmsyntax.FormatSize(fits)))
 	}
 	return out
 }

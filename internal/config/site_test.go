@@ -6,12 +6,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 func TestSiteWarnings(t *testing.T) {
 	machine := Machine{
-		Host:        Host{CPUs: 8, Memory: 32 * slurmtime.GiB},
+		Host:        Host{CPUs: 8, Memory: 32 * slurmsyntax.GiB},
 		GroupExists: func(string) bool { return true },
 		Runnable: func(p string) error {
 			if p == "/bin/mail" {
@@ -21,12 +21,12 @@ func TestSiteWarnings(t *testing.T) {
 		},
 	}
 	c := Default()
-	c.Node.CPUs, c.Node.RealMemory = 8, 32*slurmtime.GiB
+	c.Node.CPUs, c.Node.RealMemory = 8, 32*slurmsyntax.GiB
 	if got := c.SiteWarnings(machine); len(got) != 0 {
 		t.Errorf("a node the size of the machine, /bin/mail there: %q, want no warning", got)
 	}
 
-	c.Node.CPUs, c.Node.RealMemory = 32, 256*slurmtime.GiB
+	c.Node.CPUs, c.Node.RealMemory = 32, 256*slurmsyntax.GiB
 	c.MailProg = "/usr/local/bin/mailx"
 	want := []string{
 		`MailProg "/usr/local/bin/mailx" cannot run (it does not exist), so the mail of --mail-type is never sent: install it (for /usr/bin/mail: apt install mailutils) or set MailProg to a program that exists`,

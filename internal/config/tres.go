@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // TRES is a set of trackable-resource counts, as in
@@ -80,7 +80,7 @@ func ParseTRES(s string) (TRES, error) {
 	for i, n := range names {
 		v := values[i]
 		if n == "mem" {
-			b, err := slurmtime.ParseSize(v, slurmtime.MiB)
+			b, err := slurmsyntax.ParseSize(v, slurmsyntax.MiB)
 			if err != nil {
 				return nil, fmt.Errorf("mem=%s: %w", v, err)
 			}
@@ -88,7 +88,7 @@ func ParseTRES(s string) (TRES, error) {
 				return nil, fmt.Errorf("mem=%s is negative", v)
 			}
 			// Round up: a limit of 1500K still allows 1500K.
-			t[n] = int64((b + slurmtime.MiB - 1) / slurmtime.MiB)
+			t[n] = int64((b + slurmsyntax.MiB - 1) / slurmsyntax.MiB)
 			continue
 		}
 		c, err := strconv.ParseInt(v, 10, 64)
@@ -159,7 +159,7 @@ func (t TRES) String() string {
 	for _, n := range sortedTRES(t) {
 		v := strconv.FormatInt(t[n], 10)
 		if n == "mem" {
-			v = slurmtime.FormatSize(slurmtime.Bytes(t[n]) * slurmtime.MiB)
+			v = slurmsyntax.FormatSize(slurmsyntax.Bytes(t[n]) * slurmsyntax.MiB)
 		}
 		parts = append(parts, n+"="+v)
 	}

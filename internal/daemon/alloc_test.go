@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -20,7 +20,7 @@ func TestCPURanges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := slurmtime.FormatRanges(tt.in); got != tt.want {
+			if got := slurmsyntax.FormatRanges(tt.in); got != tt.want {
 				t.Errorf("FormatRanges(%v) = %q, want %q", tt.in, got, tt.want)
 			}
 		})

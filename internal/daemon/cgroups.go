@@ -9,7 +9,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/procfs"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -101,11 +101,11 @@ func (d *Daemon) memNote(j store.Job, st stepd.Status) string {
 	var opt string
 	switch {
 	case r.MemPerNode != nil:
-		opt = "--mem=" + slurmtime.FormatSize(slurmtime.Bytes(*r.MemPerNode)*slurmtime.MiB)
+		opt = "--mem=" + slurmsyntax.FormatSize(slurmsyntax.Bytes(*r.MemPerNode)*slurmsyntax.MiB)
 	case r.MemPerCPU != nil:
-		opt = "--mem-per-cpu=" + slurmtime.FormatSize(slurmtime.Bytes(*r.MemPerCPU)*slurmtime.MiB)
+		opt = "--mem-per-cpu=" + slurmsyntax.FormatSize(slurmsyntax.Bytes(*r.MemPerCPU)*slurmsyntax.MiB)
 	case r.MemPerGPU != nil:
-		opt = "--mem-per-gpu=" + slurmtime.FormatSize(slurmtime.Bytes(*r.MemPerGPU)*slurmtime.MiB)
+		opt = "--mem-per-gpu=" + slurmsyntax.FormatSize(slurmsyntax.Bytes(*r.MemPerGPU)*slurmsyntax.MiB)
 	default:
 		return ""
 	}

@@ -46,8 +46,8 @@ type storedCrontab struct {
 
 // errScronDisabled is the refusal when ScronParameters does not enable
 // scrontab, in Slurm's words (scrontab checks it before it asks).
-func errScronDisabled() *localapi.Error {
-	return &localapi.Error{Status: http.StatusBadRequest, Code: slurm.ErrDisabled,
+func errScronDisabled() *api.Error {
+	return &api.Error{Status: http.StatusBadRequest, Code: slurm.ErrDisabled,
 		Message: "scrontab is disabled on this cluster",
 		Hint:    `ScronParameters = "enable" in the configuration turns scrontab on`}
 }
@@ -60,16 +60,16 @@ func (d *Daemon) crontabOwner(caller localapi.Identity, name string, change bool
 		return caller, nil
 	}
 	if change && caller.UID != 0 {
-		return localapi.Identity{}, &localapi.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
+		return localapi.Identity{}, &api.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 			Message: slurm.ErrAccessDenied.Error(), Hint: fmt.Sprintf("only root may change %s's crontab; %s may change their own (scrontab without -u)", name, caller.User)}
 	}
 	if !change && caller.UID != 0 && !d.config().IsOperator(caller.User) {
-		return localapi.Identity{}, &localapi.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
+		return localapi.Identity{}, &api.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 			Message: slurm.ErrAccessDenied.Error(), Hint: fmt.Sprintf("only root and operators may read %s's crontab", name)}
 	}
 	u, err := user.Lookup(name)
 	if err != nil {
-		return localapi.Identity{}, &localapi.Error{Status: http.StatusBadRequest, Code: slurm.ErrUserIDMissing,
+		return localapi.Identity{}, &api.Error{Status: http.StatusBadRequest, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("Could not find user %s", name)}
 	}
 	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
@@ -158,7 +158,7 @@ func (d *Daemon) installCrontab(ctx context.Context, req *localapi.Request[api.C
 		a, err := d.admit(ctx, owner, sub, now)
 		if err != nil {
 			out := api.CrontabInstalled{FailedLines: lines, Error: err.Error()}
-			var le *localapi.Error
+			var le *api.Error
 			if errors.As(err, &le) && le.Code != 0 {
 				// The controller's message beside its error number
 				// (sbatch's "error:" lines before "Batch job submission
@@ -195,7 +195,7 @@ func (d *Daemon) installCrontab(ctx context.Context, req *localapi.Request[api.C
 		return writeCrontab(tx, owner.UID, storedCrontab{User: owner.User, Text: req.Body.Text})
 	})
 	if errors.Is(err, store.ErrFull) {
-		return api.CrontabInstalled{}, &localapi.Error{Status: http.StatusServiceUnavailable, Message: err.Error()}
+		return api.CrontabInstalled{}, &api.Error{Status: http.StatusServiceUnavailable, Message: err.Error()}
 	}
 	if err != nil {
 		return api.CrontabInstalled{}, fmt.Errorf("installing %s's crontab: %w", owner.User, err)

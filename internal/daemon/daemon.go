@@ -52,7 +52,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -324,7 +324,7 @@ func Run(ctx context.Context, opts Options) error {
 		from = "built-in defaults"
 	}
 	log.Info("starting", "config", from, "node", cfg.Node.NodeName, "cpus", cfg.Node.CPUs,
-		"memory_mb", int64(cfg.Node.RealMemory/slurmtime.MiB), "users", localapi.UserDatabase)
+		"memory_mb", int64(cfg.Node.RealMemory/slurmsyntax.MiB), "users", localapi.UserDatabase)
 
 	warnSite(cfg, log)
 	// Before anything is written there: directories that other users

@@ -7,7 +7,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // A job that asks for no memory gets DefMemPerCPU or DefMemPerNode at
@@ -19,17 +19,17 @@ func TestDefaultMemoryIsGivenAtSubmission(t *testing.T) {
 	type mem struct{ PerCPU, PerNode, PerGPU *uint64 }
 	tests := []struct {
 		name            string
-		perCPU, perNode slurmtime.Bytes
+		perCPU, perNode slurmsyntax.Bytes
 		asked, want     mem
 	}{
 		{"no default: nothing", 0, 0, mem{}, mem{}},
-		{"DefMemPerCPU=1000", 1000 * slurmtime.MiB, 0, mem{}, mem{PerCPU: u(1000)}},
-		{"DefMemPerNode=8G", 0, 8 * slurmtime.GiB, mem{}, mem{PerNode: u(8192)}},
-		{"--mem=4G keeps its own", 1000 * slurmtime.MiB, 0, mem{PerNode: u(4096)}, mem{PerNode: u(4096)}},
-		{"--mem=0 keeps its own", 0, 8 * slurmtime.GiB, mem{PerNode: u(0)}, mem{PerNode: u(0)}},
-		{"--mem-per-cpu keeps its own", 1000 * slurmtime.MiB, 0, mem{PerCPU: u(2000)}, mem{PerCPU: u(2000)}},
-		{"--mem-per-gpu keeps its own", 1000 * slurmtime.MiB, 0, mem{PerGPU: u(10240)}, mem{PerGPU: u(10240)}},
-		{"a size that is not whole megabytes rounds up", 1536 * slurmtime.KiB, 0, mem{}, mem{PerCPU: u(2)}},
+		{"DefMemPerCPU=1000", 1000 * slurmsyntax.MiB, 0, mem{}, mem{PerCPU: u(1000)}},
+		{"DefMemPerNode=8G", 0, 8 * slurmsyntax.GiB, mem{}, mem{PerNode: u(8192)}},
+		{"--mem=4G keeps its own", 1000 * slurmsyntax.MiB, 0, mem{PerNode: u(4096)}, mem{PerNode: u(4096)}},
+		{"--mem=0 keeps its own", 0, 8 * slurmsyntax.GiB, mem{PerNode: u(0)}, mem{PerNode: u(0)}},
+		{"--mem-per-cpu keeps its own", 1000 * slurmsyntax.MiB, 0, mem{PerCPU: u(2000)}, mem{PerCPU: u(2000)}},
+		{"--mem-per-gpu keeps its own", 1000 * slurmsyntax.MiB, 0, mem{PerGPU: u(10240)}, mem{PerGPU: u(10240)}},
+		{"a size that is not whole megabytes rounds up", 1536 * slurmsyntax.KiB, 0, mem{}, mem{PerCPU: u(2)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/safepath"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
@@ -48,11 +48,11 @@ func checkpointDir(pattern string, j store.Job) string {
 	if pattern == "" {
 		return ""
 	}
-	v := slurmtime.PatternVars{JobID: j.ID, ArrayJobID: j.ID, ArrayTaskID: -1, JobName: j.Name, User: j.User}
+	v := slurmsyntax.PatternVars{JobID: j.ID, ArrayJobID: j.ID, ArrayTaskID: -1, JobName: j.Name, User: j.User}
 	if j.ArrayJobID != 0 {
 		v.ArrayJobID, v.ArrayTaskID = j.ArrayJobID, j.ArrayTaskID
 	}
-	return slurmtime.ExpandPattern(pattern, v)
+	return slurmsyntax.ExpandPattern(pattern, v)
 }
 
 // checkpointNames splits a job's checkpoint directory into its base (the

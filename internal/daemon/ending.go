@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -100,7 +100,7 @@ func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) 
 			continue
 		}
 		limit := effectiveLimit(cfg, &j)
-		if limit == slurmtime.Infinite || limit <= 0 {
+		if limit == slurmsyntax.Infinite || limit <= 0 {
 			continue
 		}
 		if t := d.limitMails(now, j, limit); !t.IsZero() {

@@ -9,7 +9,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // A submission's own fields are checked before anything else, as
@@ -72,7 +72,7 @@ type fieldRefusal struct {
 	hint  string
 }
 
-func (f *fieldRefusal) apiError() *localapi.Error {
+func (f *fieldRefusal) apiError() *api.Error {
 	e := refusal(f.code, f.words)
 	e.Hint = f.hint
 	return e
@@ -80,7 +80,7 @@ func (f *fieldRefusal) apiError() *localapi.Error {
 
 // checkSubmitFields is validate_job_create_req's checks of a submission
 // by caller: nil, or the refusal to answer with.
-func checkSubmitFields(caller localapi.Identity, r *jobscript.Request, cfg *config.Config) *localapi.Error {
+func checkSubmitFields(caller localapi.Identity, r *jobscript.Request, cfg *config.Config) *api.Error {
 	operator := caller.UID == 0 || cfg.IsOperator(caller.User)
 	if r.Nice != nil {
 		if f := checkNice(*r.Nice, operator); f != nil {
@@ -188,8 +188,8 @@ func defaultMemory(r *jobscript.Request, cfg *config.Config) {
 	if r.MemPerCPU != nil || r.MemPerNode != nil || r.MemPerGPU != nil {
 		return
 	}
-	mib := func(b slurmtime.Bytes) *uint64 {
-		v := uint64((b + slurmtime.MiB - 1) / slurmtime.MiB)
+	mib := func(b slurmsyntax.Bytes) *uint64 {
+		v := uint64((b + slurmsyntax.MiB - 1) / slurmsyntax.MiB)
 		return &v
 	}
 	switch {

@@ -22,7 +22,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -318,7 +318,7 @@ func (d *Daemon) endAt(j store.Job, e *stepd.Ending, now time.Time) time.Time {
 		return now
 	}
 	limit := effectiveLimit(d.config(), &j)
-	if limit == slurmtime.Infinite || limit <= 0 || j.Start.IsZero() {
+	if limit == slurmsyntax.Infinite || limit <= 0 || j.Start.IsZero() {
 		return now
 	}
 	if due := j.Start.Add(limit); due.Before(now) {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -134,7 +133,7 @@ GPUs       = "none"
 		t.Fatalf("scancel of a job whose end waits for room: %+v %v, want ESLURM_ALREADY_DONE", res, err)
 	}
 	_, err = submit("true")
-	var le *localapi.Error
+	var le *api.Error
 	if !errors.As(err, &le) || le.Status != 503 || !strings.Contains(le.Message, "the state disk is full") {
 		t.Fatalf("a submission on a full disk: %v, want a 503 saying the disk is full", err)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -67,8 +67,8 @@ func (d *Daemon) ping(ctx context.Context, req *localapi.Request[struct{}]) (map
 }
 
 // refusal is a Slurm refusal as it travels.
-func refusal(code slurm.Errno, msg string) *localapi.Error {
-	return &localapi.Error{Status: http.StatusBadRequest, Message: msg, Code: code}
+func refusal(code slurm.Errno, msg string) *api.Error {
+	return &api.Error{Status: http.StatusBadRequest, Message: msg, Code: code}
 }
 
 // runAs makes j the job of the user uid (a name or a number), in the group
@@ -135,7 +135,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	ids, err := d.st.Submit(ctx, []store.NewJob{{Job: j, Script: script, Env: req.Body.Env}})
 	if errors.Is(err, store.ErrFull) {
 		// Refused, not half-taken: nothing of the job was recorded.
-		return api.Submitted{}, &localapi.Error{Status: http.StatusServiceUnavailable, Message: err.Error()}
+		return api.Submitted{}, &api.Error{Status: http.StatusServiceUnavailable, Message: err.Error()}
 	}
 	if err != nil {
 		return api.Submitted{}, fmt.Errorf("saving the job: %w", err)
@@ -241,7 +241,7 @@ func (d *Daemon) admit(ctx context.Context, caller localapi.Identity, body api.S
 		var se *sched.SubmitError
 		if errors.As(err, &se) {
 			d.log.Info("submission refused", "user", caller.User, "why", se.Detail)
-			return admitted{}, &localapi.Error{Status: http.StatusBadRequest, Code: se.Code,
+			return admitted{}, &api.Error{Status: http.StatusBadRequest, Code: se.Code,
 				Message: strings.Join(append(append([]string(nil), se.Notes...), se.Msg), "\n"), Hint: se.Detail}
 		}
 		return admitted{}, err
@@ -386,7 +386,7 @@ func (v liveView) live(j *store.Job) api.Live {
 		l.Reason = slurm.ReasonNone
 	}
 	if j.ArrayRecord() {
-		l.ArrayTasks = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
+		l.ArrayTasks = slurmsyntax.FormatTasks(j.ArrayPending, j.ArrayLimit)
 	}
 	r := &j.Request
 	l.NumTasks = max(r.NTasks, 1)
@@ -434,7 +434,7 @@ func parseJobRef(s string) (jobRef, error) {
 		return ref, nil
 	}
 	if strings.HasPrefix(taskPart, "[") && strings.HasSuffix(taskPart, "]") {
-		a, err := slurmtime.ParseArray(taskPart[1:len(taskPart)-1], slurmtime.MaxArraySizeLimit)
+		a, err := slurmsyntax.ParseArray(taskPart[1:len(taskPart)-1], slurmsyntax.MaxArraySizeLimit)
 		if err != nil {
 			return jobRef{}, err
 		}
@@ -902,7 +902,7 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 	if err != nil {
 		return api.Node{}, err
 	}
-	n := api.Node{Name: cfg.Node.NodeName, CPUs: cfg.Node.CPUs, MemoryMB: int64(cfg.Node.RealMemory / slurmtime.MiB),
+	n := api.Node{Name: cfg.Node.NodeName, CPUs: cfg.Node.CPUs, MemoryMB: int64(cfg.Node.RealMemory / slurmsyntax.MiB),
 		Comment: gs.Comment, Boot: d.boot, State: "IDLE"}
 	// Under PrivateData=jobs a GPU names only the caller's jobs and their
 	// processes (another's would show as foreign without its job): it is
@@ -917,7 +917,7 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 		raw := strconv.FormatUint(uint64(j.ID), 10)
 		names[raw] = shownJobID(j.ID, j.ArrayJobID, j.ArrayTaskID)
 		n.AllocCPU += len(j.Alloc.CPUs)
-		n.AllocMem += j.Alloc.Mem / int64(slurmtime.MiB)
+		n.AllocMem += j.Alloc.Mem / int64(slurmsyntax.MiB)
 		hide := !v.seesJob(j.UID)
 		if hide {
 			hidden[strconv.FormatUint(uint64(j.ID), 10)] = true

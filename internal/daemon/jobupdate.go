@@ -17,7 +17,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -60,8 +60,9 @@ func readChanges(u api.Update) changes {
 
 // parseGres reads Gres= as --gres is written: name[:type][:count], comma
 // separated, with the "gres:" or "gres/" that scontrol and TresPerJob put
-// before names; "" is no GRES at all. Names other than gpu and shard are
-// refused: this machine has no others.
+// before names; "" is no GRES at all. Each item is read by jobscript's
+// parser, as sbatch and srun read --gres. Names other than gpu and shard
+// are refused: this machine has no others.
 func parseGres(s string) ([]jobscript.Gres, error) {
 	var out []jobscript.Gres
 	if s == "" || strings.EqualFold(s, "none") {
@@ -69,32 +70,14 @@ func parseGres(s string) ([]jobscript.Gres, error) {
 	}
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimPrefix(strings.TrimPrefix(item, "gres:"), "gres/")
-		parts := strings.Split(item, ":")
-		g := jobscript.Gres{Name: parts[0], Count: 1}
-		if g.Name != "gpu" && g.Name != "shard" {
-			return nil, fmt.Errorf("unknown generic resource %q: this machine has gpu and shard", g.Name)
+		if name, _, _ := strings.Cut(item, ":"); name != "gpu" && name != "shard" {
+			return nil, fmt.Errorf("unknown generic resource %q: this machine has gpu and shard", name)
 		}
-		switch len(parts) {
-		case 1:
-		case 2, 3:
-			last := parts[len(parts)-1]
-			n, err := strconv.ParseUint(last, 10, 64)
-			switch {
-			case err == nil && len(parts) == 3:
-				g.Type, g.Count = parts[1], n
-			case err == nil:
-				g.Count = n
-			case len(parts) == 2:
-				g.Type = last
-			default:
-				return nil, fmt.Errorf("invalid count %q in %q", last, item)
-			}
-		default:
-			return nil, fmt.Errorf("invalid generic resource %q", item)
+		gs, ok := jobscript.ParseGPUOption("gres", item)
+		if !ok {
+			return nil, fmt.Errorf("invalid generic resource %q: write name[:type][:count], e.g. gpu:a100:2", item)
 		}
-		if g.Count > 0 {
-			out = append(out, g)
-		}
+		out = append(out, gs...)
 	}
 	return out, nil
 }
@@ -217,7 +200,7 @@ func partMaxTime(cfg *config.Config, name string) time.Duration {
 	if p := cfg.Partition(name); p != nil {
 		return p.MaxTime
 	}
-	return slurmtime.Infinite
+	return slurmsyntax.Infinite
 }
 
 // changePriority is the priority step of change. A job's fixed priority
@@ -528,7 +511,7 @@ func groupTasks(id uint32, outcomes map[int]outcome) []api.Result {
 	var out []api.Result
 	for o, tasks := range byOutcome {
 		slices.Sort(tasks)
-		out = append(out, api.Result{Job: fmt.Sprintf("%d_%s", id, slurmtime.FormatTasks(tasks, 0)),
+		out = append(out, api.Result{Job: fmt.Sprintf("%d_%s", id, slurmsyntax.FormatTasks(tasks, 0)),
 			Code: o.code, Error: o.words})
 	}
 	slices.SortFunc(out, func(a, b api.Result) int { return cmp.Compare(firstTask(a.Job), firstTask(b.Job)) })
@@ -543,7 +526,7 @@ func firstTask(s string) int {
 
 // parseTaskList reads "1-3,7" (steps as "0-9:2") into a set.
 func parseTaskList(s string) (map[int]bool, error) {
-	a, err := slurmtime.ParseArray(s, slurmtime.MaxArraySizeLimit)
+	a, err := slurmsyntax.ParseArray(s, slurmsyntax.MaxArraySizeLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +542,7 @@ func describe(u api.Update) string {
 	var parts []string
 	add := func(k, v string) { parts = append(parts, k+"="+v) }
 	if u.TimeLimit != nil {
-		add("TimeLimit", slurmtime.FormatDuration(*u.TimeLimit))
+		add("TimeLimit", slurmsyntax.FormatDuration(*u.TimeLimit))
 	}
 	if u.Partition != nil {
 		add("Partition", *u.Partition)
@@ -597,11 +580,11 @@ func (d *Daemon) setLimit(j store.Job) {
 	limit := effectiveLimit(d.config(), &j)
 	_, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpLimit, Limit: limit})
 	if err == nil {
-		d.log.Info("running job's time limit changed", "job", j.ID, "limit", slurmtime.FormatDuration(limit))
+		d.log.Info("running job's time limit changed", "job", j.ID, "limit", slurmsyntax.FormatDuration(limit))
 		return
 	}
 	d.log.Warn("the job's supervisor did not take its new time limit", "job", j.ID, "err", err)
-	if limit == slurmtime.Infinite {
+	if limit == slurmsyntax.Infinite {
 		return
 	}
 	// A real timer for a wait on the daemon's clock: a fake clock set
@@ -620,7 +603,7 @@ func (d *Daemon) enforceLimit(id uint32, run int) {
 		return
 	}
 	limit := effectiveLimit(d.config(), &j)
-	if limit == slurmtime.Infinite || d.now().Sub(j.Start) < limit-time.Second {
+	if limit == slurmsyntax.Infinite || d.now().Sub(j.Start) < limit-time.Second {
 		return
 	}
 	if _, err := stepd.Call(d.runDir(id, run), stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyTimeLimit,
@@ -628,5 +611,5 @@ func (d *Daemon) enforceLimit(id uint32, run int) {
 		d.log.Error("ending a job at its updated time limit", "job", id, "err", err)
 		return
 	}
-	d.log.Info("job reached its updated time limit", "job", id, "limit", slurmtime.FormatDuration(limit))
+	d.log.Info("job reached its updated time limit", "job", id, "limit", slurmsyntax.FormatDuration(limit))
 }

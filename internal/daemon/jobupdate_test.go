@@ -11,7 +11,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -82,9 +82,9 @@ func TestChange(t *testing.T) {
 		{
 			name:   "the owner raises a pending job's limit within the partition's MaxTime (no MaxTime: any)",
 			job:    alicesJob(slurm.Pending),
-			update: api.Update{TimeLimit: ptr(slurmtime.Infinite)},
+			update: api.Update{TimeLimit: ptr(slurmsyntax.Infinite)},
 			who:    alice,
-			want:   func(j *store.Job) { j.TimeLimit = slurmtime.Infinite },
+			want:   func(j *store.Job) { j.TimeLimit = slurmsyntax.Infinite },
 		},
 		{
 			name: "the owner may not raise a pending job's limit past the partition's MaxTime",
@@ -365,6 +365,10 @@ func TestParseGres(t *testing.T) {
 		{in: "tpu:1", wantErr: true},
 		{in: "gpu:a100:x", wantErr: true},
 		{in: "gpu:a:b:c", wantErr: true},
+		// jobscript's grammar, as sbatch's --gres: Slurm's count suffixes,
+		// and no empty type.
+		{in: "gpu:1k", want: []jobscript.Gres{{Name: "gpu", Count: 1024}}},
+		{in: "gpu:", wantErr: true},
 	}
 	for _, tt := range tests {
 		got, err := parseGres(tt.in)

@@ -23,7 +23,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
@@ -773,7 +773,7 @@ func (d *Daemon) spec(j store.Job, script store.Script, limit time.Duration) (*s
 		spec.ArrayTaskCount = len(r.Array.Tasks)
 		spec.ArrayTaskMin = slices.Min(r.Array.Tasks)
 		spec.ArrayTaskMax = slices.Max(r.Array.Tasks)
-		spec.ArrayTaskStep = slurmtime.ArrayTaskStep(r.Array.Spec)
+		spec.ArrayTaskStep = slurmsyntax.ArrayTaskStep(r.Array.Spec)
 	}
 	for _, g := range j.Alloc.GPUs {
 		if g.Mem > 0 && cfg.ShardSize > 0 {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -19,7 +19,7 @@ import (
 func u64(v uint64) *uint64 { return &v }
 
 func TestSchedRequest(t *testing.T) {
-	gib := int64(slurmtime.GiB)
+	gib := int64(slurmsyntax.GiB)
 	tests := []struct {
 		name string
 		req  jobscript.Request
@@ -42,7 +42,7 @@ func TestSchedRequest(t *testing.T) {
 		},
 		{
 			name: "--gpu-mem wins over shards",
-			req:  jobscript.Request{NTasks: 1, GPUMem: 20 * slurmtime.GiB, Gres: []jobscript.Gres{{Name: "shard", Count: 6}}},
+			req:  jobscript.Request{NTasks: 1, GPUMem: 20 * slurmsyntax.GiB, Gres: []jobscript.Gres{{Name: "shard", Count: 6}}},
 			want: sched.Request{GPUMem: 20 * gib, CPUs: 1, Tasks: 1},
 		},
 		{
@@ -68,7 +68,7 @@ func TestSchedRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := schedRequest(&tt.req, slurmtime.GiB)
+			got := schedRequest(&tt.req, slurmsyntax.GiB)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("schedRequest (-want +got):\n%s", diff)
 			}

@@ -16,7 +16,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -125,7 +125,7 @@ func (d *Daemon) updateNode(ctx context.Context, req *localapi.Request[api.NodeU
 	if caller.UID != 0 && caller.UID != uint32(os.Geteuid()) && !cfg.IsOperator(caller.User) {
 		return api.Drains{}, refusal(slurm.ErrUserIDMissing, slurm.ErrUserIDMissing.Error())
 	}
-	names, err := slurmtime.ExpandHostlist(u.Node)
+	names, err := slurmsyntax.ExpandHostlist(u.Node)
 	if err != nil || len(names) == 0 {
 		return api.Drains{}, refusal(slurm.ErrInvalidNodeName, slurm.ErrInvalidNodeName.Error())
 	}

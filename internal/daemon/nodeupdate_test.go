@@ -86,7 +86,7 @@ func update(d *Daemon, who localapi.Identity, u api.NodeUpdate) (api.Drains, err
 // code is the Slurm error number of a refusal, 0 for none, -1 for an
 // error without one.
 func code(err error) slurm.Errno {
-	var le *localapi.Error
+	var le *api.Error
 	switch {
 	case err == nil:
 		return 0

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -19,7 +20,7 @@ import (
 // and NSS give them, so it lives here rather than in the pure core. nil
 // when the caller may submit there (or the partition does not exist,
 // which CheckSubmit refuses).
-func allowGroupsRefusal(caller localapi.Identity, partition string, cfg *config.Config) *localapi.Error {
+func allowGroupsRefusal(caller localapi.Identity, partition string, cfg *config.Config) *api.Error {
 	p := cfg.Partition(partition)
 	if p == nil || len(p.AllowGroups) == 0 || slices.Contains(p.AllowGroups, "ALL") || caller.UID == 0 {
 		return nil
@@ -63,7 +64,7 @@ func openPartitions(cfg *config.Config, skip string) string {
 // "Invalid qos specification" (ESLURM_INVALID_QOS). nil when allowed, or
 // when no entry names the association (CheckSubmit refuses what is no
 // association at all).
-func qosAllowed(cfg *config.Config, user, account, qos string) *localapi.Error {
+func qosAllowed(cfg *config.Config, user, account, qos string) *api.Error {
 	for _, u := range cfg.Users {
 		if u.Name != user || u.Account != account || len(u.QOS) == 0 || slices.Contains(u.QOS, qos) {
 			continue

@@ -41,7 +41,7 @@ func (d *Daemon) loadJWTKey(cfg *config.Config) error {
 // mint for others).
 func (d *Daemon) token(ctx context.Context, req *localapi.Request[api.TokenRequest]) (api.Token, error) {
 	if d.jwtKey == nil {
-		return api.Token{}, &localapi.Error{Status: http.StatusBadRequest, Code: slurm.ErrAccessDenied,
+		return api.Token{}, &api.Error{Status: http.StatusBadRequest, Code: slurm.ErrAccessDenied,
 			Message: `auth/jwt is not configured; the administrator sets AuthAltTypes = ["auth/jwt"] in slurm-lite.toml`}
 	}
 	name := req.Caller.User

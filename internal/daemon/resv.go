@@ -263,7 +263,7 @@ func resvDetail(r *api.Reservation) string {
 // checkResv refuses a reservation slurmctld would: unknown users,
 // accounts, partition or node, and one that does not fit beside the
 // others and the running jobs (sched.ResvConflict).
-func (d *Daemon) checkResv(ctx context.Context, r *api.Reservation, list []api.Reservation, now time.Time) *localapi.Error {
+func (d *Daemon) checkResv(ctx context.Context, r *api.Reservation, list []api.Reservation, now time.Time) *api.Error {
 	cfg := d.config()
 	for _, u := range r.Users {
 		if _, err := user.Lookup(u); err != nil {
@@ -378,7 +378,7 @@ func (d *Daemon) expireReservations(ctx context.Context, now time.Time, jobs []s
 
 // resvRefusal refuses a job naming a reservation that does not exist or
 // that its user and account may not use, with Slurm's errors.
-func (d *Daemon) resvRefusal(ctx context.Context, j *store.Job) *localapi.Error {
+func (d *Daemon) resvRefusal(ctx context.Context, j *store.Job) *api.Error {
 	name := j.Request.Reservation
 	if name == "" {
 		return nil

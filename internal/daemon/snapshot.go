@@ -8,7 +8,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -139,7 +139,7 @@ func schedQOS(c *config.Config) []sched.QOS {
 // tresLimits are a QOS's TRES limits in the core's terms (config refuses
 // the TRES it does not enforce).
 func tresLimits(t config.TRES) sched.TRESLimits {
-	return sched.TRESLimits{CPUs: int(t["cpu"]), Mem: t["mem"] * int64(slurmtime.MiB), Nodes: int(t["node"]),
+	return sched.TRESLimits{CPUs: int(t["cpu"]), Mem: t["mem"] * int64(slurmsyntax.MiB), Nodes: int(t["node"]),
 		Billing: int(t["billing"]), GPUs: int(t["gres/gpu"])}
 }
 
@@ -216,7 +216,7 @@ func schedNode(c *config.Config, gs gpu.Snapshot, drained bool) sched.Node {
 // schedRequest is what a job asks of one node, in the core's terms: its
 // GPUs as every GPU option adds up on this node (jobscript's NodeGPUs),
 // shards as GPU memory.
-func schedRequest(r *jobscript.Request, shard slurmtime.Bytes) sched.Request {
+func schedRequest(r *jobscript.Request, shard slurmsyntax.Bytes) sched.Request {
 	need := r.NodeGPUs()
 	req := sched.Request{GPUs: need.GPUs, GPUType: need.Type, GPUMem: int64(need.Shards) * int64(shard)}
 	if r.GPUMem > 0 {
@@ -231,7 +231,7 @@ func schedRequest(r *jobscript.Request, shard slurmtime.Bytes) sched.Request {
 	if r.CPUsPerGPU > 0 && req.GPUs > 0 {
 		req.CPUs = max(req.CPUs, r.CPUsPerGPU*req.GPUs)
 	}
-	const mib = int64(slurmtime.MiB)
+	const mib = int64(slurmsyntax.MiB)
 	switch {
 	case r.MemPerNode != nil:
 		req.Mem = int64(*r.MemPerNode) * mib
@@ -256,7 +256,7 @@ func exclusive(req sched.Request, n sched.Node, r *jobscript.Request) sched.Requ
 	req.GPUs = len(n.GPUs)
 	req.GPUType = ""
 	req.GPUMem = 0
-	const mib = int64(slurmtime.MiB)
+	const mib = int64(slurmsyntax.MiB)
 	switch {
 	case r.MemPerCPU != nil:
 		req.Mem = min(int64(*r.MemPerCPU)*mib*int64(n.CPUs), n.Mem)
@@ -277,7 +277,7 @@ func schedDeps(r *jobscript.Request) sched.Dependency {
 	}
 	d := sched.Dependency{Any: r.Dependency.Parsed.Any}
 	for _, t := range r.Dependency.Parsed.Terms {
-		if t.Type == slurmtime.DepSingleton {
+		if t.Type == slurmsyntax.DepSingleton {
 			d.Items = append(d.Items, sched.DepItem{Type: sched.DepSingleton})
 			continue
 		}
@@ -294,7 +294,7 @@ func schedDeps(r *jobscript.Request) sched.Dependency {
 
 // schedJob is a stored job in the core's terms. id overrides the job id
 // for an array task not yet split from its pending record.
-func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sched.Node) sched.Job {
+func schedJob(j store.Job, id uint32, task int, shard slurmsyntax.Bytes, node sched.Node) sched.Job {
 	r := &j.Request
 	sj := sched.Job{
 		ID:            id,
@@ -391,7 +391,7 @@ func effectiveLimit(c *config.Config, j *store.Job) time.Duration {
 	if j.TimeLimit != 0 {
 		return j.TimeLimit
 	}
-	limit := slurmtime.Infinite
+	limit := slurmsyntax.Infinite
 	var qos []string
 	for _, p := range c.Partitions {
 		if p.PartitionName == j.Partition {

@@ -12,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -53,7 +53,7 @@ func TestMappingCountsGPUMemoryOnce(t *testing.T) {
 			id := uint32(i + 1)
 			gs.Jobs[strconv.Itoa(int(id))] = gpu.JobSample{Memory: map[string]uint64{uuid: uint64(touched)}}
 			jobs = append(jobs, store.Job{ID: id, User: "alice", State: slurm.Running, Start: now.Add(-time.Minute),
-				Request: jobscript.Request{NTasks: 1, GPUMem: slurmtime.Bytes(reserved)},
+				Request: jobscript.Request{NTasks: 1, GPUMem: slurmsyntax.Bytes(reserved)},
 				Alloc:   store.Alloc{Node: "gpu01", CPUs: []int{i}, GPUs: []store.GPUAlloc{{UUID: uuid, Index: 0, Mem: reserved}}}})
 		}
 		gs.GPUs = []gpu.GPU{{Index: 0, UUID: uuid, Type: "a100", MemoryTotal: uint64(total), MemoryUsed: uint64(used),
@@ -67,7 +67,7 @@ func TestMappingCountsGPUMemoryOnce(t *testing.T) {
 			fits bool
 		}{{free, true}, {free + mib, false}} {
 			probeJob := store.Job{ID: 100, User: "bob", State: slurm.Pending, Submit: now.Add(-time.Second),
-				Request: jobscript.Request{NTasks: 1, GPUMem: slurmtime.Bytes(probe.mem)}}
+				Request: jobscript.Request{NTasks: 1, GPUMem: slurmsyntax.Bytes(probe.mem)}}
 			snap := mapSnapshot(cfg, gs, false, now, append(jobs[:len(jobs):len(jobs)], probeJob))
 			plan := sched.Cycle(snap.Snapshot)
 			started := len(plan.Starts) == 1 && plan.Starts[0].JobID == 100

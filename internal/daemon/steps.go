@@ -166,12 +166,12 @@ func stepGPUs(r *jobscript.Request, ask api.StepRequest) (jobscript.StepNeed, er
 
 // stepRefusal is a step refused with Slurm's code and words; notes come
 // first, each on its own line, as srun prints them.
-func stepRefusal(code slurm.Errno, notes ...string) *localapi.Error {
+func stepRefusal(code slurm.Errno, notes ...string) *api.Error {
 	msg := code.Error()
 	for i := len(notes) - 1; i >= 0; i-- {
 		msg = notes[i] + "\n" + msg
 	}
-	return &localapi.Error{Status: http.StatusBadRequest, Code: code, Message: msg}
+	return &api.Error{Status: http.StatusBadRequest, Code: code, Message: msg}
 }
 
 // stepJob reads the job a step request names and checks it as srun's
@@ -209,7 +209,7 @@ func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepR
 			return api.Step{}, err
 		}
 		st, changed, err := d.tryStep(ctx, j, req.Caller, ask)
-		var le *localapi.Error
+		var le *api.Error
 		if !ask.Wait || !errors.As(err, &le) || le.Code != slurm.ErrNodesBusy || deadline.Passed() {
 			if err == nil && ask.Join {
 				st.Env, err = d.joinJob(ctx, j, req.Caller.PID, ask.Env)

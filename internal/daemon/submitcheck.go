@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/slurm-lite/slurm-lite/internal/localapi"
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -100,7 +100,7 @@ func shareExempt(uid uint32) bool { return uid == 0 || uid == uint32(os.Geteuid(
 // refuses, with the error number that goes with the reason, and a hint
 // naming the reason as squeue would show it. nil for any other reason,
 // for which the start stays "Unknown".
-func neverStarts(est sched.Estimate) *localapi.Error {
+func neverStarts(est sched.Estimate) *api.Error {
 	var code slurm.Errno
 	switch est.Reason {
 	case slurm.ReasonPartitionTimeLimit:

@@ -6,7 +6,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -44,7 +44,7 @@ func updateHint(j store.Job, ch changes, who updater, cfg *config.Config, prio u
 	case slurm.ErrInvalidTimeMinLimit:
 		if ch.TimeLimit != nil {
 			return fmt.Sprintf("asked for a time limit of %s, below the job's --time-min of %s: give %s or more",
-				slurmtime.FormatDuration(*ch.TimeLimit), slurmtime.FormatDuration(j.Request.TimeMin.Duration()), slurmtime.FormatDuration(j.Request.TimeMin.Duration()))
+				slurmsyntax.FormatDuration(*ch.TimeLimit), slurmsyntax.FormatDuration(j.Request.TimeMin.Duration()), slurmsyntax.FormatDuration(j.Request.TimeMin.Duration()))
 		}
 	case slurm.ErrJobHeld:
 		return fmt.Sprintf("job %d is held: release it first (scontrol release %d), then set its priority", j.ID, j.ID)
@@ -64,9 +64,9 @@ func accessHint(j store.Job, ch changes, who updater, cfg *config.Config, prio u
 		if _, c := changeLimit(j, *ch.TimeLimit, who, cfg); c == slurm.ErrAccessDenied {
 			old, asked := effectiveLimit(cfg, &j), *ch.TimeLimit
 			h := fmt.Sprintf("asked to raise job %d's time limit from %s to %s: only root and operators may raise a time limit",
-				j.ID, slurmtime.FormatDuration(old), slurmtime.FormatDuration(asked))
+				j.ID, slurmsyntax.FormatDuration(old), slurmsyntax.FormatDuration(asked))
 			if j.State == slurm.Pending {
-				h += fmt.Sprintf(", except a pending job's owner, up to partition %s's MaxTime (%s)", j.Partition, slurmtime.FormatDuration(partMaxTime(cfg, j.Partition)))
+				h += fmt.Sprintf(", except a pending job's owner, up to partition %s's MaxTime (%s)", j.Partition, slurmsyntax.FormatDuration(partMaxTime(cfg, j.Partition)))
 			}
 			return h
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/slurmrest"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 	"github.com/slurm-lite/slurm-lite/internal/web"
@@ -163,7 +163,7 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		wj := web.Job{ID: jobID(&j, l.ArrayTasks), User: j.User, Account: j.Account, Partition: j.Partition,
 			Name: j.Name, State: string(j.State), Priority: l.Priority, CPUs: l.NumCPUs,
 			Submit: unixTime(j.Submit), Start: unixTime(j.Start), Limit: int64(l.Limit / time.Second)}
-		if l.Limit == slurmtime.Infinite || l.Limit < 0 {
+		if l.Limit == slurmsyntax.Infinite || l.Limit < 0 {
 			wj.Limit = 0
 		}
 		req := schedRequest(&j.Request, cfg.ShardSize)
@@ -467,7 +467,7 @@ func (s webSource) Usage(ctx context.Context, month time.Time) (*web.Usage, erro
 			}
 		}
 	}
-	cl := sreport.NewCluster(cfg, cfg.Node.CPUs, int64(cfg.Node.RealMemory/slurmtime.MiB), gpus)
+	cl := sreport.NewCluster(cfg, cfg.Node.CPUs, int64(cfg.Node.RealMemory/slurmsyntax.MiB), gpus)
 	r := sreport.Compute(cl, sreport.Jobs(cfg, recs), start, end, now)
 	rolled := now.Truncate(time.Hour)
 	if rolled.After(end) {

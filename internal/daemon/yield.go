@@ -19,7 +19,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -116,7 +116,7 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	}
 	var gpuMem int64
 	if y.GPUMem != "" {
-		b, err := slurmtime.ParseSize(y.GPUMem, slurmtime.MiB)
+		b, err := slurmsyntax.ParseSize(y.GPUMem, slurmsyntax.MiB)
 		if err != nil || b <= 0 {
 			return api.Yielded{}, localapi.Errorf(http.StatusBadRequest, "GpuMem=%q is not a size such as 16G", y.GPUMem)
 		}
@@ -178,7 +178,7 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	}
 	sig := "SIGTERM"
 	if s := j.Request.Signal; s != nil && s.Signal != 0 {
-		sig = "SIG" + slurmtime.SignalName(s.Signal)
+		sig = "SIG" + slurmsyntax.SignalName(s.Signal)
 	}
 	d.mu.Lock()
 	d.yieldWaits[j.ID] = plan
@@ -434,7 +434,7 @@ func applyYieldRequest(j *store.Job, batch int, gpus *int, gpuMem int64) {
 		setGPUCount(r, *gpus)
 	}
 	if gpuMem > 0 {
-		r.GPUMem = slurmtime.Bytes(gpuMem)
+		r.GPUMem = slurmsyntax.Bytes(gpuMem)
 	}
 }
 
@@ -557,10 +557,10 @@ func requeuedWith(batch, gpus int, gpuMem int64, limit time.Duration) string {
 		fmt.Fprintf(&b, " Gpus=%d", gpus)
 	}
 	if gpuMem > 0 {
-		fmt.Fprintf(&b, " GpuMem=%s", slurmtime.FormatSize(slurmtime.Bytes(gpuMem)))
+		fmt.Fprintf(&b, " GpuMem=%s", slurmsyntax.FormatSize(slurmsyntax.Bytes(gpuMem)))
 	}
 	if limit > 0 {
-		fmt.Fprintf(&b, " TimeLimit=%s", slurmtime.FormatDuration(limit))
+		fmt.Fprintf(&b, " TimeLimit=%s", slurmsyntax.FormatDuration(limit))
 	}
 	if b.Len() == 0 {
 		return ""

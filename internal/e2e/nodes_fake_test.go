@@ -189,10 +189,10 @@ func (n *fakeNode) update(ctx context.Context, req *localapi.Request[api.NodeUpd
 	u := req.Body
 	n.d.record("POST", api.PathNodeUpdate, "", u)
 	if as := n.d.opts["as"]; as != "" && as != "root" {
-		return api.Drains{}, &localapi.Error{Status: http.StatusBadRequest, Code: 2010, Message: "Invalid user id"}
+		return api.Drains{}, &api.Error{Status: http.StatusBadRequest, Code: 2010, Message: "Invalid user id"}
 	}
 	if u.Node != "gpu01" {
-		return api.Drains{}, &localapi.Error{Status: http.StatusBadRequest, Code: 2018, Message: "Invalid node name specified"}
+		return api.Drains{}, &api.Error{Status: http.StatusBadRequest, Code: 2018, Message: "Invalid node name specified"}
 	}
 	n.current()
 	n.mu.Lock()
@@ -207,7 +207,7 @@ func (n *fakeNode) update(ctx context.Context, req *localapi.Request[api.NodeUpd
 	if len(u.GPUs) == 0 {
 		switch {
 		case u.State == api.NodeResume && n.nodeDrain == nil:
-			return api.Drains{}, &localapi.Error{Status: http.StatusBadRequest, Code: 2028, Message: "Invalid node state specified"}
+			return api.Drains{}, &api.Error{Status: http.StatusBadRequest, Code: 2028, Message: "Invalid node state specified"}
 		case u.State == api.NodeResume:
 			n.nodeDrain = nil
 		default:

@@ -12,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The sixth recording (job ids around 26300, golden/README.md "Command shapes
@@ -99,7 +99,7 @@ func oodJob(f []string, now time.Time) api.Job {
 		arrayID, _ := strconv.ParseUint(a, 10, 32)
 		if inner, ok := strings.CutPrefix(rest, "["); ok {
 			spec := strings.TrimSuffix(inner, "]")
-			arr, err := slurmtime.ParseArray(spec, slurmtime.DefaultMaxArraySize)
+			arr, err := slurmsyntax.ParseArray(spec, slurmsyntax.DefaultMaxArraySize)
 			if err != nil {
 				panic(err)
 			}
@@ -117,15 +117,15 @@ func oodJob(f []string, now time.Time) api.Job {
 	b.j.Request.CPUsPerTask = perTask
 	b.j.Request.NTasks = max(1, cpus/max(1, perTask))
 	b.j.NumCPUs, b.j.NumTasks = cpus, b.j.Request.NTasks
-	mem, _ := slurmtime.ParseSize(f[oodMinMemory], slurmtime.MiB)
-	mib := uint64(mem / slurmtime.MiB)
+	mem, _ := slurmsyntax.ParseSize(f[oodMinMemory], slurmsyntax.MiB)
+	mib := uint64(mem / slurmsyntax.MiB)
 	if mib == 1000 {
 		b.j.Request.MemPerCPU, b.j.Request.MemPerNode = &mib, nil
 	} else {
 		b.j.Request.MemPerCPU, b.j.Request.MemPerNode = nil, &mib
 	}
 	if l := f[oodLimit]; l != "UNLIMITED" {
-		d, err := slurmtime.ParseSeconds(l)
+		d, err := slurmsyntax.ParseSeconds(l)
 		if err != nil {
 			panic(err)
 		}
@@ -139,13 +139,13 @@ func oodJob(f []string, now time.Time) api.Job {
 	case st == slurm.Pending:
 		b.pending(slurm.Reason(f[oodReason]))
 	case st == slurm.Running:
-		used, _ := slurmtime.ParseSeconds(f[oodTimeUsed])
+		used, _ := slurmsyntax.ParseSeconds(f[oodTimeUsed])
 		b.running(now.Add(-used-200*time.Millisecond), 0)
 	case f[oodNodeList] == "":
 		// Cancelled while pending: it ended, it never started.
 		b.j.State, b.j.End, b.j.Reason = st, start, slurm.Reason(f[oodReason])
 	default:
-		used, _ := slurmtime.ParseSeconds(f[oodTimeUsed])
+		used, _ := slurmsyntax.ParseSeconds(f[oodTimeUsed])
 		b.ended(st, start, start.Add(used), 0)
 		b.j.Reason = slurm.Reason(f[oodReason])
 	}
@@ -176,8 +176,8 @@ func tresCount(tres, name string) int {
 			continue
 		}
 		if name == "mem" {
-			b, _ := slurmtime.ParseSize(v, slurmtime.MiB)
-			return int(b / slurmtime.MiB)
+			b, _ := slurmsyntax.ParseSize(v, slurmsyntax.MiB)
+			return int(b / slurmsyntax.MiB)
 		}
 		n, _ := strconv.Atoi(v)
 		return n

@@ -7,7 +7,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The --json recordings (golden squeue_json, sacct_json) were made on the
@@ -17,7 +17,7 @@ const jsonDir = "/tmp/slurm-anchor/work"
 
 // dependsOn gives the job a --dependency.
 func (b *jobBuilder) dependsOn(spec string) *jobBuilder {
-	d, err := slurmtime.ParseDependency(spec)
+	d, err := slurmsyntax.ParseDependency(spec)
 	if err != nil {
 		panic(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The recorded cluster's users, with this machine's uids where it has them
@@ -47,10 +47,10 @@ func newJob(id uint32, name string) *jobBuilder {
 		ID: id, ArrayTaskID: jobrec.NoTask, Name: name, User: "root",
 		Account: "lab", Partition: "gpu", QOS: "normal",
 		State: slurm.Pending, Reason: slurm.ReasonPriority, Requeue: true,
-		TimeLimit: slurmtime.Infinite,
+		TimeLimit: slurmsyntax.Infinite,
 		Request:   jobscript.Request{JobName: name, NTasks: 1, MemPerCPU: &mem},
 	}}}
-	b.j.Limit = slurmtime.Infinite
+	b.j.Limit = slurmsyntax.Infinite
 	b.j.NumCPUs, b.j.NumTasks = 1, 1
 	b.j.Priority = 11000
 	b.j.StdIn = "/dev/null"
@@ -123,7 +123,7 @@ func (b *jobBuilder) held(h jobrec.Hold) *jobBuilder {
 // arrayRecord makes the job an array's pending record of tasks.
 func (b *jobBuilder) arrayRecord(tasks []int, limit int) *jobBuilder {
 	b.j.ArrayJobID, b.j.ArrayPending, b.j.ArrayLimit = b.j.ID, tasks, limit
-	b.j.ArrayTasks = slurmtime.FormatTasks(tasks, limit)
+	b.j.ArrayTasks = slurmsyntax.FormatTasks(tasks, limit)
 	return b
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The files beside slurm.conf for what slurm-lite does around the
@@ -64,7 +64,7 @@ local routes = {
 `)
 	for _, r := range g.cfg.Routes {
 		fmt.Fprintf(&b, "\t{ max_seconds = %d, partition = \"%s\" }, -- MaxTime = %q\n",
-			int64(r.MaxTime/time.Second), r.Partition, slurmtime.FormatDuration(r.MaxTime))
+			int64(r.MaxTime/time.Second), r.Partition, slurmsyntax.FormatDuration(r.MaxTime))
 	}
 	b.WriteString(`}
 
@@ -100,7 +100,7 @@ return slurm.SUCCESS
 
 // hosts are the nodes, one name each (g.nodes expanded).
 func (g gen) hosts() []string {
-	h, _ := slurmtime.ExpandHostlist(g.nodes)
+	h, _ := slurmsyntax.ExpandHostlist(g.nodes)
 	return h
 }
 

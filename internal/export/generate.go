@@ -10,7 +10,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // GPU is one GPU as the exported files name it.
@@ -87,7 +87,7 @@ func Generate(cfg *config.Config, in Input) ([]File, error) {
 	if nodes == "" {
 		nodes = cfg.Node.NodeName
 	}
-	hosts, err := slurmtime.ExpandHostlist(nodes)
+	hosts, err := slurmsyntax.ExpandHostlist(nodes)
 	if err != nil || len(hosts) == 0 {
 		return nil, fmt.Errorf("node template %q is not a hostlist: write names such as gpu01 or gpu[01-04]", nodes)
 	}
@@ -119,7 +119,7 @@ func Generate(cfg *config.Config, in Input) ([]File, error) {
 			return nil, fmt.Errorf("route to partition %q: a partition name for job_submit.lua has letters, digits, '-', '_' and '.' only", r.Partition)
 		}
 	}
-	g := gen{cfg: cfg, in: in, nodes: slurmtime.CompressHostlist(hosts), controller: controller}
+	g := gen{cfg: cfg, in: in, nodes: slurmsyntax.CompressHostlist(hosts), controller: controller}
 	files := []File{
 		{Name: SlurmConf, Data: []byte(g.slurmConf()), Mode: 0o644},
 		{Name: GresConf, Data: []byte(g.gresConf()), Mode: 0o644},
@@ -201,7 +201,7 @@ func (g gen) nodeGres() string {
 
 // clock prints a duration as slurm.conf and sacctmgr read it: "2-00:00:00",
 // "01:00:00", "UNLIMITED".
-func clock(d time.Duration) string { return slurmtime.FormatClock(d) }
+func clock(d time.Duration) string { return slurmsyntax.FormatClock(d) }
 
 func seconds(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }
 
@@ -376,14 +376,14 @@ func (g gen) slurmConf() string {
 	kv("SelectTypeParameters", "CR_Core_Memory")
 	switch {
 	case c.DefMemPerCPU > 0:
-		kv("DefMemPerCPU", strconv.FormatInt(int64(c.DefMemPerCPU/slurmtime.MiB), 10))
+		kv("DefMemPerCPU", strconv.FormatInt(int64(c.DefMemPerCPU/slurmsyntax.MiB), 10))
 	case c.DefMemPerNode > 0:
-		kv("DefMemPerNode", strconv.FormatInt(int64(c.DefMemPerNode/slurmtime.MiB), 10))
+		kv("DefMemPerNode", strconv.FormatInt(int64(c.DefMemPerNode/slurmsyntax.MiB), 10))
 	case c.Node.CPUs > 0 && c.Node.RealMemory > 0:
 		// Without a default, Slurm would give such a job the whole node
 		// (CR_Core_Memory), and every other job would wait.
 		b.WriteString("# A job without --mem gets its CPUs' share of the node's memory (slurm-lite, without DefMemPerCPU, sets no limit).\n")
-		kv("DefMemPerCPU", strconv.FormatInt(int64(c.Node.RealMemory/slurmtime.MiB)/int64(c.Node.CPUs), 10))
+		kv("DefMemPerCPU", strconv.FormatInt(int64(c.Node.RealMemory/slurmsyntax.MiB)/int64(c.Node.CPUs), 10))
 	}
 	kv("GresTypes", "gpu,shard")
 
@@ -444,7 +444,7 @@ func (g gen) slurmConf() string {
 	kv("JobCompType", "jobcomp/none")
 
 	section(g.nodeComment())
-	node := fmt.Sprintf("NodeName=%s CPUs=%d RealMemory=%d", g.nodes, c.Node.CPUs, int64(c.Node.RealMemory/slurmtime.MiB))
+	node := fmt.Sprintf("NodeName=%s CPUs=%d RealMemory=%d", g.nodes, c.Node.CPUs, int64(c.Node.RealMemory/slurmsyntax.MiB))
 	if gres := g.nodeGres(); gres != "" {
 		node += " Gres=" + gres
 	}
@@ -496,7 +496,7 @@ func (g gen) nodeComment() string {
 		b.WriteString("\n# Gres=gpu:TYPE:N,shard:M by hand (M = each GPU's memory / ShardSize, summed).")
 	}
 	if g.shardsOn() {
-		fmt.Fprintf(&b, "\n# One shard stands for %s of GPU memory (ShardSize); Slurm does not check it.", slurmtime.FormatSize(g.cfg.ShardSize))
+		fmt.Fprintf(&b, "\n# One shard stands for %s of GPU memory (ShardSize); Slurm does not check it.", slurmsyntax.FormatSize(g.cfg.ShardSize))
 	}
 	return b.String()
 }
@@ -545,7 +545,7 @@ func (g gen) gresConf() string {
 	g.header(&b, "gres.conf for real Slurm")
 	b.WriteString("# GPUs with the type names slurm-lite uses, so --gres=gpu:TYPE:N means the same;\n")
 	fmt.Fprintf(&b, "# shards per GPU: its memory / ShardSize (%s), so --gres=shard:N means about N x %s.\n",
-		slurmtime.FormatSize(g.cfg.ShardSize), slurmtime.FormatSize(g.cfg.ShardSize))
+		slurmsyntax.FormatSize(g.cfg.ShardSize), slurmsyntax.FormatSize(g.cfg.ShardSize))
 	if g.in.GPUNote != "" {
 		fmt.Fprintf(&b, "# slurm-lite's GPU inventory: %s.\n", g.in.GPUNote)
 	}

@@ -8,13 +8,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
-const gib = uint64(slurmtime.GiB)
+const gib = uint64(slurmsyntax.GiB)
 
 // host is the machine the tests pretend to run on.
-var host = config.Host{Name: "box", CPUs: 8, Memory: 32 * slurmtime.GiB}
+var host = config.Host{Name: "box", CPUs: 8, Memory: 32 * slurmsyntax.GiB}
 
 // twoTypes is a configuration with simulated GPUs of two types and shards
 // of 2 GiB, as scripts/test-slurm uses against real Slurm.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // noEquivalent is the top of slurm.conf: every slurm-lite setting and
@@ -17,7 +17,7 @@ import (
 func (g gen) noEquivalent() []string {
 	c := g.cfg
 	q := strconv.Quote
-	shard := slurmtime.FormatSize(c.ShardSize)
+	shard := slurmsyntax.FormatSize(c.ShardSize)
 	idle := "0, off"
 	if c.IdleGPUTimeout > 0 {
 		idle = q(clock(c.IdleGPUTimeout))

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Reservations is the file of scontrol create reservation lines that
@@ -52,7 +52,7 @@ set -eu
 func resvLine(r *api.Reservation, nodes string) string {
 	w := []string{"scontrol", "create", "reservation", "ReservationName=" + r.Name,
 		"StartTime=" + r.ShowStart.Format("2006-01-02T15:04:05"),
-		"Duration=" + slurmtime.FormatClock(r.ShowEnd.Sub(r.ShowStart))}
+		"Duration=" + slurmsyntax.FormatClock(r.ShowEnd.Sub(r.ShowStart))}
 	if len(r.Users) > 0 {
 		users := strings.Join(r.Users, ",")
 		if r.ExcludeUsers {
@@ -78,7 +78,7 @@ func resvLine(r *api.Reservation, nodes string) string {
 		flags := make([]string, len(r.Flags))
 		for i, f := range r.Flags {
 			if f == "PURGE_COMP" {
-				f += "=" + slurmtime.FormatClock(r.PurgeComp)
+				f += "=" + slurmsyntax.FormatClock(r.PurgeComp)
 			}
 			flags[i] = f
 		}

@@ -7,12 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/durable"
 )
 
 // writeFiles writes files into dir (made if missing) and returns their
 // paths. Each goes to a temporary file beside its target first; only when
-// every one is written and synced are they renamed into place, so a failure
-// leaves no half-written configuration (and no temporary file) behind.
+// every one is written and synced are they renamed into place, and the
+// directory synced, so a failure leaves no half-written configuration (and
+// no temporary file) behind. (durable.Replace writes one file so; this is a
+// set of files that go in together.)
 // Existing targets are an error unless force.
 func writeFiles(dir string, files []File, force bool) ([]string, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
@@ -65,6 +69,10 @@ func writeFiles(dir string, files []File, force bool) ([]string, error) {
 			return paths, fmt.Errorf("writing %s: %w", p, err)
 		}
 		paths = append(paths, p)
+	}
+	// The renames, like the files' data, survive a crash of the machine.
+	if err := durable.SyncDir(dir); err != nil {
+		return paths, err
 	}
 	return paths, nil
 }

@@ -2,6 +2,8 @@ package format
 
 import (
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The column engine of the commands that print a table in a format the
@@ -112,7 +114,8 @@ func parseLong[R, X any](fields []*field[R, X], spec string, all func() columns[
 				c.right = true
 				rest = rest[1:]
 			}
-			c.width, c.suffix = strtol(rest)
+			n, suffix, _ := slurmsyntax.Strtol(rest, slurmsyntax.Zero)
+			c.width, c.suffix = int(n), suffix
 		}
 		if all != nil && strings.EqualFold(name, "all") {
 			cs = append(cs, all()...)

@@ -12,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Env is what the commands' output needs besides the jobs: the clock,
@@ -86,7 +86,7 @@ func limit(j *api.SqueueJob) time.Duration {
 	case j.TimeLimit > 0:
 		return j.TimeLimit
 	}
-	return slurmtime.Infinite
+	return slurmsyntax.Infinite
 }
 
 // startTime is Slurm's start_time: the expected start of a pending job
@@ -111,7 +111,7 @@ func endTime(j *api.SqueueJob) time.Time {
 		return time.Time{}
 	case (j.State == slurm.Running || j.State == slurm.Completing) && !j.Start.IsZero():
 		// The controller's expected end: the limit, or a year for none.
-		if l := limit(j); l != slurmtime.Infinite {
+		if l := limit(j); l != slurmsyntax.Infinite {
 			return j.Start.Add(l)
 		}
 		return j.Start.Add(365 * 24 * time.Hour)
@@ -289,7 +289,7 @@ func dependency(j *api.Job) string {
 	if d == nil || !isPending(j) {
 		return Null
 	}
-	state := slurmtime.DepUnfulfilled
+	state := slurmsyntax.DepUnfulfilled
 	if j.Hold != jobrec.HoldNone {
 		if !j.Eligible.IsZero() {
 			return Null // met before the hold: slurmctld cleared them
@@ -303,11 +303,11 @@ func dependency(j *api.Job) string {
 	switch r {
 	case slurm.ReasonDependency:
 	case slurm.ReasonDependencyNeverSatisfied:
-		state = slurmtime.DepFailed
+		state = slurmsyntax.DepFailed
 	default:
 		return Null
 	}
-	s := d.Parsed.Show(func(slurmtime.DepType, slurmtime.JobRef) slurmtime.DepState { return state })
+	s := d.Parsed.Show(func(slurmsyntax.DepType, slurmsyntax.JobRef) slurmsyntax.DepState { return state })
 	return orNull(s)
 }
 
@@ -382,7 +382,7 @@ func gpuType(j *api.Job, cfg *config.Config) string {
 
 // BitFmt prints ids as Slurm's bit_fmt does: ascending, ranges joined by
 // commas ("0-3,8").
-func BitFmt(ids []int) string { return slurmtime.FormatRanges(ids) }
+func BitFmt(ids []int) string { return slurmsyntax.FormatRanges(ids) }
 
 // sq is j's api.SqueueJob, for the helpers above.
 func sq(j *api.Job) *api.SqueueJob {

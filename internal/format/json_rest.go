@@ -7,7 +7,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // slurmrestd's answers (openapi/v0.0.38 and openapi/dbv0.0.38 of 22.05),
@@ -95,13 +95,13 @@ func RESTPartitions(parts []*config.Partition, n PartitionNode) string {
 		var defTime any
 		switch p.DefaultTime {
 		case 0:
-		case slurmtime.Infinite:
+		case slurmsyntax.Infinite:
 			defTime = -1
 		default:
 			defTime = int64(p.DefaultTime / time.Minute)
 		}
 		maxTime := int64(-1)
-		if p.MaxTime != slurmtime.Infinite && p.MaxTime > 0 {
+		if p.MaxTime != slurmsyntax.Infinite && p.MaxTime > 0 {
 			maxTime = int64(p.MaxTime / time.Minute)
 		}
 		weights := ""

@@ -7,7 +7,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // SacctJSON is sacct --json: openapi/dbv0.0.38's dump of the runs sacct
@@ -50,7 +50,7 @@ func recordJSON(rec *jobrec.Record, env *Env, userName func(uint32) string) json
 		taskID = j.ArrayTaskID
 	}
 	if j.ArrayRecord() {
-		taskStr = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
+		taskStr = slurmsyntax.FormatTasks(j.ArrayPending, j.ArrayLimit)
 	}
 	maxTasks := 0
 	if j.ArrayJobID != 0 && j.ID == j.ArrayJobID {
@@ -366,7 +366,7 @@ func acctLimit(j *jobrec.Job, env *Env) time.Duration {
 			return p.DefaultLimit()
 		}
 	}
-	return slurmtime.Infinite
+	return slurmsyntax.Infinite
 }
 
 // acctWorkDir is the directory the job ran in.

@@ -7,7 +7,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // SqueueJSON is squeue --json: openapi/v0.0.38's dump of every job the
@@ -248,7 +248,7 @@ func arrayTasksJSON(j *api.Job) string {
 	if j.ArrayTasks != "" {
 		return j.ArrayTasks
 	}
-	return slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
+	return slurmsyntax.FormatTasks(j.ArrayPending, j.ArrayLimit)
 }
 
 // associationID stands for slurmdbd's association id, which slurm-lite
@@ -369,7 +369,7 @@ func sharedJSON(j *api.Job) any {
 
 // minutesJSON is a time limit in minutes, null for UNLIMITED.
 func minutesJSON(d time.Duration) any {
-	if d == slurmtime.Infinite {
+	if d == slurmsyntax.Infinite {
 		return nil
 	}
 	return int64(d / time.Minute)

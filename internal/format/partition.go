@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // PartitionNode is what a partition's record says of its node.
@@ -41,15 +41,15 @@ func ShowPartition(p *config.Partition, n PartitionNode, oneLiner bool) string {
 	switch p.DefaultTime {
 	case 0:
 		b.WriteString("DefaultTime=NONE")
-	case slurmtime.Infinite:
+	case slurmsyntax.Infinite:
 		b.WriteString("DefaultTime=UNLIMITED")
 	default:
-		b.WriteString("DefaultTime=" + slurmtime.FormatClock(p.DefaultTime))
+		b.WriteString("DefaultTime=" + slurmsyntax.FormatClock(p.DefaultTime))
 	}
 	b.WriteString(" DisableRootJobs=NO ExclusiveUser=NO")
 	b.WriteString(" GraceTime=" + strconv.FormatInt(int64(p.GraceTime.Seconds()), 10))
 	b.WriteString(" Hidden=" + yesNo(p.Hidden) + end)
-	b.WriteString("MaxNodes=UNLIMITED MaxTime=" + slurmtime.FormatClock(p.MaxTime))
+	b.WriteString("MaxNodes=UNLIMITED MaxTime=" + slurmsyntax.FormatClock(p.MaxTime))
 	b.WriteString(" MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED" + end)
 	b.WriteString("Nodes=" + n.Name + end)
 	b.WriteString("PriorityJobFactor=" + strconv.Itoa(p.PriorityJobFactor))

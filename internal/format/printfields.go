@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Slurm's print_fields (src/common/print_fields.c), which sshare and
@@ -73,7 +75,8 @@ func dateCell(s string) Cell { return Cell{kind: cellDate, s: s} }
 func nameWidth(item string) (name string, width int, set bool) {
 	name, w, set := strings.Cut(item, "%")
 	if set {
-		width, _ = strtol(w)
+		n, _, _ := slurmsyntax.Strtol(w, slurmsyntax.Zero)
+		width = int(n)
 	}
 	return name, width, set
 }

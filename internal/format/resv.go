@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // NoReservations is what scontrol show reservation and sinfo -T print for
@@ -34,7 +34,7 @@ func ShowReservation(r *api.Reservation, oneLiner bool) string {
 	}
 	lines := []string{
 		fmt.Sprintf("ReservationName=%s StartTime=%s EndTime=%s Duration=%s", r.Name, Time(r.ShowStart), Time(r.ShowEnd),
-			slurmtime.FormatClock(r.ShowEnd.Sub(r.ShowStart))),
+			slurmsyntax.FormatClock(r.ShowEnd.Sub(r.ShowStart))),
 		fmt.Sprintf("Nodes=%s NodeCnt=1 CoreCnt=%d Features=(null) PartitionName=%s Flags=%s", r.NodeName, core,
 			orNullStr(r.ShowPartition), ResvFlags(r)),
 		"TRES=" + tres,
@@ -58,7 +58,7 @@ func ResvFlags(r *api.Reservation) string {
 			out = append(out, "SPEC_NODES")
 		}
 		if f == "PURGE_COMP" {
-			f += "=" + slurmtime.FormatClock(r.PurgeComp)
+			f += "=" + slurmsyntax.FormatClock(r.PurgeComp)
 		}
 		out = append(out, f)
 	}
@@ -88,6 +88,6 @@ func SinfoReservations(w io.Writer, list []api.Reservation) {
 		if r.Active {
 			state = "ACTIVE"
 		}
-		row(r.Name, state, Time(r.ShowStart), Time(r.ShowEnd), slurmtime.FormatClock(r.ShowEnd.Sub(r.ShowStart)), r.NodeName)
+		row(r.Name, state, Time(r.ShowStart), Time(r.ShowEnd), slurmsyntax.FormatClock(r.ShowEnd.Sub(r.ShowStart)), r.NodeName)
 	}
 }

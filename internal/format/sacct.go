@@ -11,7 +11,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // sacct's field lists (src/sacct/sacct.h).
@@ -109,7 +109,7 @@ var acctFields = []*acctField{
 	{"ConsumedEnergy", 14, kindStr, func(r *AcctRow) acctVal { return val("0") }},
 	{"ConsumedEnergyRaw", 17, kindNum, func(r *AcctRow) acctVal { return val("0") }},
 	{"Container", 19, kindStr, blank},
-	{"CPUTime", 10, kindSecs, func(r *AcctRow) acctVal { return val(slurmtime.FormatClock(r.elapsed() * time.Duration(r.cpus()))) }},
+	{"CPUTime", 10, kindSecs, func(r *AcctRow) acctVal { return val(slurmsyntax.FormatClock(r.elapsed() * time.Duration(r.cpus()))) }},
 	{"CPUTimeRAW", 10, kindNum, func(r *AcctRow) acctVal {
 		return val(strconv.FormatInt(int64(r.elapsed()/time.Second)*int64(r.cpus()), 10))
 	}},
@@ -120,7 +120,7 @@ var acctFields = []*acctField{
 		}
 		return val("0:0")
 	}},
-	{"Elapsed", 10, kindSecs, func(r *AcctRow) acctVal { return val(slurmtime.FormatClock(r.elapsed())) }},
+	{"Elapsed", 10, kindSecs, func(r *AcctRow) acctVal { return val(slurmsyntax.FormatClock(r.elapsed())) }},
 	{"ElapsedRaw", 10, kindNum, func(r *AcctRow) acctVal { return val(strconv.FormatInt(int64(r.elapsed()/time.Second), 10)) }},
 	{"Eligible", 19, kindDate, func(r *AcctRow) acctVal {
 		if r.Step != nil {
@@ -258,7 +258,7 @@ var acctFields = []*acctField{
 		if r.Step != nil || j.Start.IsZero() || j.Eligible.IsZero() {
 			return val("00:00:00")
 		}
-		return val(slurmtime.FormatClock(wholeSeconds(j.Eligible, j.Start)))
+		return val(slurmsyntax.FormatClock(wholeSeconds(j.Eligible, j.Start)))
 	}},
 	{"ResvCPU", 10, kindSecs, blank},
 	{"ResvCPURAW", 10, kindNum, blank},
@@ -294,13 +294,13 @@ var acctFields = []*acctField{
 		if r.Step != nil {
 			return unset
 		}
-		return val(slurmtime.FormatClock(limit(sq(r.job()))))
+		return val(slurmsyntax.FormatClock(limit(sq(r.job()))))
 	}},
 	{"TimelimitRaw", 10, kindStr, func(r *AcctRow) acctVal {
 		if r.Step != nil {
 			return unset
 		}
-		if l := limit(sq(r.job())); l != slurmtime.Infinite {
+		if l := limit(sq(r.job())); l != slurmsyntax.Infinite {
 			return val(strconv.FormatInt(int64(l/time.Minute), 10))
 		}
 		return val("UNLIMITED")
@@ -598,7 +598,7 @@ func (r *AcctRow) jobID(raw bool) string {
 	case raw:
 		s = uitoa(j.ID)
 	case j.ArrayRecord():
-		s = uitoa(j.ArrayJobID) + "_[" + slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit) + "]"
+		s = uitoa(j.ArrayJobID) + "_[" + slurmsyntax.FormatTasks(j.ArrayPending, j.ArrayLimit) + "]"
 	case j.ArrayJobID != 0 && j.ArrayTaskID != jobrec.NoTask:
 		s = uitoa(j.ArrayJobID) + "_" + strconv.Itoa(j.ArrayTaskID)
 	default:

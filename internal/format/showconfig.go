@@ -10,7 +10,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // ConfigView is what scontrol show config prints: the configuration in
@@ -130,7 +130,7 @@ func enforcePartLimits(v string) string {
 // megabytes where one is set, else DefMemPerNode = UNLIMITED (a job that
 // asks for no memory has no limit).
 func (c *ConfigView) defMem() (string, string) {
-	mb := func(b slurmtime.Bytes) string { return strconv.FormatInt(int64(b/slurmtime.MiB), 10) }
+	mb := func(b slurmsyntax.Bytes) string { return strconv.FormatInt(int64(b/slurmsyntax.MiB), 10) }
 	switch {
 	case c.Config.DefMemPerCPU > 0:
 		return "DefMemPerCPU", mb(c.Config.DefMemPerCPU)
@@ -360,11 +360,11 @@ var configLines = []configLine{
 	{"PriorityParameters", fixed("(null)")},
 	{"PrioritySiteFactorParameters", fixed("(null)")},
 	{"PrioritySiteFactorPlugin", fixed("(null)")},
-	{"PriorityDecayHalfLife", prio(func(c *ConfigView) string { return slurmtime.FormatClock(c.Config.Priority.DecayHalfLife) })},
-	{"PriorityCalcPeriod", prio(func(c *ConfigView) string { return slurmtime.FormatClock(c.Config.Priority.CalcPeriod) })},
+	{"PriorityDecayHalfLife", prio(func(c *ConfigView) string { return slurmsyntax.FormatClock(c.Config.Priority.DecayHalfLife) })},
+	{"PriorityCalcPeriod", prio(func(c *ConfigView) string { return slurmsyntax.FormatClock(c.Config.Priority.CalcPeriod) })},
 	{"PriorityFavorSmall", prio(func(c *ConfigView) string { return yesNoCap(c.Config.Priority.FavorSmall) })},
 	{"PriorityFlags", prio(func(c *ConfigView) string { return c.priorityFlags() })},
-	{"PriorityMaxAge", prio(func(c *ConfigView) string { return slurmtime.FormatClock(c.Config.Priority.MaxAge) })},
+	{"PriorityMaxAge", prio(func(c *ConfigView) string { return slurmsyntax.FormatClock(c.Config.Priority.MaxAge) })},
 	{"PriorityUsageResetPeriod", prio(func(c *ConfigView) string { return orDefault(c.Config.Priority.UsageResetPeriod, "NONE") })},
 	{"PriorityType", func(c *ConfigView) string { return c.Config.PriorityType }},
 	{"PriorityWeightAge", prio(func(c *ConfigView) string { return strconv.Itoa(c.Config.Priority.WeightAge) })},

@@ -9,7 +9,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // ShowJob prints a job as scontrol show job does (slurm_sprint_job_info in
@@ -75,9 +75,9 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 		nl()
 	}
 
-	w("RunTime=%s TimeLimit=%s TimeMin=", slurmtime.FormatClock(timeUsed(sq(j), env.Now)), slurmtime.FormatClock(limit(sq(j))))
+	w("RunTime=%s TimeLimit=%s TimeMin=", slurmsyntax.FormatClock(timeUsed(sq(j), env.Now)), slurmsyntax.FormatClock(limit(sq(j))))
 	if m := timeMin(j); m > 0 {
-		w("%s", slurmtime.FormatClock(m))
+		w("%s", slurmsyntax.FormatClock(m))
 	} else {
 		w("N/A")
 	}
@@ -88,7 +88,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	nl()
 	endT := endTime(sq(j))
 	endS := Time(endT)
-	if limit(sq(j)) == slurmtime.Infinite && endT.After(env.Now) {
+	if limit(sq(j)) == slurmsyntax.Infinite && endT.After(env.Now) {
 		endS = "Unknown"
 	}
 	w("StartTime=%s EndTime=%s Deadline=", Time(showStartTime(j, env.Now)), endS)
@@ -150,7 +150,7 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 	}
 	w("MinCPUsNode=%d MinMemory%s=%s MinTmpDiskNode=%s", showMinCPUsNode(j), per, mebi(mib, false), mebi(j.Request.TmpMiB(), false))
 	nl()
-	w("Features=%s DelayBoot=%s", printable(orNull(j.Request.Constraint)), slurmtime.FormatClock(j.Request.DelayBoot()))
+	w("Features=%s DelayBoot=%s", printable(orNull(j.Request.Constraint)), slurmsyntax.FormatClock(j.Request.DelayBoot()))
 	nl()
 	if r := j.Request.Reservation; r != "" {
 		w("Reservation=%s", r)

@@ -9,7 +9,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The fields of scontrol show job that derive from the request the way
@@ -159,7 +159,7 @@ func showTRES(j *api.Job, cfg *config.Config) string {
 		return s
 	}
 	node := "node=1"
-	mem := "mem=" + mebi(uint64(cfg.Node.RealMemory/slurmtime.MiB), false) + ","
+	mem := "mem=" + mebi(uint64(cfg.Node.RealMemory/slurmsyntax.MiB), false) + ","
 	return strings.Replace(s, node, mem+node, 1)
 }
 

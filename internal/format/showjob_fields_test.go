@@ -9,7 +9,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // The values below are what real Slurm 22.05 printed for the same
@@ -113,7 +113,7 @@ func TestEligibleAndStartTimes(t *testing.T) {
 // afterok on a job that completed showed afterok:N(unfulfilled) too), and
 // held after its dependencies were met, none.
 func TestDependencyShowsForHeldJobs(t *testing.T) {
-	dep, err := slurmtime.ParseDependency("afterok:2,singleton")
+	dep, err := slurmsyntax.ParseDependency("afterok:2,singleton")
 	if err != nil {
 		t.Fatal(err)
 	}

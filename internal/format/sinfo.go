@@ -9,7 +9,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // sinfo (src/sinfo of 22.05) groups nodes into lines: one per partition
@@ -550,7 +550,7 @@ var sinfoFields = []*sinfoField{
 	{letter: 'l', names: []string{"time"}, header: "TIMELIMIT", x: sinfoAttr{part: partMaxTime},
 		value: func(e sinfoRow) string {
 			return withPart(e.SinfoEntry, func(p *config.Partition) string {
-				if p.MaxTime == slurmtime.Infinite {
+				if p.MaxTime == slurmsyntax.Infinite {
 					return "infinite"
 				}
 				return sinfoSecs(p.MaxTime)
@@ -562,7 +562,7 @@ var sinfoFields = []*sinfoField{
 				switch p.DefaultTime {
 				case 0:
 					return "n/a"
-				case slurmtime.Infinite:
+				case slurmsyntax.Infinite:
 					return "infinite"
 				}
 				return sinfoSecs(p.DefaultTime)

@@ -7,7 +7,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Row is one line of squeue: a job, or one task of an array's pending
@@ -34,7 +34,7 @@ func NewRow(j *api.SqueueJob, env *Env) Row {
 		r.Task = jobrec.NoTask
 		r.Tasks = j.ArrayTasks
 		if r.Tasks == "" {
-			r.Tasks = slurmtime.FormatTasks(j.ArrayPending, j.ArrayLimit)
+			r.Tasks = slurmsyntax.FormatTasks(j.ArrayPending, j.ArrayLimit)
 		}
 	}
 	return r
@@ -118,7 +118,7 @@ var jobFields = []*jobField{
 	{letter: 'D', names: []string{"numnodes"}, header: "NODES", value: str("1")},
 	{letter: 'e', names: []string{"endtime"}, header: "END_TIME", value: func(r *Row) string {
 		end := endTime(r.Job)
-		if limit(r.Job) == slurmtime.Infinite && end.After(r.Env.Now) {
+		if limit(r.Job) == slurmsyntax.Infinite && end.After(r.Env.Now) {
 			return "NONE"
 		}
 		return timeOrNA(end)
@@ -152,7 +152,7 @@ var jobFields = []*jobField{
 	{letter: 'l', names: []string{"timelimit"}, header: "TIME_LIMIT", whole: true, value: func(r *Row) string { return secs(limit(r.Job)) }},
 	{letter: 'L', names: []string{"timeleft"}, header: "TIME_LEFT", whole: true, value: func(r *Row) string {
 		l := limit(r.Job)
-		if l == slurmtime.Infinite {
+		if l == slurmsyntax.Infinite {
 			return "UNLIMITED"
 		}
 		return secs(l - timeUsed(r.Job, r.Env.Now))

@@ -11,7 +11,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 func msec(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -22,7 +22,7 @@ var testNow = time.Date(2026, 11, 29, 10, 0, 0, 0, time.Local)
 func job(id uint32, mods ...func(*api.Job)) *api.Job {
 	mem := uint64(1000)
 	j := &api.Job{Job: jobrec.Job{ID: id, ArrayTaskID: jobrec.NoTask, Name: "j", User: "root",
-		Partition: "gpu", State: slurm.Pending, Reason: slurm.ReasonPriority, TimeLimit: slurmtime.Infinite}}
+		Partition: "gpu", State: slurm.Pending, Reason: slurm.ReasonPriority, TimeLimit: slurmsyntax.Infinite}}
 	j.Request.MemPerCPU, j.Request.NTasks = &mem, 1
 	for _, m := range mods {
 		m(j)

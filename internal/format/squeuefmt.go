@@ -1,7 +1,6 @@
 package format
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -48,31 +47,6 @@ func ParseLongFormat(spec string) (Format, []string) {
 		warnings = append(warnings, "Invalid job format specification: "+name)
 	}
 	return Format(f), warnings
-}
-
-// strtol reads a C integer at the start of s, as strtol(s, &end, 10) with
-// its leading blanks and sign, returning the rest.
-func strtol(s string) (int, string) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
-		i++
-	}
-	j := i
-	if j < len(s) && (s[j] == '+' || s[j] == '-') {
-		j++
-	}
-	k := j
-	for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-		k++
-	}
-	if k == j {
-		return 0, s
-	}
-	n, err := strconv.Atoi(s[i:k])
-	if err != nil {
-		n = 0
-	}
-	return n, s[k:]
 }
 
 // Header is the format's header line, with its newline.

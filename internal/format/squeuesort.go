@@ -10,7 +10,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // SqueueSort is squeue's default order (src/squeue/sort.c): partition,
@@ -80,7 +80,7 @@ func sortTask(r *Row) int64 {
 
 func timeLeft(r *Row) time.Duration {
 	l := limit(r.Job)
-	if l == slurmtime.Infinite {
+	if l == slurmsyntax.Infinite {
 		return l
 	}
 	return l - timeUsed(r.Job, r.Env.Now)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Null stands for a C NULL string in a field's value: printf prints it as
@@ -108,7 +108,7 @@ func Date(t time.Time) string {
 
 // secs prints seconds as squeue's _print_secs does.
 func secs(d time.Duration) string {
-	return slurmtime.FormatDuration(d)
+	return slurmsyntax.FormatDuration(d)
 }
 
 // uitoa prints a count.

@@ -54,7 +54,7 @@ type Job struct {
 	Start    time.Time
 	End      time.Time
 	// TimeLimit is 0 when none was asked (the partition's default applies)
-	// and slurmtime.Infinite for UNLIMITED.
+	// and slurmsyntax.Infinite for UNLIMITED.
 	TimeLimit time.Duration
 	ExitCode  ExitCode
 

@@ -3,6 +3,8 @@ package jobscript
 import (
 	"math"
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // mailTypes are --mail-type's words in the order Slurm prints them
@@ -138,7 +140,7 @@ func setDistribution(s *state, v string, has bool) *Error {
 		// The plane size comes after '=' (or from SLURM_DIST_PLANESIZE,
 		// which slurm-lite does not read: a plane needs several nodes).
 		_, size, ok := strings.Cut(v, "=")
-		n, rest, digits := strtol(size)
+		n, rest, digits := slurmsyntax.Strtol(size, slurmsyntax.Saturate)
 		if !ok || !digits || rest != "" || n <= 0 || n > math.MaxInt32 {
 			return invalid(exitOption, "Invalid plane size or size not specified\nInvalid --distribution specification")
 		}
@@ -244,7 +246,7 @@ func resourceRange(arg, what string) (lo, hi int, err *Error) {
 	}
 	bad := invalid(exitError, "Invalid numeric value \"%s\" for %s.", arg, what)
 	num := func(s string) (int64, string) {
-		v, rest, _ := strtol(s)
+		v, rest, _ := slurmsyntax.Strtol(s, slurmsyntax.Saturate)
 		switch {
 		case rest != "" && (rest[0] == 'k' || rest[0] == 'K'):
 			v, rest = v*1024, rest[1:]

@@ -5,12 +5,30 @@ import (
 	"strings"
 
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
-// optDef is one sbatch option: its getopt row and what setting it does.
+// Command is a set of the commands that install an option: the
+// per-command column of Slurm's one common_options table, where each row has
+// a set_func for all of them or a set_func_sbatch, set_func_srun or
+// set_func_salloc for some.
+type Command uint8
+
+// The commands whose options are read with jobscript's table.
+const (
+	Sbatch Command = 1 << iota
+	Srun
+	Salloc
+
+	all = Sbatch | Srun | Salloc
+)
+
+// optDef is one option: its getopt row, the commands that take it, and
+// what setting it does in a job's request (sbatch's meaning, which srun and
+// salloc reuse for the options that make their allocation).
 type optDef struct {
 	getopt.Option
+	cmds Command
 	// early options (sbatch_early_pass) are read from the command line
 	// only, before the script; in a script they are silently ignored.
 	early bool
@@ -30,136 +48,183 @@ const (
 	opt  = getopt.OptionalArgument
 )
 
-// options is sbatch's option table: Slurm 22.05's common_options
-// (src/common/slurm_opt.c) restricted to the rows sbatch installs, in that
-// order, which is the order getopt lists ambiguous candidates in; then
-// slurm-lite's extensions, which match their full names only.
+// options is the option table of sbatch, srun and salloc: Slurm 22.05's
+// common_options (src/common/slurm_opt.c), each row marked with the
+// commands that install it; then slurm-lite's extensions (sbatch's), which
+// match their full names only. Each command's table is its rows in this
+// order, which is the order getopt lists ambiguous candidates in (the
+// relative order of two rows no command shares is immaterial). Rows without
+// set are srun's or salloc's own, read by those commands; where Slurm gives
+// a name two meanings (sbatch's --wait is a flag, srun's takes seconds) it
+// has two rows, and so does this table.
 var options = []optDef{
-	{Option: row("account", 'A', req), set: str(func(r *Request) *string { return &r.Account })},
-	{Option: row("acctg-freq", 0, req), set: keep("acctg-freq")},
-	{Option: row("array", 'a', req), set: setArray},
-	{Option: row("batch", 0, req), set: keep("batch")},
-	{Option: row("begin", 'b', req), set: setBegin},
-	{Option: row("bb", 0, req), set: setBB},
-	{Option: row("bbf", 0, req), set: setBBF},
-	{Option: row("cluster-constraint", 0, req), set: keep("cluster-constraint")},
-	{Option: row("chdir", 'D', req), set: str(func(r *Request) *string { return &r.Chdir })},
-	{Option: row("cluster", 0, req), set: str(func(r *Request) *string { return &r.Clusters })},
-	{Option: row("clusters", 'M', req), set: str(func(r *Request) *string { return &r.Clusters })},
-	{Option: row("comment", 0, req), set: str(func(r *Request) *string { return &r.Comment })},
-	{Option: row("container", 0, req), set: keep("container")},
-	{Option: row("context", 0, req), set: keep("context")},
-	{Option: row("contiguous", 0, none), set: keep("contiguous"), reset: drop("contiguous")},
-	{Option: row("constraint", 'C', req), set: str(func(r *Request) *string { return &r.Constraint })},
-	{Option: row("core-spec", 'S', req), set: setCoreSpec},
-	{Option: row("cores-per-socket", 0, req), set: layout("cores-per-socket", func(s *state) *int { return &s.cores })},
-	{Option: row("cpu-freq", 0, req), set: keep("cpu-freq")},
-	{Option: row("cpus-per-gpu", 0, req), set: num("--cpus-per-gpu", func(r *Request) *int { return &r.CPUsPerGPU })},
-	{Option: row("cpus-per-task", 'c', req), set: setCPUsPerTask},
-	{Option: row("deadline", 0, req), set: setDeadline},
-	{Option: row("delay-boot", 0, req), set: setDelayBoot},
-	{Option: row("dependency", 'd', req), set: setDependency},
-	{Option: row("distribution", 'm', req), set: setDistribution},
-	{Option: row("error", 'e', req), set: file(func(r *Request) *string { return &r.Error })},
-	{Option: row("exclude", 'x', req), set: str(func(r *Request) *string { return &r.Exclude })},
-	{Option: row("exclusive", 0, opt), set: setExclusive},
-	{Option: row("export", 0, req), set: setExport},
-	{Option: row("export-file", 0, req), set: str(func(r *Request) *string { return &r.ExportFile })},
-	{Option: row("extra-node-info", 'B', req), set: setExtraNodeInfo},
-	{Option: row("get-user-env", 0, opt), set: setGetUserEnv},
-	{Option: row("gid", 0, req), set: str(func(r *Request) *string { return &r.GID })},
-	{Option: row("gpu-bind", 0, req), set: setGPUBind},
-	{Option: row("gpu-freq", 0, req), set: keep("gpu-freq")},
-	{Option: row("gpus", 'G', req), set: raw(func(s *state) *string { return &s.gpus })},
-	{Option: row("gpus-per-node", 0, req), set: raw(func(s *state) *string { return &s.gpusPerNode })},
-	{Option: row("gpus-per-socket", 0, req), set: setGPUsPerSocket},
-	{Option: row("gpus-per-task", 0, req), set: raw(func(s *state) *string { return &s.gpusPerTask })},
-	{Option: row("gres", 0, req), set: setGres},
-	{Option: row("gres-flags", 0, req), set: setGresFlags},
-	{Option: row("help", 'h', none), early: true},
-	{Option: row("hint", 0, req), set: keep("hint")},
-	{Option: row("hold", 'H', none), set: func(s *state, _ string, _ bool) *Error { s.r.Hold = true; return nil },
+	{Option: row("accel-bind", 0, req), cmds: Srun},
+	{Option: row("account", 'A', req), cmds: all, set: str(func(r *Request) *string { return &r.Account })},
+	{Option: row("acctg-freq", 0, req), cmds: all, set: keep("acctg-freq")},
+	{Option: row("array", 'a', req), cmds: Sbatch, set: setArray},
+	{Option: row("batch", 0, req), cmds: Sbatch, set: keep("batch")},
+	{Option: row("bcast", 0, opt), cmds: Srun},
+	{Option: row("bcast-exclude", 0, req), cmds: Srun},
+	{Option: row("begin", 'b', req), cmds: all, set: setBegin},
+	{Option: row("bell", 0, none), cmds: Salloc},
+	{Option: row("bb", 0, req), cmds: all, set: setBB},
+	{Option: row("bbf", 0, req), cmds: all, set: setBBF},
+	{Option: row("cluster-constraint", 0, req), cmds: all, set: keep("cluster-constraint")},
+	{Option: row("chdir", 'D', req), cmds: all, set: str(func(r *Request) *string { return &r.Chdir })},
+	{Option: row("cluster", 0, req), cmds: all, set: str(func(r *Request) *string { return &r.Clusters })},
+	{Option: row("clusters", 'M', req), cmds: all, set: str(func(r *Request) *string { return &r.Clusters })},
+	{Option: row("comment", 0, req), cmds: all, set: str(func(r *Request) *string { return &r.Comment })},
+	{Option: row("compress", 0, opt), cmds: Srun},
+	{Option: row("container", 0, req), cmds: all, set: keep("container")},
+	{Option: row("context", 0, req), cmds: all, set: keep("context")},
+	{Option: row("contiguous", 0, none), cmds: all, set: keep("contiguous"), reset: drop("contiguous")},
+	{Option: row("constraint", 'C', req), cmds: all, set: str(func(r *Request) *string { return &r.Constraint })},
+	{Option: row("core-spec", 'S', req), cmds: all, set: setCoreSpec},
+	{Option: row("cores-per-socket", 0, req), cmds: all, set: layout("cores-per-socket", func(s *state) *int { return &s.cores })},
+	{Option: row("cpu-bind", 0, req), cmds: Srun},
+	{Option: getopt.Option{Name: "cpu_bind", Arg: req, ID: "cpu-bind"}, cmds: Srun},
+	{Option: row("cpu-freq", 0, req), cmds: all, set: keep("cpu-freq")},
+	{Option: row("cpus-per-gpu", 0, req), cmds: all, set: num("--cpus-per-gpu", func(r *Request) *int { return &r.CPUsPerGPU })},
+	{Option: row("cpus-per-task", 'c', req), cmds: all, set: setCPUsPerTask},
+	{Option: row("deadline", 0, req), cmds: all, set: setDeadline},
+	{Option: row("debugger-test", 0, none), cmds: Srun},
+	{Option: row("delay-boot", 0, req), cmds: all, set: setDelayBoot},
+	{Option: row("dependency", 'd', req), cmds: all, set: setDependency},
+	{Option: row("disable-status", 'X', none), cmds: Srun},
+	{Option: row("distribution", 'm', req), cmds: all, set: setDistribution},
+	{Option: row("epilog", 0, req), cmds: Srun},
+	{Option: row("error", 'e', req), cmds: Sbatch | Srun, set: file(func(r *Request) *string { return &r.Error })},
+	{Option: row("exact", 0, none), cmds: Srun},
+	{Option: row("exclude", 'x', req), cmds: all, set: str(func(r *Request) *string { return &r.Exclude })},
+	{Option: row("exclusive", 0, opt), cmds: all, set: setExclusive},
+	{Option: row("export", 0, req), cmds: Sbatch | Srun, set: setExport},
+	{Option: row("export-file", 0, req), cmds: Sbatch, set: str(func(r *Request) *string { return &r.ExportFile })},
+	{Option: row("extra-node-info", 'B', req), cmds: all, set: setExtraNodeInfo},
+	{Option: row("get-user-env", 0, opt), cmds: Sbatch | Salloc, set: setGetUserEnv},
+	{Option: row("gid", 0, req), cmds: all, set: str(func(r *Request) *string { return &r.GID })},
+	{Option: row("gpu-bind", 0, req), cmds: all, set: setGPUBind},
+	{Option: row("gpu-freq", 0, req), cmds: all, set: keep("gpu-freq")},
+	{Option: row("gpus", 'G', req), cmds: all, set: raw(func(s *state) *string { return &s.gpus })},
+	{Option: row("gpus-per-node", 0, req), cmds: all, set: raw(func(s *state) *string { return &s.gpusPerNode })},
+	{Option: row("gpus-per-socket", 0, req), cmds: all, set: setGPUsPerSocket},
+	{Option: row("gpus-per-task", 0, req), cmds: all, set: raw(func(s *state) *string { return &s.gpusPerTask })},
+	{Option: row("gres", 0, req), cmds: all, set: setGres},
+	{Option: row("gres-flags", 0, req), cmds: all, set: setGresFlags},
+	{Option: row("help", 'h', none), cmds: all, early: true},
+	{Option: row("het-group", 0, req), cmds: Srun},
+	{Option: row("hint", 0, req), cmds: all, set: keep("hint")},
+	{Option: row("hold", 'H', none), cmds: all, set: func(s *state, _ string, _ bool) *Error { s.r.Hold = true; return nil },
 		reset: func(s *state) { s.r.Hold = false }},
-	{Option: row("ignore-pbs", 0, none), set: keep("ignore-pbs"), reset: drop("ignore-pbs")},
-	{Option: row("input", 'i', req), set: file(func(r *Request) *string { return &r.Input })},
-	{Option: row("job-name", 'J', req), set: func(s *state, v string, _ bool) *Error {
+	{Option: row("ignore-pbs", 0, none), cmds: Sbatch, set: keep("ignore-pbs"), reset: drop("ignore-pbs")},
+	{Option: row("immediate", 'I', opt), cmds: Srun | Salloc},
+	{Option: row("input", 'i', req), cmds: Sbatch | Srun, set: file(func(r *Request) *string { return &r.Input })},
+	{Option: row("interactive", 0, none), cmds: Srun},
+	{Option: row("jobid", 0, req), cmds: Srun},
+	{Option: row("job-name", 'J', req), cmds: all, set: func(s *state, v string, _ bool) *Error {
 		s.r.JobName, s.jobNameSet = v, true
 		return nil
 	}},
-	{Option: row("kill-on-invalid-dep", 0, req), set: setKillOnInvalidDep},
-	{Option: row("licenses", 'L', req), set: str(func(r *Request) *string { return &r.Licenses })},
-	{Option: row("mail-type", 0, req), set: setMailType},
-	{Option: row("mail-user", 0, req), set: str(func(r *Request) *string { return &r.MailUser })},
-	{Option: row("mcs-label", 0, req), set: keep("mcs-label")},
-	{Option: row("mem", 0, req), set: mbytes("--mem", func(r *Request) **uint64 { return &r.MemPerNode })},
-	{Option: row("mem-bind", 0, req), set: keep("mem-bind")},
-	{Option: row("mem-per-cpu", 0, req), set: mbytes("--mem-per-cpu", func(r *Request) **uint64 { return &r.MemPerCPU })},
-	{Option: row("mem-per-gpu", 0, req), set: mbytes("--mem-per-gpu", func(r *Request) **uint64 { return &r.MemPerGPU })},
-	{Option: row("mincpus", 0, req), set: keepInt("mincpus", "--mincpus", true)},
-	{Option: row("network", 0, req), set: keep("network")},
-	{Option: row("nice", 0, opt), set: setNice},
-	{Option: row("no-kill", 'k', opt), set: setNoKill},
-	{Option: row("no-requeue", 0, none), set: setRequeue(false), reset: resetRequeue},
-	{Option: row("nodefile", 'F', req), set: setNodefile},
-	{Option: row("nodelist", 'w', req), set: setNodelist},
-	{Option: row("nodes", 'N', req), set: setNodes},
-	{Option: row("ntasks", 'n', req), set: setNTasks},
-	{Option: row("ntasks-per-core", 0, req), set: keepInt("ntasks-per-core", "--ntasks-per-core", true)},
-	{Option: row("ntasks-per-gpu", 0, req), set: setNTasksPer("ntasks-per-gpu", func(s *state) *int { return &s.ntasksPerGPU })},
-	{Option: row("ntasks-per-node", 0, req), set: num("--ntasks-per-node", func(r *Request) *int { return &r.NTasksPerNode })},
-	{Option: row("ntasks-per-socket", 0, req), set: keepInt("ntasks-per-socket", "--ntasks-per-socket", true)},
-	{Option: row("ntasks-per-tres", 0, req), set: setNTasksPer("ntasks-per-tres", func(s *state) *int { return &s.ntasksPerTres })},
-	{Option: row("open-mode", 0, req), set: setOpenMode},
-	{Option: row("output", 'o', req), set: file(func(r *Request) *string { return &r.Output })},
-	{Option: row("overcommit", 'O', none), set: keep("overcommit"), reset: drop("overcommit")},
-	{Option: row("oversubscribe", 's', none), set: func(s *state, _ string, _ bool) *Error {
+	{Option: row("kill-on-invalid-dep", 0, req), cmds: Sbatch, set: setKillOnInvalidDep},
+	{Option: row("kill-on-bad-exit", 'K', opt), cmds: Srun},
+	{Option: row("label", 'l', none), cmds: Srun},
+	{Option: row("kill-command", 'K', opt), cmds: Salloc},
+	{Option: row("licenses", 'L', req), cmds: all, set: str(func(r *Request) *string { return &r.Licenses })},
+	{Option: row("mail-type", 0, req), cmds: all, set: setMailType},
+	{Option: row("mail-user", 0, req), cmds: all, set: str(func(r *Request) *string { return &r.MailUser })},
+	{Option: row("threads", 'T', req), cmds: Srun},
+	{Option: row("mcs-label", 0, req), cmds: all, set: keep("mcs-label")},
+	{Option: row("mem", 0, req), cmds: all, set: mbytes("--mem", func(r *Request) **uint64 { return &r.MemPerNode })},
+	{Option: row("mem-bind", 0, req), cmds: all, set: keep("mem-bind")},
+	{Option: row("mem-per-cpu", 0, req), cmds: all, set: mbytes("--mem-per-cpu", func(r *Request) **uint64 { return &r.MemPerCPU })},
+	{Option: row("mem-per-gpu", 0, req), cmds: all, set: mbytes("--mem-per-gpu", func(r *Request) **uint64 { return &r.MemPerGPU })},
+	{Option: row("mincpus", 0, req), cmds: all, set: keepInt("mincpus", "--mincpus", true)},
+	{Option: row("mpi", 0, req), cmds: Srun},
+	{Option: row("msg-timeout", 0, req), cmds: Srun},
+	{Option: row("multi-prog", 0, none), cmds: Srun},
+	{Option: row("network", 0, req), cmds: all, set: keep("network")},
+	{Option: row("nice", 0, opt), cmds: all, set: setNice},
+	{Option: row("no-allocate", 'Z', none), cmds: Srun},
+	{Option: row("no-bell", 0, none), cmds: Salloc},
+	{Option: row("no-kill", 'k', opt), cmds: all, set: setNoKill},
+	{Option: row("no-requeue", 0, none), cmds: Sbatch, set: setRequeue(false), reset: resetRequeue},
+	{Option: row("no-shell", 0, none), cmds: Salloc},
+	{Option: row("nodefile", 'F', req), cmds: all, set: setNodefile},
+	{Option: row("nodelist", 'w', req), cmds: all, set: setNodelist},
+	{Option: row("nodes", 'N', req), cmds: all, set: setNodes},
+	{Option: row("ntasks", 'n', req), cmds: all, set: setNTasks},
+	{Option: row("ntasks-per-core", 0, req), cmds: all, set: keepInt("ntasks-per-core", "--ntasks-per-core", true)},
+	{Option: row("ntasks-per-gpu", 0, req), cmds: all, set: setNTasksPer("ntasks-per-gpu", func(s *state) *int { return &s.ntasksPerGPU })},
+	{Option: row("ntasks-per-node", 0, req), cmds: all, set: num("--ntasks-per-node", func(r *Request) *int { return &r.NTasksPerNode })},
+	{Option: row("ntasks-per-socket", 0, req), cmds: all, set: keepInt("ntasks-per-socket", "--ntasks-per-socket", true)},
+	{Option: row("ntasks-per-tres", 0, req), cmds: all, set: setNTasksPer("ntasks-per-tres", func(s *state) *int { return &s.ntasksPerTres })},
+	{Option: row("open-mode", 0, req), cmds: Sbatch | Srun, set: setOpenMode},
+	{Option: row("output", 'o', req), cmds: Sbatch | Srun, set: file(func(r *Request) *string { return &r.Output })},
+	{Option: row("overcommit", 'O', none), cmds: all, set: keep("overcommit"), reset: drop("overcommit")},
+	{Option: row("overlap", 0, opt), cmds: Srun},
+	{Option: row("oversubscribe", 's', none), cmds: all, set: func(s *state, _ string, _ bool) *Error {
 		s.r.Sharing = Oversubscribe
 		return nil
 	}},
-	{Option: row("parsable", 0, none), set: func(s *state, _ string, _ bool) *Error { s.r.Parsable = true; return nil }},
-	{Option: row("partition", 'p', req), set: str(func(r *Request) *string { return &r.Partition })},
-	{Option: row("power", 0, req), set: keep("power")},
-	{Option: row("prefer", 0, req), set: keep("prefer")},
-	{Option: row("priority", 0, req), set: setPriority},
-	{Option: row("profile", 0, req), set: setProfile},
-	{Option: row("propagate", 0, opt), set: setPropagate},
-	{Option: row("qos", 'q', req), set: str(func(r *Request) *string { return &r.QOS })},
-	{Option: row("quiet", 'Q', none), early: true},
-	{Option: row("reboot", 0, none), set: keep("reboot")},
-	{Option: row("requeue", 0, none), set: setRequeue(true), reset: resetRequeue},
-	{Option: row("reservation", 0, req), set: str(func(r *Request) *string { return &r.Reservation })},
-	{Option: row("signal", 0, req), set: setSignal},
-	{Option: row("sockets-per-node", 0, req), set: layout("sockets-per-node", func(s *state) *int { return &s.sockets })},
-	{Option: row("spread-job", 0, none), set: keep("spread-job"), reset: drop("spread-job")},
-	{Option: row("switches", 0, req), set: setSwitches},
-	{Option: getopt.Option{Name: "tasks-per-node", Arg: req, ID: "ntasks-per-node"},
+	{Option: row("parsable", 0, none), cmds: Sbatch, set: func(s *state, _ string, _ bool) *Error { s.r.Parsable = true; return nil }},
+	{Option: getopt.Option{Name: "pack-group", Arg: req, ID: "het-group"}, cmds: Srun},
+	{Option: row("partition", 'p', req), cmds: all, set: str(func(r *Request) *string { return &r.Partition })},
+	{Option: row("power", 0, req), cmds: all, set: keep("power")},
+	{Option: row("prefer", 0, req), cmds: all, set: keep("prefer")},
+	{Option: row("preserve-env", 'E', none), cmds: Srun},
+	{Option: row("priority", 0, req), cmds: all, set: setPriority},
+	{Option: row("profile", 0, req), cmds: all, set: setProfile},
+	{Option: row("prolog", 0, req), cmds: Srun},
+	{Option: row("propagate", 0, opt), cmds: Sbatch | Srun, set: setPropagate},
+	{Option: row("pty", 0, none), cmds: Srun},
+	{Option: row("qos", 'q', req), cmds: all, set: str(func(r *Request) *string { return &r.QOS })},
+	{Option: row("quiet", 'Q', none), cmds: all, early: true},
+	{Option: row("quit-on-interrupt", 0, none), cmds: Srun},
+	{Option: row("reboot", 0, none), cmds: all, set: keep("reboot")},
+	{Option: row("requeue", 0, none), cmds: Sbatch, set: setRequeue(true), reset: resetRequeue},
+	{Option: row("relative", 'r', req), cmds: Srun},
+	{Option: row("reservation", 0, req), cmds: all, set: str(func(r *Request) *string { return &r.Reservation })},
+	{Option: row("resv-ports", 0, opt), cmds: Srun},
+	{Option: row("send-libs", 0, opt), cmds: Srun},
+	{Option: row("signal", 0, req), cmds: all, set: setSignal},
+	{Option: row("slurmd-debug", 0, req), cmds: Srun},
+	{Option: row("sockets-per-node", 0, req), cmds: all, set: layout("sockets-per-node", func(s *state) *int { return &s.sockets })},
+	{Option: row("spread-job", 0, none), cmds: all, set: keep("spread-job"), reset: drop("spread-job")},
+	{Option: row("switches", 0, req), cmds: all, set: setSwitches},
+	{Option: row("task-epilog", 0, req), cmds: Srun},
+	{Option: row("task-prolog", 0, req), cmds: Srun},
+	{Option: getopt.Option{Name: "tasks-per-node", Arg: req, ID: "ntasks-per-node"}, cmds: all,
 		set: num("--ntasks-per-node", func(r *Request) *int { return &r.NTasksPerNode })},
-	{Option: row("test-only", 0, none), set: func(s *state, _ string, _ bool) *Error { s.r.TestOnly = true; return nil }},
-	{Option: row("thread-spec", 0, req), set: setThreadSpec},
-	{Option: row("threads-per-core", 0, req), set: layout("threads-per-core", func(s *state) *int { return &s.threads })},
-	{Option: row("time", 't', req), set: limit("--time", func(r *Request) *Limit { return &r.TimeLimit })},
-	{Option: row("time-min", 0, req), set: limit("--time-min", func(r *Request) *Limit { return &r.TimeMin })},
-	{Option: row("tmp", 0, req), set: setTmp},
-	{Option: row("uid", 0, req), set: str(func(r *Request) *string { return &r.UID })},
-	{Option: row("use-min-nodes", 0, none), set: keep("use-min-nodes"), reset: drop("use-min-nodes")},
-	{Option: row("verbose", 'v', none), early: true, set: setVerboseEnv,
+	{Option: row("test-only", 0, none), cmds: Sbatch | Srun, set: func(s *state, _ string, _ bool) *Error { s.r.TestOnly = true; return nil }},
+	{Option: row("thread-spec", 0, req), cmds: all, set: setThreadSpec},
+	{Option: row("threads-per-core", 0, req), cmds: all, set: layout("threads-per-core", func(s *state) *int { return &s.threads })},
+	{Option: row("time", 't', req), cmds: all, set: limit("--time", func(r *Request) *Limit { return &r.TimeLimit })},
+	{Option: row("time-min", 0, req), cmds: all, set: limit("--time-min", func(r *Request) *Limit { return &r.TimeMin })},
+	{Option: row("tmp", 0, req), cmds: all, set: setTmp},
+	{Option: row("uid", 0, req), cmds: all, set: str(func(r *Request) *string { return &r.UID })},
+	{Option: row("unbuffered", 'u', none), cmds: Srun},
+	{Option: row("use-min-nodes", 0, none), cmds: all, set: keep("use-min-nodes"), reset: drop("use-min-nodes")},
+	{Option: row("verbose", 'v', none), cmds: all, early: true, set: setVerboseEnv,
 		reset: func(s *state) { s.r.Verbose = 0 }},
-	{Option: row("version", 'V', none), early: true},
-	{Option: row("usage", 0, none), early: true},
-	{Option: row("wait", 'W', none), set: func(s *state, _ string, _ bool) *Error { s.r.Wait = true; return nil },
+	{Option: row("version", 'V', none), cmds: all, early: true},
+	{Option: row("usage", 0, none), cmds: all, early: true},
+	{Option: row("wait", 'W', none), cmds: Sbatch, set: func(s *state, _ string, _ bool) *Error { s.r.Wait = true; return nil },
 		reset: func(s *state) { s.r.Wait = false }},
-	{Option: row("wait-all-nodes", 0, req), set: setWaitAllNodes},
-	{Option: row("wckey", 0, req), set: str(func(r *Request) *string { return &r.WCKey })},
-	{Option: row("wrap", 0, req), early: true},
+	// srun's --wait is a number of seconds (slurm_opt_wait_srun).
+	{Option: row("wait", 'W', req), cmds: Srun},
+	{Option: row("wait-all-nodes", 0, req), cmds: Sbatch | Salloc, set: setWaitAllNodes},
+	{Option: row("wckey", 0, req), cmds: all, set: str(func(r *Request) *string { return &r.WCKey })},
+	{Option: row("wrap", 0, req), cmds: Sbatch, early: true},
+	{Option: row("whole", 0, none), cmds: Srun},
+	{Option: row("x11", 0, opt), cmds: Srun | Salloc},
 
 	// slurm-lite's extensions.
-	{Option: extRow("gpu-mem", req), ext: true, set: setGPUMem},
-	{Option: extRow("yieldable", none), ext: true, set: func(s *state, _ string, _ bool) *Error {
+	{Option: extRow("gpu-mem", req), cmds: Sbatch, ext: true, set: setGPUMem},
+	{Option: extRow("yieldable", none), cmds: Sbatch, ext: true, set: func(s *state, _ string, _ bool) *Error {
 		s.r.Yieldable = true
 		return nil
 	}},
-	{Option: extRow("batch-size", req), ext: true, set: setBatchSize},
-	{Option: extRow("checkpoint-interval", req), ext: true, set: setCheckpointInterval},
+	{Option: extRow("batch-size", req), cmds: Sbatch, ext: true, set: setBatchSize},
+	{Option: extRow("checkpoint-interval", req), cmds: Sbatch, ext: true, set: setCheckpointInterval},
 }
 
 // envOnly are options that only an environment variable sets (their rows in
@@ -241,18 +306,34 @@ func extRow(name string, a getopt.ArgKind) getopt.Option {
 	return getopt.Option{Name: name, Arg: a, Exact: true}
 }
 
-// table returns the getopt rows of the options.
-func table() []getopt.Option {
-	t := make([]getopt.Option, len(options))
-	for i, d := range options {
-		t[i] = d.Option
-	}
-	return t
+// Table returns the getopt rows of command c's options (one command), in
+// the table's order. The caller may not modify it.
+func Table(c Command) []getopt.Option {
+	return tables[c]
 }
 
+var tables = func() map[Command][]getopt.Option {
+	m := map[Command][]getopt.Option{}
+	for _, c := range []Command{Sbatch, Srun, Salloc} {
+		for _, d := range options {
+			if d.cmds&c != 0 {
+				m[c] = append(m[c], d.Option)
+			}
+		}
+	}
+	return m
+}()
+
+// table is sbatch's.
+func table() []getopt.Option { return tables[Sbatch] }
+
+// byKey finds sbatch's option of a key.
 var byKey = func() map[string]*optDef {
 	m := map[string]*optDef{}
 	for i := range options {
+		if options[i].cmds&Sbatch == 0 {
+			continue
+		}
 		if _, dup := m[options[i].Key()]; !dup {
 			m[options[i].Key()] = &options[i]
 		}
@@ -351,7 +432,7 @@ func mbytes(flag string, field func(*Request) **uint64) func(*state, string, boo
 
 func limit(flag string, field func(*Request) *Limit) func(*state, string, bool) *Error {
 	return func(s *state, v string, _ bool) *Error {
-		d, err := slurmtime.ParseTimeLimit(v)
+		d, err := slurmsyntax.ParseTimeLimit(v)
 		if err != nil {
 			return invalid(exitOption, "Invalid %s specification", flag)
 		}
@@ -458,7 +539,7 @@ func setDependency(s *state, v string, _ bool) *Error {
 }
 
 func setBegin(s *state, v string, _ bool) *Error {
-	t, err := slurmtime.ParseBegin(v, s.now)
+	t, err := slurmsyntax.ParseBegin(v, s.now)
 	if err != nil || t.IsZero() {
 		return invalid(exitOption, "Invalid --begin specification")
 	}
@@ -467,7 +548,7 @@ func setBegin(s *state, v string, _ bool) *Error {
 }
 
 func setDeadline(s *state, v string, _ bool) *Error {
-	t, err := slurmtime.ParseBegin(v, s.now)
+	t, err := slurmsyntax.ParseBegin(v, s.now)
 	if err != nil || t.IsZero() {
 		return invalid(exitOption, "Invalid --deadline specification")
 	}
@@ -476,7 +557,7 @@ func setDeadline(s *state, v string, _ bool) *Error {
 }
 
 func setSignal(s *state, v string, _ bool) *Error {
-	sig, err := slurmtime.ParseSignal(v)
+	sig, err := slurmsyntax.ParseSignal(v)
 	if err != nil {
 		return invalid(exitOption, "Invalid --signal specification")
 	}
@@ -489,7 +570,7 @@ func setNice(s *state, v string, has bool) *Error {
 	if has {
 		// strtoll(arg, NULL, 10): whatever follows the number is ignored,
 		// and no number at all is 0.
-		n, _, _ = strtol(v)
+		n, _, _ = slurmsyntax.Strtol(v, slurmsyntax.Saturate)
 	}
 	const lim = 0x80000000 - 3 // NICE_OFFSET - 3
 	if n > lim || n < -lim {
@@ -506,7 +587,7 @@ func setPriority(s *state, v string, _ bool) *Error {
 		s.r.Priority = &p
 		return nil
 	}
-	n, _, _ := strtol(v)
+	n, _, _ := slurmsyntax.Strtol(v, slurmsyntax.Saturate)
 	if n < 0 {
 		return invalid(exitOption, "Priority must be >= 0")
 	}
@@ -549,7 +630,7 @@ func setOpenMode(s *state, v string, _ bool) *Error {
 func setGetUserEnv(s *state, v string, has bool) *Error {
 	g := &GetUserEnv{}
 	if has {
-		n, rest, _ := strtol(v)
+		n, rest, _ := slurmsyntax.Strtol(v, slurmsyntax.Saturate)
 		g.Timeout = int(int32(n))
 		switch {
 		case rest == "":
@@ -710,7 +791,7 @@ func setBBF(s *state, v string, has bool) *Error {
 }
 
 func setGPUMem(s *state, v string, _ bool) *Error {
-	b, err := slurmtime.ParseSize(v, slurmtime.MiB)
+	b, err := slurmsyntax.ParseSize(v, slurmsyntax.MiB)
 	if err != nil || b <= 0 {
 		return invalid(exitOption, "Invalid --gpu-mem specification")
 	}
@@ -724,8 +805,8 @@ func setGPUMem(s *state, v string, _ bool) *Error {
 // UNLIMITED is refused, since the scheduler would never yield a resumed
 // job that declared it.
 func setCheckpointInterval(s *state, v string, _ bool) *Error {
-	d, err := slurmtime.ParseSeconds(v)
-	if err != nil || d < 0 || d == slurmtime.Infinite {
+	d, err := slurmsyntax.ParseSeconds(v)
+	if err != nil || d < 0 || d == slurmsyntax.Infinite {
 		return invalid(exitOption, "Invalid --checkpoint-interval specification")
 	}
 	s.r.CheckpointInterval = Limit(d)

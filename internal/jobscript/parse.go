@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Action is what a command line asks sbatch to do.
@@ -317,7 +318,7 @@ func (s *state) environment(getenv func(string) (string, bool)) *Error {
 		case getopt.NoArgument:
 			// A flag from the environment is set by "", "yes" or a
 			// non-zero number, and reset by anything else.
-			n, rest, _ := strtol(v)
+			n, rest, _ := slurmsyntax.Strtol(v, slurmsyntax.Saturate)
 			if v != "" && !strings.EqualFold(v, "yes") && (n == 0 || rest != "") {
 				if d.reset != nil {
 					d.reset(s)
@@ -345,18 +346,20 @@ func usageError(err error, src Source) *Error {
 	return &Error{Kind: KindUsage, Exit: exitOption, Msg: ge.Error(), Source: src, Option: ge.Option}
 }
 
+// def is sbatch's row that getopt returned.
 func def(o getopt.Option) *optDef {
 	for i := range options {
-		if options[i].Option == o {
+		if options[i].cmds&Sbatch != 0 && options[i].Option == o {
 			return &options[i]
 		}
 	}
 	panic(fmt.Sprintf("jobscript: getopt returned an option not in the table: %+v", o))
 }
 
+// byName is sbatch's option of a name.
 func byName(name string) *optDef {
 	for i := range options {
-		if options[i].Name == name {
+		if options[i].cmds&Sbatch != 0 && options[i].Name == name {
 			return &options[i]
 		}
 	}
@@ -378,7 +381,7 @@ func errorExit(getenv func(string) (string, bool)) (code int, zero bool) {
 	if !ok {
 		return exitError, false
 	}
-	n, _, _ := strtol(v) // atoi
+	n, _, _ := slurmsyntax.Strtol(v, slurmsyntax.Saturate) // atoi
 	if n == 0 {
 		return exitError, true
 	}

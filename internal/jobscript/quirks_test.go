@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // run parses a submission for the tests below.
@@ -238,7 +238,7 @@ func TestValues(t *testing.T) {
 		{"a node count with a k suffix (_str_to_nodes)", "-N 0-1k",
 			func(r *Request) any { return r.Nodes }, NodeRange{Min: 0, Max: 1024}},
 		{"signal R: and a number", "--signal=R:10@120",
-			func(r *Request) any { return *r.Signal }, slurmtime.SignalSpec{Signal: 10, Seconds: 120, Reservation: true}},
+			func(r *Request) any { return *r.Signal }, slurmsyntax.SignalSpec{Signal: 10, Seconds: 120, Reservation: true}},
 		{"mail-type NONE clears nothing already read", "--mail-type=END --mail-type=NONE",
 			func(r *Request) any { return r.MailType }, []string{"END"}},
 		{"mail-type skips unknown words", "--mail-type=END,SOMETIMES",

@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // TestRealSlurm replays every corpus case through the real sbatch of Slurm
@@ -110,7 +110,7 @@ var realKnown = map[string]known{
 	},
 	"err_time_negative_days": {
 		why: "real sbatch reads -t -5 as minus five days and slurmctld keeps it as an unsigned minute count " +
-			"(TimeLimit=2982611-04:17:00); slurm-lite refuses a negative limit (slurmtime, doc.go)",
+			"(TimeLimit=2982611-04:17:00); slurm-lite refuses a negative limit (slurmsyntax, doc.go)",
 		accepts: true,
 	},
 	"err_two_nodes": {
@@ -510,7 +510,7 @@ func realFields(r *Request, dir string, got map[string]string) map[string]string
 		n, wait, _ := strings.Cut(v, "@")
 		f["Switches"] = n + "@" + wait
 		if wait != "" {
-			d, err := slurmtime.ParseTimeLimit(wait)
+			d, err := slurmsyntax.ParseTimeLimit(wait)
 			// slurmctld caps the wait at max_switch_wait, 300 s by default.
 			f["Switches"] = n + "@" + realTime(Limit(min(d, 5*time.Minute)))
 			if err != nil {
@@ -591,7 +591,7 @@ func realRanges(ids []int) string {
 // realDependency is how slurmctld shows a dependency it has not yet seen
 // satisfied: every job of every term on its own, "(unfulfilled)" after
 // each.
-func realDependency(d slurmtime.Dependency) string {
+func realDependency(d slurmsyntax.Dependency) string {
 	sep := ","
 	if d.Any {
 		sep = "?"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Request is a batch job as sbatch would send it to the controller: every
@@ -93,8 +93,8 @@ type Request struct {
 	Priority *uint32 `json:"priority,omitempty"`
 	// Requeue is --requeue (true) or --no-requeue (false); nil leaves it to
 	// the configuration (JobRequeue).
-	Requeue *bool                 `json:"requeue,omitempty"`
-	Signal  *slurmtime.SignalSpec `json:"signal,omitempty"`
+	Requeue *bool                   `json:"requeue,omitempty"`
+	Signal  *slurmsyntax.SignalSpec `json:"signal,omitempty"`
 
 	Export     *Export `json:"export,omitempty"`
 	ExportFile string  `json:"export_file,omitempty"`
@@ -132,9 +132,9 @@ type Request struct {
 	GID string `json:"gid,omitempty"`
 
 	// slurm-lite's extensions (#SLITE lines and the command line).
-	GPUMem    slurmtime.Bytes `json:"gpu_mem,omitempty"`
-	Yieldable bool            `json:"yieldable,omitempty"`
-	BatchSize int             `json:"batch_size,omitempty"`
+	GPUMem    slurmsyntax.Bytes `json:"gpu_mem,omitempty"`
+	Yieldable bool              `json:"yieldable,omitempty"`
+	BatchSize int               `json:"batch_size,omitempty"`
 	// CheckpointInterval is how often the job saves a checkpoint, counted
 	// from its start (--checkpoint-interval; 0: not said): a job resumed
 	// after a yield runs at least this long, or [Yield] MinRun when that
@@ -204,8 +204,8 @@ type Array struct {
 
 // Dependency is --dependency: the spec as given and its parsed form.
 type Dependency struct {
-	Spec   string               `json:"spec"`
-	Parsed slurmtime.Dependency `json:"parsed"`
+	Spec   string                 `json:"spec"`
+	Parsed slurmsyntax.Dependency `json:"parsed"`
 }
 
 // Export is --export: ALL (the default, also when nil), NONE, or a list of
@@ -250,16 +250,16 @@ const (
 // PriorityTop is --priority=TOP (Slurm's NO_VAL - 1).
 const PriorityTop uint32 = 0xfffffffd
 
-// Limit is a time limit: whole minutes, or slurmtime.Infinite. The zero
+// Limit is a time limit: whole minutes, or slurmsyntax.Infinite. The zero
 // value means "not given". It prints in JSON as "90m0s" or "UNLIMITED".
 type Limit time.Duration
 
-// Duration is the limit as a time.Duration (slurmtime.Infinite if
+// Duration is the limit as a time.Duration (slurmsyntax.Infinite if
 // unlimited).
 func (l Limit) Duration() time.Duration { return time.Duration(l) }
 
 // Unlimited reports an infinite limit.
-func (l Limit) Unlimited() bool { return time.Duration(l) == slurmtime.Infinite }
+func (l Limit) Unlimited() bool { return time.Duration(l) == slurmsyntax.Infinite }
 
 func (l Limit) String() string {
 	if l.Unlimited() {
@@ -278,7 +278,7 @@ func (l *Limit) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if s == "UNLIMITED" {
-		*l = Limit(slurmtime.Infinite)
+		*l = Limit(slurmsyntax.Infinite)
 		return nil
 	}
 	d, err := time.ParseDuration(s)
@@ -332,7 +332,7 @@ func (r *Request) TmpMiB() uint64 {
 }
 
 // DelayBoot is --delay-boot (whole minutes unless written with seconds,
-// as time_str2secs reads it), slurmtime.Infinite for INFINITE; 0 when not
+// as time_str2secs reads it), slurmsyntax.Infinite for INFINITE; 0 when not
 // given.
 func (r *Request) DelayBoot() time.Duration {
 	v, ok := r.OtherValue("delay-boot")
@@ -344,7 +344,7 @@ func (r *Request) DelayBoot() time.Duration {
 	case !valid:
 		return 0
 	case secs < 0:
-		return slurmtime.Infinite
+		return slurmsyntax.Infinite
 	}
 	return time.Duration(secs) * time.Second
 }

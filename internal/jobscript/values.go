@@ -3,52 +3,15 @@ package jobscript
 // Value parsers that reproduce the C functions sbatch calls on option values
 // (src/common/proc_args.c, parse_time.c, slurm_protocol_defs.c), with their
 // leniencies: strtol's leading spaces and sign, suffixes, silent truncation
-// to int. Formats that internal/slurmtime owns (time limits, --begin,
+// to int. Formats that internal/slurmsyntax owns (time limits, --begin,
 // --signal, --array, --dependency) are parsed there.
 
 import (
 	"math"
 	"strings"
-)
 
-// strtol parses like C's strtol(s, &end, 10): leading spaces, an optional
-// sign, then digits; it saturates on overflow. rest is what follows the
-// digits; ok is false when there are no digits (then rest is s).
-func strtol(s string) (v int64, rest string, ok bool) {
-	i := 0
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	var u uint64
-	over := false
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		d := uint64(s[i] - '0')
-		if u > (math.MaxUint64-d)/10 {
-			over = true
-		} else {
-			u = u*10 + d
-		}
-		i++
-	}
-	if i == start {
-		return 0, s, false
-	}
-	switch {
-	case !neg && (over || u > math.MaxInt64):
-		return math.MaxInt64, s[i:], true
-	case neg && (over || u > 1<<63):
-		return math.MinInt64, s[i:], true
-	case neg:
-		return -int64(u), s[i:], true
-	}
-	return int64(u), s[i:], true
-}
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
+)
 
 // strtoull parses like C's strtoull(s, &end, 10). A minus sign negates in
 // unsigned arithmetic, as C does ("-1" is the largest value).
@@ -88,7 +51,7 @@ func strtoull(s string) (v uint64, rest string, ok bool) {
 // parseInt is Slurm's parse_int: a whole decimal number, positive (> 0) when
 // asked, else not negative, cut to a C int. Its errors exit 1, not 255.
 func parseInt(name, val string, positive bool) (int, *Error) {
-	v, rest, _ := strtol(val)
+	v, rest, _ := slurmsyntax.Strtol(val, slurmsyntax.Saturate)
 	// With no digits strtol leaves end at the start, so "" passes as 0
 	// (and fails only the positive test) while "abc" fails.
 	if rest != "" || v < 0 || (positive && v <= 0) {
@@ -103,7 +66,7 @@ func parseInt(name, val string, positive bool) (int, *Error) {
 // strToMbytes is Slurm's str_to_mbytes: a count of MiB, with an optional
 // K, M, G or T suffix (KiB rounded up), optionally followed by "B".
 func strToMbytes(s string) (uint64, bool) {
-	v, rest, ok := strtol(s)
+	v, rest, ok := slurmsyntax.Strtol(s, slurmsyntax.Saturate)
 	if !ok || v < 0 || v == math.MaxInt64 || v == math.MinInt64 {
 		return 0, false
 	}
@@ -161,7 +124,7 @@ func suffixMult(s string) (uint64, bool) {
 // strToNodes is _str_to_nodes: a count with an optional k or m multiplier.
 // It returns -1 when there are no digits.
 func strToNodes(s string) (int, string) {
-	v, rest, ok := strtol(s)
+	v, rest, ok := slurmsyntax.Strtol(s, slurmsyntax.Saturate)
 	if !ok {
 		return -1, s
 	}
@@ -210,7 +173,7 @@ func verifyNodeCount(arg string) (lo, hi int, err *Error) {
 
 // timeStr2Secs is Slurm's time_str2secs: "min", "min:sec", "hr:min:sec",
 // "days-hr[:min[:sec]]" in seconds; -1 for INFINITE/UNLIMITED/-1; false for
-// anything else. internal/slurmtime parses time limits (in minutes); this
+// anything else. internal/slurmsyntax parses time limits (in minutes); this
 // seconds form is only for --delay-boot and --switches.
 func timeStr2Secs(s string) (int, bool) {
 	if s == "" {
@@ -239,7 +202,7 @@ func timeStr2Secs(s string) (int, bool) {
 // says how many it read.
 func scanInts(s, seps string) (f [4]int, n int) {
 	for n <= len(seps) {
-		v, rest, ok := strtol(s)
+		v, rest, ok := slurmsyntax.Strtol(s, slurmsyntax.Saturate)
 		if !ok {
 			break
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // verify applies sbatch's _opt_verify (src/sbatch/opt.c) and the checks of
@@ -207,7 +207,7 @@ func (s *state) verifySpecCores() *Error {
 func (s *state) controller(maxArraySize int) *Error {
 	r := s.r
 	if s.arraySet && s.arraySpec != "" {
-		a, err := slurmtime.ParseArray(s.arraySpec, maxArraySize)
+		a, err := slurmsyntax.ParseArray(s.arraySpec, maxArraySize)
 		if err != nil {
 			e := rejected(MsgInvalidArray)
 			e.Exit, e.Option, e.Hint = s.exitErr, "--array", err.Error()
@@ -222,7 +222,7 @@ func (s *state) controller(maxArraySize int) *Error {
 		return e
 	}
 	if s.depSet && s.depSpec != "" {
-		d, err := slurmtime.ParseDependency(s.depSpec)
+		d, err := slurmsyntax.ParseDependency(s.depSpec)
 		if err != nil {
 			e := rejected(MsgDependency)
 			e.Exit, e.Option, e.Hint = s.exitErr, "--dependency", err.Error()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
 )
 
 // budget accounts for the request bodies that the server holds in memory,
@@ -80,7 +82,7 @@ func (b *budget) hold(uid uint32, who string) *hold {
 
 // grow raises h's room to n bytes, or says which bound refuses it; on a
 // refusal h keeps what it had.
-func (h *hold) grow(n int64) *Error {
+func (h *hold) grow(n int64) *api.Error {
 	if n <= h.n {
 		return nil
 	}
@@ -98,19 +100,19 @@ func (h *hold) grow(n int64) *Error {
 	defer b.mu.Unlock()
 	if u := b.users[h.uid]; u+add > b.perUser {
 		b.refused++
-		return &Error{Status: http.StatusTooManyRequests, Message: fmt.Sprintf(
+		return &api.Error{Status: http.StatusTooManyRequests, Message: fmt.Sprintf(
 			"%s already has %s of requests in flight, and this one of %s would pass the limit of %s that one user may have in flight; wait for the others to be answered, then try again",
 			h.who, amountText(u), amountText(n), sizeText(b.perUser))}
 	}
 	if ub := b.bigUsers[h.uid]; big && ub+bigAdd > b.share && b.big+bigAdd > b.total-b.reserve-b.kept {
 		b.refused++
-		return &Error{Status: http.StatusTooManyRequests, Message: fmt.Sprintf(
+		return &api.Error{Status: http.StatusTooManyRequests, Message: fmt.Sprintf(
 			"%s already has %s of requests over %s in flight; past %s of them, one user's share, such requests from all users may hold %s together (they hold %s), the rest being kept for other users' large requests, and this one of %s would pass that; wait for yours to be answered, then try again",
 			h.who, amountText(ub), sizeText(b.small), sizeText(b.share), sizeText(b.total-b.reserve-b.kept), amountText(b.big), amountText(n))}
 	}
 	if b.held+add > b.total || (big && b.big+bigAdd > b.total-b.reserve) {
 		b.refused++
-		return &Error{Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(
+		return &api.Error{Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(
 			"slurmd-lite is busy: it holds %s of requests in flight from all users, and this one of %s would pass its limit of %s (%s for requests over %s); try again in a moment",
 			amountText(b.held), amountText(n), sizeText(b.total), sizeText(b.total-b.reserve), sizeText(b.small))}
 	}

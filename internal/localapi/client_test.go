@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -101,10 +102,10 @@ func TestRefusalsInPlainTextKeepTheirWords(t *testing.T) {
 	// net/http refuses headers that are too large itself, in plain text.
 	s := startServer(t, withLimits(Limits{MaxHeaderBytes: 1 << 10}))
 	err := s.client(t).Do(context.Background(), "GET", "/v1/jobs/"+strings.Repeat("7", 8<<10), nil, nil)
-	want := &Error{Status: http.StatusRequestHeaderFieldsTooLarge, Message: "431 Request Header Fields Too Large"}
-	var got *Error
+	want := &api.Error{Status: http.StatusRequestHeaderFieldsTooLarge, Message: "431 Request Header Fields Too Large"}
+	var got *api.Error
 	if !errors.As(err, &got) {
-		t.Fatalf("Do: %v, want an *Error", err)
+		t.Fatalf("Do: %v, want an *api.Error", err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Do (-want +got):\n%s", diff)

@@ -16,7 +16,7 @@
 // and the client side (internal/sockclient):
 //
 //	c := sockclient.New(cfg.SocketPath)
-//	err := c.Do(ctx, "POST", "/v1/jobs", req, &resp) // *Error, or how to start the daemon
+//	err := c.Do(ctx, "POST", "/v1/jobs", req, &resp) // *api.Error, or how to start the daemon
 //
 // A request passes these steps, and a handler runs only after all of them:
 //
@@ -38,7 +38,7 @@
 //     returns, or it is refused at once with 429 (the user's bound) or 503
 //     (the daemon's), never queued; requests without a body take none;
 //  6. decode: Func decodes the body strictly and validates it (400);
-//  7. the handler runs, and its answer or *Error goes back as JSON.
+//  7. the handler runs, and its answer or *api.Error goes back as JSON.
 //
 // Every refusal is {"error": "...", "code": N}: the message says what to do,
 // and N is Slurm's errno when Slurm refuses the same thing, so that commands

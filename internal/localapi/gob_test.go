@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 )
 
@@ -27,8 +28,8 @@ func TestGobAnswersAreTheSame(t *testing.T) {
 		t.Errorf("gob answer (-json +gob):\n%s", diff)
 	}
 	err := gobanswer.Do(ctx, c, "POST", "/v1/refuse", nil, nil)
-	var e *Error
+	var e *api.Error
 	if !errors.As(err, &e) || e.Code == 0 {
-		t.Errorf("refusal asked for in gob: %v, want an *Error with Slurm's code", err)
+		t.Errorf("refusal asked for in gob: %v, want an *api.Error with Slurm's code", err)
 	}
 }

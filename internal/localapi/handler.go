@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -35,7 +36,7 @@ func (r *Request[In]) PathValue(name string) string { return r.r.PathValue(name)
 
 // Validator is a body that can say what is wrong with itself. Func calls
 // Validate after decoding; an error refuses the request before the handler
-// runs, with 400 or the status an *Error carries.
+// runs, with 400 or the status an *api.Error carries.
 type Validator interface {
 	Validate() error
 }
@@ -43,7 +44,7 @@ type Validator interface {
 // Func makes a route's handler from fn. The body is decoded into In (an
 // empty body only when In is struct{}), validated, and given to fn; fn's
 // result is the answer, 200 with Out as JSON, or its error as {"error",
-// "code"} with the status an *Error carries (500 for any other error).
+// "code"} with the status an *api.Error carries (500 for any other error).
 func Func[In, Out any](fn func(ctx context.Context, req *Request[In]) (Out, error)) http.Handler {
 	return funcHandler[In, Out](fn)
 }
@@ -63,7 +64,7 @@ func (fn funcHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request)
 	}
 	if v, ok := any(&req.Body).(Validator); ok {
 		if err := v.Validate(); err != nil {
-			var e *Error
+			var e *api.Error
 			if !errors.As(err, &e) {
 				e = Errorf(http.StatusBadRequest, "%v", err)
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
@@ -109,7 +110,7 @@ func (a *testAPI) held(ctx context.Context, req *Request[struct{}]) (echoOut, er
 
 func (a *testAPI) refuse(ctx context.Context, req *Request[struct{}]) (struct{}, error) {
 	a.calls.Add(1)
-	return struct{}{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied, Message: "you may not"}
+	return struct{}{}, &api.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied, Message: "you may not"}
 }
 
 func (a *testAPI) fail(ctx context.Context, req *Request[struct{}]) (struct{}, error) {

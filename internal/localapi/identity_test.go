@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
@@ -83,25 +84,25 @@ func TestCallersTheDatabaseCannotNameAreRefused(t *testing.T) {
 	tests := []struct {
 		name  string
 		users fakeUsers
-		want  *Error
+		want  *api.Error
 	}{{
 		name:  "a uid with no name",
 		users: fakeUsers{},
-		want: &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
+		want: &api.Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("uid %d has no name in the user database (%s): unknown userid %d", uid, UserDatabase, uid)},
 	}, {
 		name:  "a user whose groups cannot be listed",
 		users: fakeUsers{names: map[uint32]string{uid: "alice"}},
-		want: &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
+		want: &api.Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: `listing the groups of user "alice": no groups for "alice"`},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startServer(t, withUsers(tt.users))
 			err := s.client(t).Do(context.Background(), "GET", "/v1/whoami", nil, nil)
-			var got *Error
+			var got *api.Error
 			if !errors.As(err, &got) {
-				t.Fatalf("Do: %v, want an *Error", err)
+				t.Fatalf("Do: %v, want an *api.Error", err)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("refusal (-want +got):\n%s", diff)
@@ -122,11 +123,11 @@ func TestPrivateDaemonRefusesOtherUIDs(t *testing.T) {
 		names: map[uint32]string{owner: "bob", me: "alice"},
 	}))
 	err := s.client(t).Do(context.Background(), "POST", "/v1/echo", echoIn{Name: "x"}, nil)
-	want := &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
+	want := &api.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 		Message: fmt.Sprintf("this slurmd-lite runs as bob (uid %d) and serves only that user; uid %d may not use it", owner, me)}
-	var got *Error
+	var got *api.Error
 	if !errors.As(err, &got) {
-		t.Fatalf("Do: %v, want an *Error", err)
+		t.Fatalf("Do: %v, want an *api.Error", err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("refusal (-want +got):\n%s", diff)

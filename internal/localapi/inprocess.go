@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
 )
 
 // Call answers method path for id in this process, as a request on the
@@ -15,7 +17,7 @@ import (
 // to 7 of the package comment): the same handler table, body decoding and
 // validation, and handlers, so the same viewer rules and submission checks.
 // in is sent as the JSON body (none when nil); the answer is decoded into
-// out (ignored when nil); a refusal is an *Error, as sockclient.Do returns
+// out (ignored when nil); a refusal is an *api.Error, as sockclient.Do returns
 // it. The web listener's REST API (internal/slurmrest) calls it for the
 // user a token names, once the token is verified. Bodies are bounded by
 // the caller (the REST API reads at most MaxBodyBytes).
@@ -45,9 +47,9 @@ func (s *Server) Call(ctx context.Context, id Identity, method, path string, in,
 		w.status = http.StatusOK
 	}
 	if w.status/100 != 2 {
-		e := &Error{}
+		e := &api.Error{}
 		if err := json.Unmarshal(w.body.Bytes(), e); err != nil || e.Message == "" {
-			e = &Error{Message: strings.TrimSpace(w.body.String())}
+			e = &api.Error{Message: strings.TrimSpace(w.body.String())}
 		}
 		e.Status = w.status
 		return e

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
@@ -23,7 +24,7 @@ func TestCallAnswersAsTheSocket(t *testing.T) {
 	srv := &Server{Routes: Routes{
 		{Method: "POST", Path: "/v1/echo/{x}", Handler: Func(func(ctx context.Context, r *Request[in]) (out, error) {
 			if r.Caller.User != "alice" {
-				return out{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied, Message: "only alice"}
+				return out{}, &api.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied, Message: "only alice"}
 			}
 			return out{N: r.Body.N, X: r.PathValue("x"), User: r.Caller.User}, nil
 		})},
@@ -33,7 +34,7 @@ func TestCallAnswersAsTheSocket(t *testing.T) {
 	if err := srv.Call(context.Background(), alice, "POST", "/v1/echo/seven", in{N: 7}, &got); err != nil || got != (out{7, "seven", "alice"}) {
 		t.Errorf("Call = %+v, %v", got, err)
 	}
-	var e *Error
+	var e *api.Error
 	err := srv.Call(context.Background(), Identity{UID: 1002, User: "bob"}, "POST", "/v1/echo/x", in{}, nil)
 	if !errors.As(err, &e) || e.Status != http.StatusForbidden || e.Code != slurm.ErrAccessDenied || e.Message != "only alice" {
 		t.Errorf("bob's call: %v", err)

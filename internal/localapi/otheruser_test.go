@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
@@ -46,7 +47,7 @@ func childClient(sock string) int {
 	var out childOutcome
 	var id Identity
 	err := sockclient.New(sock).Do(context.Background(), "GET", "/v1/whoami", nil, &id)
-	var e *Error
+	var e *api.Error
 	var errno syscall.Errno
 	switch {
 	case err == nil:

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -271,7 +272,7 @@ type connState struct {
 
 	once    sync.Once
 	id      Identity
-	refusal *Error
+	refusal *api.Error
 }
 
 func (d *dispatcher) connContext(ctx context.Context, c net.Conn) context.Context {
@@ -282,15 +283,15 @@ func (d *dispatcher) connContext(ctx context.Context, c net.Conn) context.Contex
 
 // identify says who is on cs, or why they are refused. The access check
 // comes before the user database, so a refused caller costs no lookup.
-func (d *dispatcher) identify(cs *connState) (Identity, *Error) {
+func (d *dispatcher) identify(cs *connState) (Identity, *api.Error) {
 	cs.once.Do(func() {
 		p := cs.peer
 		switch {
 		case cs.peerErr != nil:
-			cs.refusal = &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
+			cs.refusal = &api.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 				Message: fmt.Sprintf("cannot tell who is calling: %v", cs.peerErr)}
 		case !d.access.allows(p.uid):
-			cs.refusal = &Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
+			cs.refusal = &api.Error{Status: http.StatusForbidden, Code: slurm.ErrAccessDenied,
 				Message: fmt.Sprintf("this slurmd-lite runs as %s and serves only that user; uid %d may not use it", d.owner, p.uid)}
 		default:
 			cs.id, cs.refusal = d.lookup(p)
@@ -302,15 +303,15 @@ func (d *dispatcher) identify(cs *connState) (Identity, *Error) {
 	return cs.id, cs.refusal
 }
 
-func (d *dispatcher) lookup(p peer) (Identity, *Error) {
+func (d *dispatcher) lookup(p peer) (Identity, *api.Error) {
 	name, err := d.users.LookupUID(p.uid)
 	if err != nil {
-		return Identity{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
+		return Identity{}, &api.Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("uid %d has no name in the user database (%s): %v", p.uid, UserDatabase, err)}
 	}
 	groups, err := d.users.GroupIDs(name, p.gid)
 	if err != nil {
-		return Identity{}, &Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
+		return Identity{}, &api.Error{Status: http.StatusForbidden, Code: slurm.ErrUserIDMissing,
 			Message: fmt.Sprintf("listing the groups of user %q: %v", name, err)}
 	}
 	return Identity{UID: p.uid, GID: p.gid, PID: p.pid, User: name, Groups: groups}, nil
@@ -386,7 +387,7 @@ func (*heldBody) Close() error { return nil }
 // deadline is lifted before the handler starts: a read that times out while
 // a handler runs ends the request's context, and a yield runs for minutes.
 // (net/http lifts it too when the body ends; this does not rely on that.)
-func (d *dispatcher) readBody(w http.ResponseWriter, r *http.Request, h *hold) ([]byte, *Error) {
+func (d *dispatcher) readBody(w http.ResponseWriter, r *http.Request, h *hold) ([]byte, *api.Error) {
 	max := d.limits.MaxBodyBytes
 	if r.ContentLength > max {
 		return nil, tooLarge(max)
@@ -405,7 +406,7 @@ func (d *dispatcher) readBody(w http.ResponseWriter, r *http.Request, h *hold) (
 		err = derr
 	}
 	var mbe *http.MaxBytesError
-	var e *Error
+	var e *api.Error
 	switch {
 	case err == nil:
 		return body, nil
@@ -475,7 +476,7 @@ func readAccounted(body io.Reader, n, limit int64, h *hold) ([]byte, error) {
 	}
 }
 
-func tooLarge(max int64) *Error {
+func tooLarge(max int64) *api.Error {
 	return Errorf(http.StatusRequestEntityTooLarge, "the request body is larger than the limit of %s", sizeText(max))
 }
 

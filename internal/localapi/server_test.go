@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
@@ -170,26 +171,26 @@ func TestHandlerErrorsReachTheClient(t *testing.T) {
 	tests := []struct {
 		name string
 		path string
-		want *Error
+		want *api.Error
 	}{{
-		name: "an *Error keeps its status and Slurm code",
+		name: "an *api.Error keeps its status and Slurm code",
 		path: "/v1/refuse",
-		want: &Error{Status: 403, Message: "you may not", Code: slurm.ErrAccessDenied},
+		want: &api.Error{Status: 403, Message: "you may not", Code: slurm.ErrAccessDenied},
 	}, {
 		name: "any other error is the daemon's own failure",
 		path: "/v1/fail",
-		want: &Error{Status: 500, Message: "the disk is full"},
+		want: &api.Error{Status: 500, Message: "the disk is full"},
 	}, {
 		name: "a refusal by the transport",
 		path: "/v1/nowhere",
-		want: &Error{Status: 404, Message: `slurmd-lite has no API path "/v1/nowhere"; is it older than this command?`},
+		want: &api.Error{Status: 404, Message: `slurmd-lite has no API path "/v1/nowhere"; is it older than this command?`},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := c.Do(context.Background(), "POST", tt.path, nil, nil)
-			var got *Error
+			var got *api.Error
 			if !errors.As(err, &got) {
-				t.Fatalf("Do returned %v (%T), want an *Error", err, err)
+				t.Fatalf("Do returned %v (%T), want an *api.Error", err, err)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
@@ -241,10 +242,10 @@ func TestAFourMiBScriptFitsTheDefaultLimit(t *testing.T) {
 	}
 	before := s.api.calls.Load()
 	err := c.Do(context.Background(), "POST", "/v1/echo", echoIn{Name: strings.Repeat("x", 16<<20)}, &got)
-	want := &Error{Status: http.StatusRequestEntityTooLarge, Message: "the request body is larger than the limit of 16 MiB"}
-	var e *Error
+	want := &api.Error{Status: http.StatusRequestEntityTooLarge, Message: "the request body is larger than the limit of 16 MiB"}
+	var e *api.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("Do with a body over 16 MiB: %v, want an *Error", err)
+		t.Fatalf("Do with a body over 16 MiB: %v, want an *api.Error", err)
 	}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("Do with a body over 16 MiB (-want +got):\n%s", diff)
@@ -258,9 +259,9 @@ func TestHeadersOverTheLimitAreRefused(t *testing.T) {
 	s := startServer(t, withLimits(Limits{MaxHeaderBytes: 1 << 10}))
 	c := s.client(t)
 	err := c.Do(context.Background(), "GET", "/v1/jobs/"+strings.Repeat("7", 8<<10), nil, nil)
-	var e *Error
+	var e *api.Error
 	if !errors.As(err, &e) || e.Status != http.StatusRequestHeaderFieldsTooLarge {
-		t.Fatalf("Do with 8 KiB of path: %v, want a 431 *Error", err)
+		t.Fatalf("Do with 8 KiB of path: %v, want a 431 *api.Error", err)
 	}
 	if n := s.api.calls.Load(); n != 0 {
 		t.Errorf("%d handler calls, want 0", n)

@@ -20,7 +20,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
@@ -175,16 +175,8 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 	now := sio.Now()
 	var fieldList []string
 	var startSet, endSet bool
-	p := getopt.NewParser(sacctOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "sacct: %v\n", err)
-			return a, 1, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "sacct", Table: sacctOptions, Ordering: getopt.Permute, Help: sacctHelp, Usage: sacctUsage, BadOption: 1, NoTry: true}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		v := r.Value
 		switch r.Option.Key() {
 		case "allusers":
@@ -201,27 +193,18 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 			a.dups = true
 		case "helpformat":
 			printAcctFields(sio)
-			return a, 0, true
-		case "help":
-			io.WriteString(sio.Stdout, sacctHelp)
-			return a, 0, true
-		case "usage":
-			io.WriteString(sio.Stdout, sacctUsage)
-			return a, 0, true
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return a, 0, true
+			return 0, true
 		case "starttime", "endtime":
 			// parse_time(optarg, 1), as sacct calls it: a time that
 			// parses to 0 (nothing named, or the epoch itself) is no
 			// time given, and the default window applies.
-			t, err := slurmtime.ParseTime(v, now, true)
+			t, err := slurmsyntax.ParseTime(v, now, true)
 			if err != nil {
-				var be *slurmtime.BeginError
+				var be *slurmsyntax.BeginError
 				if errors.As(err, &be) && be.Diagnostic() != "" {
 					fmt.Fprintln(sio.Stderr, be.Diagnostic())
 				}
-				return a, 1, true
+				return 1, true
 			}
 			if r.Option.Key() == "starttime" {
 				a.start, startSet = t, !t.IsZero()
@@ -232,7 +215,7 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 			sels, ok := parseAcctSels(v)
 			if !ok {
 				fmt.Fprintf(sio.Stderr, "sacct: fatal: Bad job/step specified: %s\n", v)
-				return a, 1, true
+				return 1, true
 			}
 			a.jobs = append(a.jobs, sels...)
 		case "long":
@@ -245,7 +228,7 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 			u, ok := format.ParseUnits(v)
 			if !ok {
 				fmt.Fprintf(sio.Stderr, "sacct: error: Invalid unit type '%.1s'. Possible options are 'KMGTP'\nsacct: fatal: Invalid unit type\n", v)
-				return a, 1, true
+				return 1, true
 			}
 			a.units = u
 		case "noheader":
@@ -265,7 +248,7 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 				st, ok := slurm.ParseJobState(s)
 				if !ok {
 					fmt.Fprintf(sio.Stderr, "sacct: fatal: unrecognized job state value '%s'\n", s)
-					return a, 1, true
+					return 1, true
 				}
 				a.states = append(a.states, st)
 			}
@@ -285,11 +268,15 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 			a.json, a.dups = true, true
 		case "yaml":
 			fmt.Fprintf(sio.Stderr, "sacct: error: --%s is not supported by slurm-lite yet; use --json or --parsable2\n", r.Option.Key())
-			return a, 1, true
+			return 1, true
 		case "batch-script", "env-vars", "completion", "file":
 			fmt.Fprintf(sio.Stderr, "sacct: error: --%s is not supported by slurm-lite\n", r.Option.Name)
-			return a, 1, true
+			return 1, true
 		}
+		return 0, false
+	})
+	if done {
+		return a, code, true
 	}
 	if a.long && len(fieldList) > 0 {
 		fmt.Fprintln(sio.Stderr, "sacct: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.")
@@ -323,7 +310,7 @@ func parseSacct(args []string, sio cli.IO) (a sacctArgs, code int, done bool) {
 		}
 		return a, 1, true
 	}
-	if ops := p.Operands(); len(ops) > 0 {
+	if len(ops) > 0 {
 		fmt.Fprintln(sio.Stderr, "sacct: error: Unknown arguments:")
 		for _, op := range ops {
 			fmt.Fprintf(sio.Stderr, "sacct: error:  %s\n", op)
@@ -361,13 +348,13 @@ func (a *sacctArgs) window(now time.Time, startSet, endSet bool) {
 func parseAcctSels(spec string) ([]acctSel, bool) {
 	var out []acctSel
 	for _, tok := range cli.SplitList(spec) {
-		id, rest := cli.Cstrtol(tok)
+		id, rest, _ := slurmsyntax.Strtol(tok, slurmsyntax.OutOfRange)
 		if id <= 0 || id > int64(^uint32(0)) {
 			return nil, false
 		}
 		s := acctSel{id: uint32(id), task: -1}
 		if strings.HasPrefix(rest, "_") {
-			t, r := cli.Cstrtol(rest[1:])
+			t, r, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			s.task, rest = int(t), r
 		}
 		if strings.HasPrefix(rest, ".") {

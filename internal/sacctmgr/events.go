@@ -12,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/format"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // sacctmgr show event, from the daemon's audit trail
@@ -63,7 +63,7 @@ func (m *sacctmgr) listEvents(argv []string) {
 			}
 		case w.is("Clusters", 2):
 		case w.is("End", 1):
-			t, err := slurmtime.ParseBegin(w.value, now)
+			t, err := slurmsyntax.ParseBegin(w.value, now)
 			if err != nil {
 				fmt.Fprintf(m.sio.Stderr, " Invalid time: %s; write it as sacctmgr does, e.g. End=2026-03-01T12:00 or End=now\n", w.value)
 				ok = false
@@ -78,7 +78,7 @@ func (m *sacctmgr) listEvents(argv []string) {
 		case w.is("Reason", 1):
 			add(&c.reasons)
 		case w.is("Start", 4):
-			t, err := slurmtime.ParseBegin(w.value, now)
+			t, err := slurmsyntax.ParseBegin(w.value, now)
 			if err != nil {
 				fmt.Fprintf(m.sio.Stderr, " Invalid time: %s; write it as sacctmgr does, e.g. Start=2026-03-01 or Start=now-1days\n", w.value)
 				ok = false

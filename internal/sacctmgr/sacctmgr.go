@@ -63,20 +63,9 @@ type sacctmgr struct {
 // Main is the sacctmgr command.
 func Main(args []string, sio cli.IO) int {
 	m := &sacctmgr{sio: sio}
-	p := getopt.NewParser(sacctmgrOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "sacctmgr: %v\nTry \"sacctmgr --help\" for more information\n", err)
-			return 1
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "sacctmgr", Table: sacctmgrOptions, Ordering: getopt.Permute, Help: sacctmgrUsage, BadOption: 1}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		switch r.Option.Key() {
-		case "help":
-			io.WriteString(sio.Stdout, sacctmgrUsage)
-			return 0
 		case "immediate":
 			m.immediate = true
 		case "noheader":
@@ -89,12 +78,13 @@ func Main(args []string, sio cli.IO) int {
 			m.readonly = true
 		case "associations":
 			m.withAssoc = true
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return 0
 		}
+		return 0, false
+	})
+	if done {
+		return code
 	}
-	if ops := p.Operands(); len(ops) > 0 {
+	if len(ops) > 0 {
 		m.command(ops)
 		return m.exitCode
 	}

@@ -71,7 +71,7 @@ func Main(args []string, sio cmdio.IO) int {
 	// job (MaxJobCount), sleeping a second longer each time (sbatch.c).
 	for retries := 0; ; retries++ {
 		err = c.Do(ctx, "POST", api.PathJobs, sub, &resp)
-		var le *sockclient.Error
+		var le *api.Error
 		if errors.As(err, &le) && le.Code == slurm.EAGAIN && retries < maxRetries {
 			if retries == 0 {
 				fmt.Fprintln(sio.Stderr, "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying")
@@ -156,7 +156,7 @@ const maxRetries = 15
 // printSubmitError prints a refused submission as sbatch does: the
 // controller's own lines, then "Batch job submission failed: ...", exit 1.
 func printSubmitError(err error, testOnly bool, w io.Writer) int {
-	var le *sockclient.Error
+	var le *api.Error
 	if !errors.As(err, &le) {
 		fmt.Fprintf(w, "sbatch: error: %v\n", err)
 		return 1

@@ -2,7 +2,6 @@ package scancel
 
 import (
 	"fmt"
-	"io"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -111,16 +110,8 @@ func parseScancel(args []string, sio cli.IO) (a scancelArgs, code int, done bool
 	}
 	a.wckey = env("SCANCEL_WCKEY")
 
-	p := getopt.NewParser(scancelOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "scancel: %v\nTry \"scancel --help\" for more information\n", err)
-			return a, 1, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "scancel", Table: scancelOptions, Ordering: getopt.Permute, Help: scancelHelp, Usage: scancelUsage, BadOption: 1}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		v := r.Value
 		switch r.Option.Key() {
 		case "account":
@@ -144,36 +135,31 @@ func parseScancel(args []string, sio cli.IO) (a scancelArgs, code int, done bool
 		case "reservation":
 			a.reservation = v
 		case "signal":
-			sig, err := slurmtime.ParseSignalName(v)
+			sig, err := slurmsyntax.ParseSignalName(v)
 			if err != nil {
 				fmt.Fprintf(sio.Stderr, "Unknown job signal: %s\n", v)
-				return a, 1, true
+				return 1, true
 			}
 			a.signal = int(sig)
 		case "state":
 			if a.state, code, done = scancelState(v, false, sio); done {
-				return a, code, done
+				return code, done
 			}
 		case "user":
 			a.user = v
 		case "verbose":
 			a.verbose++
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return a, 0, true
 		case "nodelist":
 			a.nodelist = v
 		case "wckey":
 			a.wckey = v
-		case "help":
-			io.WriteString(sio.Stdout, scancelHelp)
-			return a, 0, true
-		case "usage":
-			io.WriteString(sio.Stdout, scancelUsage)
-			return a, 0, true
 		}
+		return 0, false
+	})
+	if done {
+		return a, code, true
 	}
-	for _, op := range p.Operands() {
+	for _, op := range ops {
 		ids, ok := parseCancelIDs(op)
 		if !ok {
 			fmt.Fprintf(sio.Stderr, "scancel: error: Invalid job id %s\n", op)
@@ -222,7 +208,7 @@ func scancelState(v string, fromEnv bool, sio cli.IO) (slurm.JobState, int, bool
 func parseCancelIDs(s string) ([]cancelID, bool) {
 	var out []cancelID
 	for s != "" {
-		id, rest := cli.Cstrtol(s)
+		id, rest, _ := slurmsyntax.Strtol(s, slurmsyntax.OutOfRange)
 		if id <= 0 || id > int64(^uint32(0)) {
 			return nil, false
 		}
@@ -233,7 +219,7 @@ func parseCancelIDs(s string) ([]cancelID, bool) {
 			if end < 0 || end != len(rest)-1 {
 				return nil, false
 			}
-			if _, err := slurmtime.ParseArray(rest[2:end], slurmtime.MaxArraySizeLimit); err != nil {
+			if _, err := slurmsyntax.ParseArray(rest[2:end], slurmsyntax.MaxArraySizeLimit); err != nil {
 				return nil, false
 			}
 			// A task range is sent whole; no step may follow it.
@@ -242,14 +228,14 @@ func parseCancelIDs(s string) ([]cancelID, bool) {
 		case strings.HasPrefix(rest, "_*"):
 			c.task, rest = allTasks, rest[2:]
 		case strings.HasPrefix(rest, "_"):
-			t, r := cli.Cstrtol(rest[1:])
+			t, r, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			if t < 0 || r == rest[1:] {
 				return nil, false
 			}
 			c.task, rest = int(t), r
 		}
 		if strings.HasPrefix(rest, ".") {
-			st, r := cli.Cstrtol(rest[1:])
+			st, r, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			if st < 0 {
 				return nil, false
 			}

@@ -188,36 +188,12 @@ func (p *pass) byRecency(idx []int) {
 // every one it can, last added first.
 func smallestSet(cands []int, ok func([]int) bool) []int {
 	budget := 4096
-	set := make([]int, 0, len(cands))
 	for k := 1; k <= len(cands) && budget > 0; k++ {
-		idx := make([]int, k)
-		for i := range idx {
-			idx[i] = i
-		}
-		for budget > 0 {
-			set = set[:0]
-			for _, i := range idx {
-				set = append(set, cands[i])
-			}
-			budget--
-			if ok(set) {
-				return set
-			}
-			// Next combination in lexicographic order.
-			i := k - 1
-			for i >= 0 && idx[i] == len(cands)-k+i {
-				i--
-			}
-			if i < 0 {
-				break
-			}
-			idx[i]++
-			for j := i + 1; j < k; j++ {
-				idx[j] = idx[j-1] + 1
-			}
+		if set := firstSubset(cands, k, &budget, ok); set != nil {
+			return set
 		}
 	}
-	set = set[:0]
+	set := make([]int, 0, len(cands))
 	for _, c := range cands {
 		set = append(set, c)
 		if ok(set) {
@@ -231,6 +207,44 @@ func smallestSet(cands []int, ok func([]int) bool) []int {
 		}
 	}
 	return set
+}
+
+// firstSubset returns the first subset of cands of exactly k elements, in
+// lexicographic order of their positions, that passes ok; nil when none
+// does. Each subset tried spends one of *budget, and the search stops when
+// it is spent. ok must not keep the slice it is given, except the one it
+// passes, which is returned.
+func firstSubset(cands []int, k int, budget *int, ok func([]int) bool) []int {
+	if k > len(cands) {
+		return nil
+	}
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	set := make([]int, k)
+	for *budget > 0 {
+		for i, x := range idx {
+			set[i] = cands[x]
+		}
+		*budget--
+		if ok(set) {
+			return set
+		}
+		// Next combination in lexicographic order.
+		i := k - 1
+		for i >= 0 && idx[i] == len(cands)-k+i {
+			i--
+		}
+		if i < 0 {
+			return nil
+		}
+		idx[i]++
+		for j := i + 1; j < k; j++ {
+			idx[j] = idx[j-1] + 1
+		}
+	}
+	return nil
 }
 
 func preemptDetail(pre []Preempt) string {

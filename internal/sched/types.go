@@ -7,7 +7,7 @@ import (
 )
 
 // Unlimited is a time limit without end, Slurm's UNLIMITED. It has the same
-// value as slurmtime.Infinite, so parsed limits pass through unchanged.
+// value as slurmsyntax.Infinite, so parsed limits pass through unchanged.
 const Unlimited time.Duration = 1<<63 - 1
 
 // GiB is 2^30 bytes, the unit GPU and host memory are usually written in.

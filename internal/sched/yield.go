@@ -158,7 +158,7 @@ func cheapestSet(free, costly []int, ok func([]int) bool) []int {
 			if !try(nil) {
 				continue
 			}
-		} else if smallestSetOf(costly, k, try) == nil {
+		} else if budget := 4096; firstSubset(costly, k, &budget, try) == nil {
 			continue
 		}
 		// Keep as few free victims as still make room.
@@ -170,39 +170,6 @@ func cheapestSet(free, costly []int, ok func([]int) bool) []int {
 			}
 		}
 		return set
-	}
-	return nil
-}
-
-// smallestSetOf returns the first subset of cands of exactly k elements,
-// in lexicographic order, that passes ok, trying at most a few thousand.
-func smallestSetOf(cands []int, k int, ok func([]int) bool) []int {
-	if k > len(cands) {
-		return nil
-	}
-	idx := make([]int, k)
-	for i := range idx {
-		idx[i] = i
-	}
-	set := make([]int, k)
-	for budget := 4096; budget > 0; budget-- {
-		for i, x := range idx {
-			set[i] = cands[x]
-		}
-		if ok(set) {
-			return set
-		}
-		i := k - 1
-		for i >= 0 && idx[i] == len(cands)-k+i {
-			i--
-		}
-		if i < 0 {
-			return nil
-		}
-		idx[i]++
-		for j := i + 1; j < k; j++ {
-			idx[j] = idx[j-1] + 1
-		}
 	}
 	return nil
 }

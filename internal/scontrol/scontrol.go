@@ -16,7 +16,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -57,16 +57,8 @@ type scontrolArgs struct {
 // release, requeue) and show hostnames / hostlist.
 func Main(args []string, sio cli.IO) int {
 	s := &scontrolArgs{sio: sio}
-	p := getopt.NewParser(scontrolOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "scontrol: %v\nTry \"scontrol --help\" for more information\n", err)
-			return 1
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "scontrol", Table: scontrolOptions, Ordering: getopt.Permute, Help: scontrolHelp, BadOption: 1}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		switch r.Option.Key() {
 		case "all":
 			s.all = true
@@ -80,15 +72,13 @@ func Main(args []string, sio cli.IO) int {
 			s.quiet = 1
 		case "verbose":
 			s.quiet = -1
-		case "help":
-			io.WriteString(sio.Stdout, scontrolHelp)
-			return 0
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return 0
 		}
+		return 0, false
+	})
+	if done {
+		return code
 	}
-	cmd := p.Operands()
+	cmd := ops
 	if len(cmd) == 0 {
 		fmt.Fprintln(sio.Stderr, "scontrol: error: slurm-lite's scontrol runs one command given on its command line; interactive mode is not supported")
 		return 1
@@ -232,7 +222,7 @@ func (s *scontrolArgs) hostnames(list string, ok bool) {
 		fmt.Fprintln(s.sio.Stderr, "scontrol: error: host list is empty")
 		return
 	}
-	hosts, err := slurmtime.ExpandHostlist(list)
+	hosts, err := slurmsyntax.ExpandHostlist(list)
 	if err != nil {
 		fmt.Fprintf(s.sio.Stderr, "Invalid hostlist: %s\n", list)
 		return
@@ -260,7 +250,7 @@ func (s *scontrolArgs) hostlist(list string, ok, sorted bool) {
 		}
 		list = strings.ReplaceAll(strings.TrimRight(string(b), "\n"), "\n", ",")
 	}
-	hosts, err := slurmtime.ExpandHostlist(list)
+	hosts, err := slurmsyntax.ExpandHostlist(list)
 	if err != nil {
 		s.exit = 1
 		fmt.Fprintf(s.sio.Stderr, "Invalid hostlist: %s\n", list)
@@ -269,10 +259,10 @@ func (s *scontrolArgs) hostlist(list string, ok, sorted bool) {
 	if sorted {
 		slices.Sort(hosts)
 		hosts = slices.Compact(hosts)
-		fmt.Fprintln(s.sio.Stdout, slurmtime.CompressHostlist(hosts))
+		fmt.Fprintln(s.sio.Stdout, slurmsyntax.CompressHostlist(hosts))
 		return
 	}
-	out, _ := slurmtime.NormalizeHostlist(list)
+	out, _ := slurmsyntax.NormalizeHostlist(list)
 	fmt.Fprintln(s.sio.Stdout, out)
 }
 
@@ -290,10 +280,10 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 				return
 			}
 		}
-		n, rest := cli.Cstrtol(id)
+		n, rest, _ := slurmsyntax.Strtol(id, slurmsyntax.OutOfRange)
 		jobID = uint32(n)
 		if strings.HasPrefix(rest, "_") {
-			t, _ := cli.Cstrtol(rest[1:])
+			t, _, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			task = int(t)
 		}
 	}
@@ -306,7 +296,7 @@ func (s *scontrolArgs) showJob(id string, hasID bool) {
 	}
 	jobs, err := cli.GetJobs(s.client, q)
 	if err == nil && jobID != 0 && len(jobs) == 0 {
-		err = &sockclient.Error{Code: slurm.ErrInvalidJobID}
+		err = &api.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		s.exit = 1

@@ -12,7 +12,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // scontrol create, update, delete and show reservation (scontrol.c's
@@ -59,7 +58,7 @@ func (s *scontrolArgs) resvParseError(err error, what string) {
 // resvCallError is the daemon's refusal in Slurm's words: its errno's,
 // or the daemon's own message where Slurm has none.
 func resvCallError(err error) (string, bool) {
-	var le *sockclient.Error
+	var le *api.Error
 	if !errors.As(err, &le) {
 		return "", false
 	}

@@ -12,8 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // scontrol show node, show partition, show config and update NodeName=.
@@ -78,7 +77,7 @@ func (s *scontrolArgs) showNodes(list string, hasList bool) {
 	}
 	names := []string{v.Name}
 	if hasList {
-		hosts, err := slurmtime.ExpandHostlist(list)
+		hosts, err := slurmsyntax.ExpandHostlist(list)
 		if err != nil {
 			s.exit = 1
 			if s.quiet != 1 {
@@ -165,7 +164,7 @@ func (s *scontrolArgs) showConfig() {
 // error: Invalid user id"): a refusal from the daemon in Slurm's words, or
 // in its own; an unreachable daemon as every command reports it.
 func callError(prog, call string, err error, sio cli.IO) int {
-	var le *sockclient.Error
+	var le *api.Error
 	if errors.As(err, &le) {
 		fmt.Fprintf(sio.Stderr, "%s error: %s\n", call, cli.Strerror(le.Code, le.Message))
 		return 1
@@ -305,7 +304,7 @@ func (s *scontrolArgs) updateNode(args []string) {
 	defer cancel()
 	var out api.Drains
 	err := s.client.Do(ctx, "POST", api.PathNodeUpdate, u, &out)
-	var le *sockclient.Error
+	var le *api.Error
 	if word == stateWordUndrain && errors.As(err, &le) && le.Code == slurm.ErrInvalidNodeState {
 		err = nil // nothing to undrain: Slurm clears a flag that is not set
 	}

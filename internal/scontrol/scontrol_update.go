@@ -12,7 +12,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // scontrol update, for jobs (src/scontrol/scontrol.c _update_it and
@@ -210,7 +210,7 @@ func (s *scontrolArgs) readUpdate(argv []string) (updateRequest, bool) {
 			prio := uint32(p)
 			req.u.Priority = &prio
 		case keyword(tag, "Nice", 2):
-			n, _ := cli.Cstrtol(val)
+			n, _, _ := slurmsyntax.Strtol(val, slurmsyntax.OutOfRange)
 			if n > niceOffset-3 || n < -(niceOffset-3) {
 				return fail("scontrol: error: Nice value out of range (+/- %d). Value ignored\n", niceOffset-3)
 			}
@@ -278,11 +278,11 @@ func (s *scontrolArgs) readTimeLimit(req *updateRequest, val string, add byte) b
 		}
 		add, val = val[0], val[1:]
 	}
-	limit, err := slurmtime.ParseTimeLimit(val)
+	limit, err := slurmsyntax.ParseTimeLimit(val)
 	if err != nil {
 		return fail("Invalid TimeLimit value")
 	}
-	if limit == slurmtime.Infinite && !isUnlimitedWord(val) {
+	if limit == slurmsyntax.Infinite && !isUnlimitedWord(val) {
 		limit = 0 // "0": time_str2mins reads zero minutes
 	}
 	if add != 0 {
@@ -294,8 +294,8 @@ func (s *scontrolArgs) readTimeLimit(req *updateRequest, val string, add byte) b
 			return false
 		}
 		switch {
-		case cur == slurmtime.Infinite || limit == slurmtime.Infinite:
-			limit = slurmtime.Infinite
+		case cur == slurmsyntax.Infinite || limit == slurmsyntax.Infinite:
+			limit = slurmsyntax.Infinite
 		case add == '+':
 			limit += cur
 		case limit > cur:
@@ -320,11 +320,11 @@ func (s *scontrolArgs) currentLimit(jobStr string) (time.Duration, bool) {
 		fmt.Fprintf(s.sio.Stderr, "scontrol: error: "+format+"\n", args...)
 		return 0, false
 	}
-	id, rest := cli.Cstrtol(jobStr)
+	id, rest, _ := slurmsyntax.Strtol(jobStr, slurmsyntax.OutOfRange)
 	task := jobrec.NoTask
 	if strings.HasPrefix(rest, "_") {
 		var t int64
-		t, rest = cli.Cstrtol(rest[1:])
+		t, rest, _ = slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 		task = int(t)
 	}
 	if rest != "" || id <= 0 {
@@ -419,7 +419,7 @@ func expandJobID(item string) []string {
 	if !strings.Contains(idPart, "[") {
 		return []string{idPart + suffix}
 	}
-	ids, err := slurmtime.ExpandHostlist(idPart)
+	ids, err := slurmsyntax.ExpandHostlist(idPart)
 	if err != nil {
 		return []string{idPart + suffix}
 	}

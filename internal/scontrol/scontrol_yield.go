@@ -10,7 +10,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // yieldTimeout bounds how long scontrol waits for a yield: the job's grace
@@ -48,7 +48,7 @@ func (s *scontrolArgs) yield(argv []string) {
 				y.Grace = &n
 			}
 		case strings.EqualFold(key, "GpuMem"):
-			if _, err := slurmtime.ParseSize(val, slurmtime.MiB); err != nil {
+			if _, err := slurmsyntax.ParseSize(val, slurmsyntax.MiB); err != nil {
 				s.fail("Invalid GpuMem value: %s (a size such as 16G)", val)
 				return
 			}
@@ -211,7 +211,7 @@ func requestWords(y api.Yielded) string {
 		fmt.Fprintf(&b, " Gpus=%d", y.NumGPUs)
 	}
 	if y.GPUMem > 0 {
-		fmt.Fprintf(&b, " GpuMem=%s", slurmtime.FormatSize(slurmtime.Bytes(y.GPUMem)))
+		fmt.Fprintf(&b, " GpuMem=%s", slurmsyntax.FormatSize(slurmsyntax.Bytes(y.GPUMem)))
 	}
 	return b.String()
 }

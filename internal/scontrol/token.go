@@ -9,7 +9,6 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // token is scontrol token [lifespan=SECONDS] [username=NAME] (_fetch_token):
@@ -39,7 +38,7 @@ func (s *scontrolArgs) token(argv []string) {
 	var out api.Token
 	if err := s.client.Do(ctx, "POST", api.PathToken, in, &out); err != nil {
 		s.exit = 1
-		var e *sockclient.Error
+		var e *api.Error
 		if errors.As(err, &e) {
 			fmt.Fprintf(s.sio.Stderr, "scontrol: error: slurm_fetch_token: error with request: %s\n", cli.Strerror(e.Code, e.Message))
 		} else {

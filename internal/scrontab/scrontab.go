@@ -281,7 +281,7 @@ func editText(text string, sio cmdio.IO) (*string, int) {
 // daemonFatal prints a failed request as scrontab's fatal line, with
 // Slurm's words for the refusal, and slurm-lite's hint.
 func daemonFatal(sio cmdio.IO, what string, err error) int {
-	var le *sockclient.Error
+	var le *api.Error
 	if errors.As(err, &le) {
 		fatal(sio, "%s: %s", what, cli.Strerror(le.Code, le.Message))
 		cli.PrintHint(prog, le, sio)

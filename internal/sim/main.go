@@ -14,7 +14,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // defaultProfiles is where the step-time profiles are looked for when
@@ -113,7 +113,7 @@ func Command(f Flags, stdout, stderr io.Writer, live LiveRunner) int {
 	if f.Nodes < 1 || f.GPUsPerNode < 1 {
 		return fail(fmt.Errorf("--nodes and --gpus-per-node must be at least 1 (got %d and %d)", f.Nodes, f.GPUsPerNode))
 	}
-	mem, err := slurmtime.ParseSize(f.GPUMem, slurmtime.MiB)
+	mem, err := slurmsyntax.ParseSize(f.GPUMem, slurmsyntax.MiB)
 	if err != nil || mem <= 0 {
 		return fail(fmt.Errorf("--gpu-mem %q is not a size such as 80G", f.GPUMem))
 	}
@@ -250,7 +250,7 @@ func parseWindow(s string) (time.Duration, error) {
 	if d, err := time.ParseDuration(s); err == nil && d > 0 {
 		return d, nil
 	}
-	if d, err := slurmtime.ParseTimeLimit(s); err == nil && d > 0 && d < sched.Unlimited {
+	if d, err := slurmsyntax.ParseTimeLimit(s); err == nil && d > 0 && d < sched.Unlimited {
 		return d, nil
 	}
 	return 0, fmt.Errorf("--window %q is not a duration such as 14d, 336h or 14-00:00:00", s)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // TraceJob is one job of a workload: what was submitted when, by whom, for
@@ -274,11 +274,11 @@ func readSacct(name, header string, sc *bufio.Scanner) (*Trace, error) {
 		}
 		var limit int64
 		if s := get("Timelimit"); s != "" && s != "Partition_Limit" {
-			d, err := slurmtime.ParseTimeLimit(s)
+			d, err := slurmsyntax.ParseTimeLimit(s)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: Timelimit %q is not a Slurm time limit such as 1-00:00:00 or UNLIMITED", name, line, s)
 			}
-			if d < slurmtime.Infinite {
+			if d < slurmsyntax.Infinite {
 				limit = int64(d / time.Second)
 			}
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
@@ -139,16 +139,8 @@ func parseSinfo(args []string, sio cli.IO) (a sinfoArgs, code int, done bool) {
 		a.sort = v
 	}
 	optA, optP := false, false
-	p := getopt.NewParser(sinfoOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "sinfo: %v\nTry \"sinfo --help\" for more information\n", err)
-			return a, 1, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "sinfo", Table: sinfoOptions, Ordering: getopt.Permute, Help: sinfoHelp, Usage: sinfoUsage, BadOption: 1}
+	_, code, done = cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		v := r.Value
 		switch r.Option.Key() {
 		case "all":
@@ -161,7 +153,7 @@ func parseSinfo(args []string, sio cli.IO) (a sinfoArgs, code int, done bool) {
 			n, _ := strconv.Atoi(v)
 			if n <= 0 {
 				fmt.Fprintf(sio.Stderr, "sinfo: error: Error: invalid entry for --iterate=%s\n", v)
-				return a, 1, true
+				return 1, true
 			}
 			a.iterate = n
 		case "long":
@@ -169,10 +161,10 @@ func parseSinfo(args []string, sio cli.IO) (a sinfoArgs, code int, done bool) {
 		case "noconvert":
 			a.noConvert = true
 		case "nodes":
-			hosts, err := slurmtime.ExpandHostlist(v)
+			hosts, err := slurmsyntax.ExpandHostlist(v)
 			if err != nil || len(hosts) == 0 {
 				fmt.Fprintf(sio.Stderr, "sinfo: error: '%s' invalid entry for --nodes\n", v)
-				return a, 1, true
+				return 1, true
 			}
 			a.nodes = hosts
 		case "Node":
@@ -196,30 +188,25 @@ func parseSinfo(args []string, sio cli.IO) (a sinfoArgs, code int, done bool) {
 			if sf == nil {
 				fmt.Fprintf(sio.Stderr, "sinfo: error: Bad state string: \"%s\"\n", bad)
 				fmt.Fprintf(sio.Stderr, "sinfo: error: valid states: %s\n", validNodeStates)
-				return a, 1, true
+				return 1, true
 			}
 			a.states = sf
 		case "reservation":
 			a.reservations = true
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return a, 0, true
-		case "help":
-			io.WriteString(sio.Stdout, sinfoHelp)
-			return a, 0, true
-		case "usage":
-			io.WriteString(sio.Stdout, sinfoUsage)
-			return a, 0, true
 		case "hide":
 			a.all = false
 		case "json":
 			a.json = true
 		case "yaml":
 			fmt.Fprintln(sio.Stderr, "sinfo: error: --yaml is not supported by slurm-lite; use --json")
-			return a, 1, true
+			return 1, true
 		case "gpus":
 			a.gpus = true
 		}
+		return 0, false
+	})
+	if done {
+		return a, code, true
 	}
 	if a.long && a.formatSet {
 		fmt.Fprintln(sio.Stderr, "sinfo: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.")

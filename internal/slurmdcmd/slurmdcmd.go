@@ -19,7 +19,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/sbatch"
 	"github.com/slurm-lite/slurm-lite/internal/sim"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // slurmdArgs are slurmd-lite's subcommands. Unlike the Slurm commands, whose
@@ -141,10 +141,10 @@ func checkConfig(path string, sio cmdio.IO) int {
 	fmt.Fprintf(w, "SocketPath     %s\n", cfg.SocketPath)
 	fmt.Fprintf(w, "StateSave      %s\n", cfg.StateSaveLocation)
 	n := cfg.Node
-	fmt.Fprintf(w, "Node           %s CPUs=%d RealMemory=%d GPUs=%s\n", n.NodeName, n.CPUs, n.RealMemory/slurmtime.MiB, n.GPUs)
+	fmt.Fprintf(w, "Node           %s CPUs=%d RealMemory=%d GPUs=%s\n", n.NodeName, n.CPUs, n.RealMemory/slurmsyntax.MiB, n.GPUs)
 	if n.GPUs == config.GPUsSimulated {
 		for _, g := range n.SimulatedGPUs {
-			fmt.Fprintf(w, "  simulated    %d x %s %s\n", g.Count, g.Type, slurmtime.FormatSize(g.Memory))
+			fmt.Fprintf(w, "  simulated    %d x %s %s\n", g.Count, g.Type, slurmsyntax.FormatSize(g.Memory))
 		}
 	}
 	fmt.Fprintf(w, "Scheduling     %s %s %s\n", cfg.SchedulerType, cfg.PriorityType, cfg.PreemptType)
@@ -154,7 +154,7 @@ func checkConfig(path string, sio cmdio.IO) int {
 			def = "*"
 		}
 		fmt.Fprintf(w, "Partition      %s%s MaxTime=%s DefaultTime=%s PriorityTier=%d PreemptMode=%s\n",
-			p.PartitionName, def, slurmtime.FormatDuration(p.MaxTime), slurmtime.FormatDuration(p.DefaultLimit()),
+			p.PartitionName, def, slurmsyntax.FormatDuration(p.MaxTime), slurmsyntax.FormatDuration(p.DefaultLimit()),
 			p.PriorityTier, p.PreemptMode)
 	}
 	for _, q := range cfg.QOS {
@@ -233,14 +233,14 @@ func briefRequest(r *jobscript.Request) string {
 		add("mem-per-gpu", fmt.Sprintf("%dM", *r.MemPerGPU))
 	}
 	if r.TimeLimit != 0 {
-		add("time", slurmtime.FormatDuration(r.TimeLimit.Duration()))
+		add("time", slurmsyntax.FormatDuration(r.TimeLimit.Duration()))
 	}
 	if r.Array != nil {
 		add("array", r.Array.Spec)
 	}
 	add("output", r.Output)
 	if r.GPUMem > 0 {
-		add("gpu-mem", slurmtime.FormatSize(r.GPUMem))
+		add("gpu-mem", slurmsyntax.FormatSize(r.GPUMem))
 	}
 	if r.Yieldable {
 		add("yieldable", "yes")

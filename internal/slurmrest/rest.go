@@ -17,7 +17,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // Backend is what the API needs of the daemon.
@@ -223,7 +222,7 @@ func (s *server) cancel(w http.ResponseWriter, r *http.Request, id localapi.Iden
 	if err == nil {
 		for _, res := range out.Results {
 			if res.Code != 0 {
-				err = &sockclient.Error{Code: res.Code, Message: res.Error}
+				err = &api.Error{Code: res.Code, Message: res.Error}
 				break
 			}
 		}
@@ -289,7 +288,7 @@ func (s *server) failed(w http.ResponseWriter, err error, desc, fn string, field
 // errnoOf is a refusal's Slurm errno and words (the daemon's own message
 // when it has no errno).
 func errnoOf(err error) (int, string) {
-	var e *sockclient.Error
+	var e *api.Error
 	if errors.As(err, &e) {
 		if e.Code != 0 {
 			return int(e.Code), e.Code.Error()

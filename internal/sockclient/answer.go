@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/api"
 )
 
 // A daemon that is stopped (SIGSTOP, a debugger) or wedged still takes
@@ -60,7 +62,7 @@ func Ping(socket string, timeout time.Duration) error {
 	c.peer = func(p int) { pid = p }
 	err := c.Do(ctx, "GET", pingPath, nil, nil)
 	var ue *UnreachableError
-	var le *Error
+	var le *api.Error
 	switch {
 	case err == nil, errors.As(err, &le):
 		return nil // an answer, even a refusal, is an answer

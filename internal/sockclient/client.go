@@ -12,7 +12,7 @@
 // Content-Length, and an answer with a Content-Length or chunked.
 //
 //	c := sockclient.New(cfg.SocketPath)
-//	err := c.Do(ctx, "POST", api.PathJobs, sub, &resp) // *Error, *UnreachableError
+//	err := c.Do(ctx, "POST", api.PathJobs, sub, &resp) // *api.Error, *UnreachableError
 package sockclient
 
 import (
@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/clock"
 )
 
@@ -63,7 +64,7 @@ const maxSocketPath = 107
 
 // Do sends method path with in as its JSON body (none when in is nil) and
 // decodes the answer into out (ignored when out is nil). A refusal by the
-// daemon is an *Error with its status and Slurm code; a daemon that cannot
+// daemon is an *api.Error with its status and Slurm code; a daemon that cannot
 // be reached is an *UnreachableError.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
 	return c.do(ctx, method, path, in, out, "", nil)
@@ -163,9 +164,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, accep
 	status, statusText, rd := head.status, head.text, head.body
 	if status/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(rd, 1<<20))
-		e := &Error{}
+		e := &api.Error{}
 		if err := json.Unmarshal(b, e); err != nil || e.Message == "" {
-			e = &Error{Message: strings.TrimSpace(string(b))}
+			e = &api.Error{Message: strings.TrimSpace(string(b))}
 			if e.Message == "" {
 				e.Message = statusText
 			}

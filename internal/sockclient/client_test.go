@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
@@ -51,7 +52,7 @@ func serve(t *testing.T) string {
 	srv := &localapi.Server{Routes: localapi.Routes{
 		{Method: "POST", Path: "/v1/echo", Handler: localapi.Func(func(ctx context.Context, r *localapi.Request[echoIn]) (echoOut, error) {
 			if r.Body.Name == "refuse" {
-				return echoOut{}, &localapi.Error{Status: 400, Code: 2017, Message: "Invalid job id specified"}
+				return echoOut{}, &api.Error{Status: 400, Code: 2017, Message: "Invalid job id specified"}
 			}
 			return echoOut{Name: r.Body.Name, User: r.Caller.User, Bytes: strings.Repeat("x", r.Body.Size)}, nil
 		})},
@@ -110,7 +111,7 @@ func TestRefusalsAndAbsencesAreTyped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := sockclient.New(tc.socket).Do(context.Background(), "POST", tc.path, echoIn{Name: "refuse"}, nil)
 			var got string
-			var e *sockclient.Error
+			var e *api.Error
 			var ue *sockclient.UnreachableError
 			switch {
 			case errors.As(err, &e):

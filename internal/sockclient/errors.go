@@ -9,30 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
-
-// Error is a refusal as it travels: the HTTP status, a message for people,
-// and, when the refusal is one Slurm also makes, Slurm's error number.
-// The daemon's handlers return it to choose the status (localapi.Error is
-// this type); the client returns it for every answer that is not 2xx. On
-// the wire it is {"error": "...", "code": N}, and "hint" when there is one.
-type Error struct {
-	// Status is the HTTP status code. It travels as the response's status,
-	// not in the body.
-	Status int `json:"-"`
-	// Message says what is wrong and, where it can, how to fix it.
-	Message string `json:"error"`
-	// Code is Slurm's errno for this refusal, or 0 when Slurm has none.
-	Code slurm.Errno `json:"code"`
-	// Hint is slurm-lite's explanation of a refusal whose Message is
-	// Slurm's own words: the numbers and the fix, which the commands print
-	// on a line of their own after Slurm's.
-	Hint string `json:"hint,omitempty"`
-}
-
-func (e *Error) Error() string { return e.Message }
 
 // UnreachableError says that the daemon cannot be reached, why, and what to
 // do. Err is the system's reason: errors.Is(err, fs.ErrNotExist),

@@ -245,16 +245,8 @@ func parseSprio(args []string, sio cli.IO) (a sprioArgs, code int, done bool) {
 	if _, ok := sio.Getenv("SPRIO_SIBLING"); ok {
 		a.sibling = true
 	}
-	p := getopt.NewParser(sprioOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "sprio: %v\nTry \"sprio --help\" for more information\n", err)
-			return a, 1, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "sprio", Table: sprioOptions, Ordering: getopt.Permute, Help: sprioHelp, Usage: sprioUsage, BadOption: 1}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		v := r.Value
 		switch r.Option.Key() {
 		case "noheader":
@@ -264,7 +256,7 @@ func parseSprio(args []string, sio cli.IO) (a sprioArgs, code int, done bool) {
 				a.jobs = v
 				ids, ok := prioJobIDs(v, sio)
 				if !ok {
-					return a, 1, true
+					return 1, true
 				}
 				a.jobIDs = ids
 			}
@@ -286,22 +278,17 @@ func parseSprio(args []string, sio cli.IO) (a sprioArgs, code int, done bool) {
 			a.userNames = prioUsers(v, sio)
 		case "verbose":
 			a.verbose++
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return a, 0, true
 		case "weights":
 			a.weights = true
 		case "local":
 			a.local = true
 		case "sibling":
 			a.sibling = true
-		case "help":
-			io.WriteString(sio.Stdout, sprioHelp)
-			return a, 0, true
-		case "usage":
-			io.WriteString(sio.Stdout, sprioUsage)
-			return a, 0, true
 		}
+		return 0, false
+	})
+	if done {
+		return a, code, true
 	}
 	if a.long && a.format != "" {
 		fmt.Fprintln(sio.Stderr, "sprio: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.")
@@ -310,7 +297,6 @@ func parseSprio(args []string, sio cli.IO) (a sprioArgs, code int, done bool) {
 	if v, ok := sio.Getenv("SPRIO_FORMAT"); ok && !formatGiven {
 		a.format = v
 	}
-	ops := p.Operands()
 	if len(ops) > 0 && a.jobFlag {
 		a.jobs = ops[0]
 		ids, ok := prioJobIDs(ops[0], sio)

@@ -13,6 +13,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // squeueOptions is squeue's option table (src/squeue/opts.c), in its order.
@@ -129,16 +130,8 @@ func parseSqueue(args []string, sio cli.IO) (a squeueArgs, code int, done bool) 
 	overrideEnv := false
 	var stateSpec, userSpec string
 	var haveStates, haveUsers, haveNames, haveParts bool
-	p := getopt.NewParser(squeueOptions, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "squeue: %v\nTry \"squeue --help\" for more information\n", err)
-			return a, 1, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "squeue", Table: squeueOptions, Ordering: getopt.Permute, Help: squeueHelp, Usage: squeueUsage, BadOption: 1}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		v := r.Value
 		switch r.Option.Key() {
 		case "accounts":
@@ -151,12 +144,12 @@ func parseSqueue(args []string, sio cli.IO) (a squeueArgs, code int, done bool) 
 			a.iterate, _ = strconv.Atoi(v)
 			if a.iterate <= 0 {
 				fmt.Fprintf(sio.Stderr, "squeue: error: --iterate=%s\n\n", v)
-				return a, 1, true
+				return 1, true
 			}
 		case "jobs":
 			if r.HasValue {
 				if a.jobs, code, done = parseJobSels(v, sio); done {
-					return a, code, done
+					return code, done
 				}
 			}
 			a.jobFlag = true
@@ -169,13 +162,13 @@ func parseSqueue(args []string, sio cli.IO) (a squeueArgs, code int, done bool) 
 		case "Format":
 			if a.formatSet {
 				fmt.Fprintln(sio.Stderr, "squeue: error: -O (--Format) is incompatible with -o (--format)")
-				return a, 1, true
+				return 1, true
 			}
 			a.formatLong, a.formatLongSet, overrideEnv = v, true, true
 		case "format":
 			if a.formatLongSet {
 				fmt.Fprintln(sio.Stderr, "squeue: error: -o (--format) is incompatible with -O (--Format)")
-				return a, 1, true
+				return 1, true
 			}
 			a.format, a.formatSet, overrideEnv = v, true, true
 		case "partitions":
@@ -204,21 +197,16 @@ func parseSqueue(args []string, sio cli.IO) (a squeueArgs, code int, done bool) 
 			a.start, overrideEnv = true, true
 		case "noconvert":
 			a.noConvert = true
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return a, 0, true
-		case "help":
-			io.WriteString(sio.Stdout, squeueHelp)
-			return a, 0, true
-		case "usage":
-			io.WriteString(sio.Stdout, squeueUsage)
-			return a, 0, true
 		case "json":
 			a.json = true
 		case "yaml":
 			fmt.Fprintf(sio.Stderr, "squeue: error: --%s is not supported by slurm-lite yet; use --json, -o or -O\n", r.Option.Key())
-			return a, 1, true
+			return 1, true
 		}
+		return 0, false
+	})
+	if done {
+		return a, code, true
 	}
 	if a.long && a.formatSet {
 		fmt.Fprintln(sio.Stderr, "squeue: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.")
@@ -231,7 +219,7 @@ func parseSqueue(args []string, sio cli.IO) (a squeueArgs, code int, done bool) 
 			a.formatLong, a.formatLongSet = v, true
 		}
 	}
-	if ops := p.Operands(); len(ops) > 0 {
+	if len(ops) > 0 {
 		if a.jobFlag {
 			if a.jobs, code, done = parseJobSels(ops[0], sio); done {
 				return a, code, done
@@ -338,10 +326,10 @@ const validJobStates = "PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,TIM
 func parseJobSels(spec string, sio cli.IO) ([]jobSel, int, bool) {
 	var sels []jobSel
 	for _, tok := range cli.SplitList(spec) {
-		id, rest := cli.Cstrtol(tok)
+		id, rest, _ := slurmsyntax.Strtol(tok, slurmsyntax.OutOfRange)
 		sel := jobSel{id: uint32(id), task: -1}
 		if strings.HasPrefix(rest, "_") {
-			t, _ := cli.Cstrtol(rest[1:])
+			t, _, _ := slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 			sel.task = int(t)
 		}
 		if id <= 0 || id > int64(^uint32(0)) {

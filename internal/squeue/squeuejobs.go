@@ -15,7 +15,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/format"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 )
@@ -39,7 +39,7 @@ func (a *squeueArgs) show(c *sockclient.Client, cfg *config.Config, sio cli.IO) 
 		rows = format.Rows(jobs, env)
 	}
 	if err == nil && len(a.jobs) == 1 && len(rows) == 0 {
-		err = &sockclient.Error{Code: slurm.ErrInvalidJobID}
+		err = &api.Error{Code: slurm.ErrInvalidJobID}
 	}
 	if err != nil {
 		return cli.LoadJobsError("squeue", err, sio)
@@ -106,12 +106,12 @@ func parseBitFmt(s string) []int {
 	s, _, _ = strings.Cut(s, "%")
 	var ids []int
 	for _, part := range strings.Split(s, ",") {
-		lo, rest := cli.Cstrtol(part)
+		lo, rest, _ := slurmsyntax.Strtol(part, slurmsyntax.OutOfRange)
 		hi := lo
 		if strings.HasPrefix(rest, "-") {
-			hi, _ = cli.Cstrtol(rest[1:])
+			hi, _, _ = slurmsyntax.Strtol(rest[1:], slurmsyntax.OutOfRange)
 		}
-		for i := lo; i <= hi && len(ids) < slurmtime.MaxArraySizeLimit; i++ {
+		for i := lo; i <= hi && len(ids) < slurmsyntax.MaxArraySizeLimit; i++ {
 			ids = append(ids, int(i))
 		}
 	}
@@ -298,7 +298,7 @@ func getSqueueRows(c *sockclient.Client, q url.Values, env *format.Env) ([]forma
 	}
 	var list api.SqueueJobs
 	err := gobanswer.Do(ctx, c, "GET", path, nil, &list)
-	var le *sockclient.Error
+	var le *api.Error
 	if errors.As(err, &le) && le.Status == 404 {
 		// A daemon older than this command (binaries replaced while it
 		// runs) lists full records only.

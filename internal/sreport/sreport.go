@@ -17,7 +17,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
 
@@ -92,23 +92,9 @@ var reportNames = map[string]struct {
 // start=) is written to stderr and parsing goes on, as sreport does.
 func Parse(args []string, now time.Time, stderr, stdout io.Writer) (o *Options, code int, done bool) {
 	o = &Options{TRES: []string{"cpu"}, TopCount: 10}
-	p := getopt.NewParser(options, getopt.Permute, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(stderr, "sreport: %v\nTry \"sreport --help\" for more information\n", err)
-			return nil, 1, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "sreport", Table: options, Ordering: getopt.Permute, Help: helpText, BadOption: 1}
+	ops, code, done := cmdLine.Parse(args, stdout, stderr, func(r getopt.Result) (int, bool) {
 		switch r.Option.Key() {
-		case "help":
-			io.WriteString(stdout, helpText)
-			return nil, 0, true
-		case "version":
-			fmt.Fprintln(stdout, cli.SlurmVersion)
-			return nil, 0, true
 		case "noheader":
 			o.NoHeader = true
 		case "parsable":
@@ -126,12 +112,15 @@ func Parse(args []string, now time.Time, stderr, stdout io.Writer) (o *Options, 
 			list, err := parseTRES(r.Value)
 			if err != nil {
 				fmt.Fprintf(stderr, "sreport: error: %v\n", err)
-				return nil, 1, true
+				return 1, true
 			}
 			o.TRES, o.TRESGiven = list, true
 		}
+		return 0, false
+	})
+	if done {
+		return nil, code, true
 	}
-	ops := p.Operands()
 	if len(ops) == 0 {
 		fmt.Fprintln(stderr, "sreport: error: interactive mode is not supported; give the report on the command line, e.g. sreport cluster Utilization")
 		return nil, 1, true
@@ -174,14 +163,14 @@ func Parse(args []string, now time.Time, stderr, stdout io.Writer) (o *Options, 
 			return nil, 1, true
 		case !hasVal && is("all_clusters", 1):
 		case hasVal && is("start", 1):
-			t, err := slurmtime.ParseTime(val, now, true)
+			t, err := slurmsyntax.ParseTime(val, now, true)
 			if err != nil || (t.IsZero() && val != "") {
 				fmt.Fprintf(stderr, "Invalid time specification (pos=0): %s\n", val)
 				continue
 			}
 			start = t
 		case hasVal && is("end", 1):
-			t, err := slurmtime.ParseTime(val, now, true)
+			t, err := slurmsyntax.ParseTime(val, now, true)
 			if err != nil || (t.IsZero() && val != "") {
 				fmt.Fprintf(stderr, "Invalid time specification (pos=0): %s\n", val)
 				continue

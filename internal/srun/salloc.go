@@ -25,37 +25,24 @@ var sallocOnly = map[string]bool{"bell": true, "no-bell": true, "kill-command": 
 // a command, the user's shell by default, with the job's environment and
 // GPUs, in the caller's terminal.
 func Salloc(args []string, sio cli.IO) int {
-	p := getopt.NewParser(sallocTable, getopt.RequireOrder, args)
 	var settings []jobscript.Setting
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "salloc: %v\nTry \"salloc --help\" for more information\n", err)
-			return 255
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "salloc", Table: sallocTable, Ordering: getopt.RequireOrder, Help: sallocHelp, Usage: sallocUsage, BadOption: 255}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		switch key := r.Option.Key(); key {
-		case "help":
-			fmt.Fprint(sio.Stdout, sallocHelp)
-			return 0
-		case "usage":
-			fmt.Fprint(sio.Stdout, sallocUsage)
-			return 0
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return 0
 		case "no-shell":
 			fmt.Fprintln(sio.Stderr, "salloc: error: --no-shell is not supported by slurm-lite: an allocation lives as long as its command")
-			return 1
+			return 1, true
 		default:
 			if !sallocOnly[key] {
 				settings = append(settings, jobscript.Setting{Name: key, Value: r.Value, HasValue: r.HasValue})
 			}
 		}
+		return 0, false
+	})
+	if done {
+		return code
 	}
-	command := p.Operands()
+	command := ops
 	if len(command) == 0 {
 		shell, _ := sio.Getenv("SHELL")
 		if shell == "" {

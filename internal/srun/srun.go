@@ -11,7 +11,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // srun runs a command as the tasks of a job step.
@@ -199,39 +199,24 @@ func parseSrun(args []string, sio cli.IO) (o *srunOpts, code int, done bool) {
 			return o, code, true
 		}
 	}
-	p := getopt.NewParser(srunTable, getopt.RequireOrder, args)
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "srun: %v\nTry \"srun --help\" for more information\n", err)
-			return o, 255, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "srun", Table: srunTable, Ordering: getopt.RequireOrder, Help: srunHelp, Usage: srunUsage, BadOption: 255}
+	ops, code, done := cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		key := r.Option.Key()
-		switch key {
-		case "help":
-			fmt.Fprint(sio.Stdout, srunHelp)
-			return o, 0, true
-		case "usage":
-			fmt.Fprint(sio.Stdout, srunUsage)
-			return o, 0, true
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return o, 0, true
-		}
 		if msg := o.apply(key, r.Value, r.HasValue, true); msg != "" {
 			for _, line := range strings.Split(msg, "\n") {
 				fmt.Fprintf(sio.Stderr, "srun: error: %s\n", line)
 			}
-			return o, exitFor(msg), true
+			return exitFor(msg), true
 		}
 		if !srunOnly[key] {
 			o.allocSettings = append(o.allocSettings, jobscript.Setting{Name: key, Value: r.Value, HasValue: r.HasValue})
 		}
+		return 0, false
+	})
+	if done {
+		return o, code, true
 	}
-	o.command = p.Operands()
+	o.command = ops
 	return o, 0, false
 }
 
@@ -330,7 +315,7 @@ func (o *srunOpts) apply(key, v string, has, cli bool) string {
 	case "multi-prog":
 		o.multiProg = true
 	case "time":
-		if _, err := slurmtime.ParseTimeLimit(v); err != nil {
+		if _, err := slurmsyntax.ParseTimeLimit(v); err != nil {
 			msg = "Invalid --time specification"
 		}
 		o.timeLimit = v
@@ -353,11 +338,11 @@ func (o *srunOpts) apply(key, v string, has, cli bool) string {
 // megabytes reads --mem's value (a number with an optional K, M, G or T
 // suffix; MiB by default).
 func megabytes(v string) (uint64, bool) {
-	b, err := slurmtime.ParseSize(v, slurmtime.MiB)
+	b, err := slurmsyntax.ParseSize(v, slurmsyntax.MiB)
 	if err != nil {
 		return 0, false
 	}
-	return uint64(b / slurmtime.MiB), true
+	return uint64(b / slurmsyntax.MiB), true
 }
 
 // setGPUs sets one GPU option (a later value replacing an earlier one,

@@ -175,7 +175,7 @@ func allocate(c *sockclient.Client, prog string, req *jobscript.Request, command
 
 // allocError prints a refused allocation as srun and salloc do.
 func allocError(prog string, err error, sio cli.IO) int {
-	var le *sockclient.Error
+	var le *api.Error
 	if !errors.As(err, &le) {
 		return cli.DaemonError(prog, err, sio)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/userdb"
 )
@@ -145,7 +145,7 @@ func createStep(c *sockclient.Client, o *srunOpts, sio cli.IO, join bool, env []
 			}
 			return st, 0
 		}
-		var le *sockclient.Error
+		var le *api.Error
 		if !errors.As(err, &le) || le.Code == 0 {
 			return nil, cli.DaemonError("srun", err, sio)
 		}
@@ -419,7 +419,7 @@ func (tr *taskRun) printStatus(exited []taskExit, stepName string) {
 		if len(g.ids) > 1 {
 			s = "s"
 		}
-		fmt.Fprintf(tr.sio.Stderr, "srun: %s task%s %s: %s\n", stepName, s, slurmtime.FormatRanges(g.ids), g.what)
+		fmt.Fprintf(tr.sio.Stderr, "srun: %s task%s %s: %s\n", stepName, s, slurmsyntax.FormatRanges(g.ids), g.what)
 	}
 }
 

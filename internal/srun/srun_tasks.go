@@ -19,7 +19,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/procfs"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // A step's tasks are srun's children, each launched through srunTask in a
@@ -484,7 +484,7 @@ func exitLine(node string, g exitGroup, quiet bool) string {
 	if len(g.tasks) > 1 {
 		s = "s"
 	}
-	who := fmt.Sprintf("srun: error: %s: task%s %s: ", node, s, slurmtime.FormatRanges(g.tasks))
+	who := fmt.Sprintf("srun: error: %s: task%s %s: ", node, s, slurmsyntax.FormatRanges(g.tasks))
 	switch {
 	case g.ws.Exited() && g.ws.ExitStatus() != 0:
 		return fmt.Sprintf("%sExited with exit code %d", who, g.ws.ExitStatus())

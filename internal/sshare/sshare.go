@@ -143,17 +143,9 @@ func defaultShareFormat(long, partitions, classic bool) string {
 }
 
 func parseSshare(args []string, sio cli.IO) (a sshareArgs, code int, done bool) {
-	p := getopt.NewParser(sshareOptions, getopt.Permute, args)
 	usersGiven := false
-	for {
-		r, ok, err := p.Next()
-		if err != nil {
-			fmt.Fprintf(sio.Stderr, "sshare: %v\nTry \"sshare --help\" for more information\n", err)
-			return a, 1, true
-		}
-		if !ok {
-			break
-		}
+	cmdLine := &cli.Command{Name: "sshare", Table: sshareOptions, Ordering: getopt.Permute, Help: sshareUsage, Usage: sshareUsage, BadOption: 1}
+	_, code, done = cmdLine.Parse(args, sio.Stdout, sio.Stderr, func(r getopt.Result) (int, bool) {
 		switch r.Option.Key() {
 		case "all":
 			a.all = true
@@ -161,7 +153,7 @@ func parseSshare(args []string, sio cli.IO) (a sshareArgs, code int, done bool) 
 			a.accounts = format.AddToCharList(a.accounts, r.Value)
 		case "helpformat":
 			io.WriteString(sio.Stdout, format.ShareFieldNames())
-			return a, 0, true
+			return 0, true
 		case "h", "noheader":
 			a.noHeader = true
 		case "long":
@@ -184,7 +176,7 @@ func parseSshare(args []string, sio cli.IO) (a sshareArgs, code int, done bool) 
 			a.all, usersGiven = false, true
 			names, ok := cli.UserNames(r.Value, sio)
 			if !ok {
-				return a, 1, true
+				return 1, true
 			}
 			for _, n := range names {
 				if cli.IndexFold(a.users, n) < 0 {
@@ -195,16 +187,14 @@ func parseSshare(args []string, sio cli.IO) (a sshareArgs, code int, done bool) 
 			a.usersOnly = true
 		case "verbose":
 			a.verbose++
-		case "version":
-			fmt.Fprintln(sio.Stdout, cli.SlurmVersion)
-			return a, 0, true
-		case "help", "usage":
-			io.WriteString(sio.Stdout, sshareUsage)
-			return a, 0, true
 		default: // -q and -t: in the optstring, but handled nowhere
 			fmt.Fprintf(sio.Stderr, "getopt error, returned %s\n", r.Option.Key())
-			return a, 1, true
+			return 1, true
 		}
+		return 0, false
+	})
+	if done {
+		return a, code, true
 	}
 	switch {
 	case a.all:

@@ -76,7 +76,7 @@ type Request struct {
 	// nil, they replace what OpSteps last said).
 	Steps []StepProc `json:"steps,omitempty"`
 	// Limit is OpLimit's new time limit, counted from the job's start;
-	// slurmtime.Infinite for none.
+	// slurmsyntax.Infinite for none.
 	Limit time.Duration `json:"limit,omitempty"`
 	// PID is OpAdopt's process, or OpFinish's caller (spared the SIGKILL
 	// that ends what its command left: it goes on to exit by itself).

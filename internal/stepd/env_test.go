@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 const goldenDir = "../../../shared/golden"
@@ -300,7 +300,7 @@ func TestJobEnvVariables(t *testing.T) {
 		},
 		{
 			name: "no limit: a start and no end",
-			spec: func(s *Spec) { s.Start, s.TimeLimit = time.Unix(1764500000, 0), slurmtime.Infinite },
+			spec: func(s *Spec) { s.Start, s.TimeLimit = time.Unix(1764500000, 0), slurmsyntax.Infinite },
 			want: map[string]string{"SLURM_JOB_START_TIME": "1764500000"},
 		},
 		{

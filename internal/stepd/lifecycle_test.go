@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // cancelLine matches slurmstepd's line for job id, with "DUE TO why" when
@@ -110,7 +110,7 @@ wait
 			// @26: 4 s after the start, time enough for the batch shell to
 			// have started its child on a loaded machine (at @29, 1 s,
 			// make test-stress once found no child to signal yet).
-			j.spec.Signal = &slurmtime.SignalSpec{Signal: syscall.SIGUSR1, Seconds: 26, Batch: tc.batch}
+			j.spec.Signal = &slurmsyntax.SignalSpec{Signal: syscall.SIGUSR1, Seconds: 26, Batch: tc.batch}
 			j.start()
 			st := j.wait()
 			var got []string

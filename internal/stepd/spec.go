@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Spec is a launch spec: everything the supervisor needs to run one job,
@@ -84,7 +84,7 @@ type Spec struct {
 	// (SLURM_STEP_RESV_PORTS), ascending; none without a range.
 	ResvPorts []int `json:"resv_ports,omitempty"`
 
-	// TimeLimit is the job's limit: 0 or slurmtime.Infinite is none. It is
+	// TimeLimit is the job's limit: 0 or slurmsyntax.Infinite is none. It is
 	// a time.Duration, so tests can give seconds.
 	TimeLimit time.Duration `json:"time_limit,omitempty"`
 	// Start is the job's start as the daemon recorded it (zero: unknown).
@@ -94,7 +94,7 @@ type Spec struct {
 	// its end without measuring its own start.
 	Start time.Time `json:"start,omitzero"`
 	// Signal is --signal: sent Signal.Seconds before the time limit.
-	Signal *slurmtime.SignalSpec `json:"signal,omitempty"`
+	Signal *slurmsyntax.SignalSpec `json:"signal,omitempty"`
 	// KillWait is slurm.conf's KillWait: between SIGTERM and SIGKILL.
 	// 0 is Slurm's default of 30 seconds.
 	KillWait time.Duration `json:"kill_wait,omitempty"`
@@ -218,7 +218,7 @@ func (s *Spec) killWait() time.Duration {
 
 // limited reports whether the job has a time limit.
 func (s *Spec) limited() bool {
-	return s.TimeLimit > 0 && s.TimeLimit != slurmtime.Infinite
+	return s.TimeLimit > 0 && s.TimeLimit != slurmsyntax.Infinite
 }
 
 func (s *Spec) isArray() bool { return s.ArrayTaskCount > 0 }
@@ -228,12 +228,12 @@ func (s *Spec) cpusOnNode() int {
 }
 
 // patternVars are the values %j, %A, %a, %x, %u and %N expand to.
-func (s *Spec) patternVars() slurmtime.PatternVars {
+func (s *Spec) patternVars() slurmsyntax.PatternVars {
 	task := -1
 	if s.isArray() {
 		task = s.ArrayTaskID
 	}
-	return slurmtime.PatternVars{
+	return slurmsyntax.PatternVars{
 		JobID:       s.JobID,
 		ArrayJobID:  s.ArrayJobID,
 		ArrayTaskID: task,
@@ -270,7 +270,7 @@ func StdPaths(s *Spec) Paths {
 	}
 	v := s.patternVars()
 	abs := func(p string) string {
-		p = slurmtime.ExpandPattern(p, v)
+		p = slurmsyntax.ExpandPattern(p, v)
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(s.WorkDir, p)
 		}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/procfs"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // Times the supervisor waits for processes to go.
@@ -565,7 +565,7 @@ func (sv *supervisor) signalEnding() {
 	n := signalPIDs(pids, e.Signal)
 	grace := sv.askGrace
 	sv.log.Printf("job %d: ending (%s): SIG%s to %d processes, SIGKILL in %v",
-		sv.spec.JobID, cmp.Or(e.Why, "cancel"), slurmtime.SignalName(e.Signal), n, grace)
+		sv.spec.JobID, cmp.Or(e.Why, "cancel"), slurmsyntax.SignalName(e.Signal), n, grace)
 	sv.killT = time.NewTimer(grace)
 	sv.killC = sv.killT.C
 	sv.killAt = time.Now().Add(grace)
@@ -766,7 +766,7 @@ func (sv *supervisor) handle(r Request) Reply {
 		} else {
 			n = signalPIDs(sv.targets(r.Target), r.Signal)
 		}
-		sv.log.Printf("job %d: SIG%s to %s: reached %d processes", sv.spec.JobID, slurmtime.SignalName(r.Signal), r.Target, n)
+		sv.log.Printf("job %d: SIG%s to %s: reached %d processes", sv.spec.JobID, slurmsyntax.SignalName(r.Signal), r.Target, n)
 		return Reply{Signalled: n}
 	case OpCancel:
 		sig := r.Signal
@@ -796,7 +796,7 @@ func (sv *supervisor) handle(r Request) Reply {
 		}
 		sv.spec.TimeLimit = r.Limit
 		sv.armLimit()
-		sv.log.Printf("job %d: time limit now %s", sv.spec.JobID, slurmtime.FormatDuration(r.Limit))
+		sv.log.Printf("job %d: time limit now %s", sv.spec.JobID, slurmsyntax.FormatDuration(r.Limit))
 		st := sv.status(nil)
 		return Reply{Status: &st}
 	case OpAdopt:

@@ -9,7 +9,7 @@ import (
 
 // formatTasks writes task ids as the array_pending column keeps them: runs
 // of consecutive ids as "a-b", others alone, joined by commas ("0-3,7,9-10").
-// Unlike Slurm's printed form (slurmtime.FormatTasks) it is never cut short,
+// Unlike Slurm's printed form (slurmsyntax.FormatTasks) it is never cut short,
 // and it stays small for the usual ranges. The ids must be ascending and
 // distinct.
 func formatTasks(ids []int) string {

@@ -10,12 +10,12 @@ import (
 // not build: each package's start and end on a line, the failing test's
 // output whole, the passing test's dropped.
 func TestRun(t *testing.T) {
-	const stream = `{"Action":"start","Package":"github.com/slurm-lite/slurm-lite/internal/slurmtime"}
-{"Action":"run","Package":"github.com/slurm-lite/slurm-lite/internal/slurmtime","Test":"TestA"}
-{"Action":"output","Package":"github.com/slurm-lite/slurm-lite/internal/slurmtime","Test":"TestA","Output":"=== RUN   TestA\n"}
-{"Action":"pass","Package":"github.com/slurm-lite/slurm-lite/internal/slurmtime","Test":"TestA","Elapsed":0.01}
-{"Action":"output","Package":"github.com/slurm-lite/slurm-lite/internal/slurmtime","Output":"PASS\n"}
-{"Action":"pass","Package":"github.com/slurm-lite/slurm-lite/internal/slurmtime","Elapsed":0.25}
+	const stream = `{"Action":"start","Package":"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"}
+{"Action":"run","Package":"github.com/slurm-lite/slurm-lite/internal/slurmsyntax","Test":"TestA"}
+{"Action":"output","Package":"github.com/slurm-lite/slurm-lite/internal/slurmsyntax","Test":"TestA","Output":"=== RUN   TestA\n"}
+{"Action":"pass","Package":"github.com/slurm-lite/slurm-lite/internal/slurmsyntax","Test":"TestA","Elapsed":0.01}
+{"Action":"output","Package":"github.com/slurm-lite/slurm-lite/internal/slurmsyntax","Output":"PASS\n"}
+{"Action":"pass","Package":"github.com/slurm-lite/slurm-lite/internal/slurmsyntax","Elapsed":0.25}
 {"Action":"start","Package":"github.com/slurm-lite/slurm-lite/internal/e2e"}
 {"Action":"output","Package":"github.com/slurm-lite/slurm-lite/internal/e2e","Test":"TestOK","Output":"=== RUN   TestOK\n"}
 {"Action":"pass","Package":"github.com/slurm-lite/slurm-lite/internal/e2e","Test":"TestOK","Elapsed":1}
@@ -30,8 +30,8 @@ internal/broken/b.go:3:1: syntax error
 {"Action":"output","Package":"github.com/slurm-lite/slurm-lite/internal/broken","Output":"FAIL\tgithub.com/slurm-lite/slurm-lite/internal/broken [build failed]\n"}
 {"Action":"fail","Package":"github.com/slurm-lite/slurm-lite/internal/broken","Elapsed":0}
 `
-	const want = `testing internal/slurmtime...
-ok   internal/slurmtime 0.2s
+	const want = `testing internal/slurmsyntax...
+ok   internal/slurmsyntax 0.2s
 testing internal/e2e...
 === RUN   TestBad
     x_test.go:9: got 2, want 3
@@ -52,7 +52,7 @@ FAIL internal/broken 0.0s
 	}
 	out.Reset()
 	first := strings.Join(strings.Split(stream, "\n")[:6], "\n")
-	if code := run(strings.NewReader(first), &out); code != 0 || out.String() != "testing internal/slurmtime...\nok   internal/slurmtime 0.2s\n" {
+	if code := run(strings.NewReader(first), &out); code != 0 || out.String() != "testing internal/slurmsyntax...\nok   internal/slurmsyntax 0.2s\n" {
 		t.Errorf("a passing package: exit %d, %q", code, out.String())
 	}
 }

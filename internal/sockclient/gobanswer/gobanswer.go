@@ -14,7 +14,7 @@ import (
 )
 
 // Do is c.Do with the answer asked for in gob. A daemon that answers JSON
-// anyway is understood; refusals are JSON and come back as *sockclient.Error.
+// anyway is understood; refusals are JSON and come back as *api.Error.
 func Do(ctx context.Context, c *sockclient.Client, method, path string, in, out any) error {
 	return c.DoAccept(ctx, method, path, in, sockclient.GobType, func(contentType string, body io.Reader) error {
 		if out == nil {

@@ -1,4 +1,4 @@
-package slurmtime
+package slurmsyntax
 
 import (
 	"strconv"

@@ -1,4 +1,4 @@
-// Package slurmtime reads and prints Slurm's text formats: time limits,
+// Package slurmsyntax reads and prints Slurm's text formats: time limits,
 // memory sizes, job array specs, dependency specs, --begin times, --signal
 // specs, output filename patterns and hostlists. Each behaves as Slurm
 // 22.05 does; the Slurm source each follows is named at the function.
@@ -17,7 +17,7 @@
 //	signal.go      ParseSignal, ParseSignalName, SignalName, SignalSpec.String
 //	pattern.go     ExpandPattern, ShowPattern
 //	hostlist.go    ExpandHostlist, NormalizeHostlist, CompressHostlist
-//	scan.go        C-style number reading shared by the parsers
+//	scan.go        Strtol (C's strtol, for the commands and jobscript too) and the parsers' C-style reading
 //
 // # Glossary
 //
@@ -67,4 +67,4 @@
 // "any" (only one kind of separator is documented); "elevenses" is not a
 // --begin time before Slurm 24.05; squeue prints times over a year as
 // INVALID; "afterok:5_[1-9:2]" stops before 9 (bit_unfmt's step form).
-package slurmtime
+package slurmsyntax
