@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/gpu/gputest"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
@@ -34,7 +35,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asClientArg {
 		os.Exit(asClientMain(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	daemontest.RemoveBuilt() // the binaries daemontest.Start built
+	os.Exit(code)
 }
 
 // nvmlDaemon is a real daemon (store, socket, supervisors, real job

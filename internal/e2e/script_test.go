@@ -13,6 +13,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
+	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/sacct"
 	"github.com/slurm-lite/slurm-lite/internal/sacctmgr"
 	"github.com/slurm-lite/slurm-lite/internal/sbatch"
@@ -62,7 +63,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// What the script's jobs left running ends with it.
 			work := env.WorkDir
-			env.Defer(func() { killStrays(work) })
+			env.Defer(func() { daemontest.KillSupervisors(work) })
 			// No configuration outside the test's own directory is read.
 			env.Setenv("SLURM_LITE_CONF", "")
 			env.Setenv("HOME", env.WorkDir)
