@@ -34,6 +34,7 @@ func TestClientScripts(t *testing.T) {
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		Dir:                 "testdata/client",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){

@@ -25,6 +25,7 @@ func TestGPUEnvMatchesSlurm(t *testing.T) {
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		Dir:                 "testdata/gpuenv",
 		Cmds:                cmds,

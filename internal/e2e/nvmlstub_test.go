@@ -82,6 +82,7 @@ func TestNVMLStub(t *testing.T) {
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		Dir:                 "testdata/nvml",
 		Cmds:                commands(),

@@ -28,6 +28,7 @@ func TestShareScripts(t *testing.T) {
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		Dir:                 "testdata/shares",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
