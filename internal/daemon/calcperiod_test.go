@@ -378,7 +378,7 @@ State         = "DOWN"
 	t.Cleanup(func() { _ = c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{id}}, nil) })
 	r.until("the restart's recalculation (AGE 30)", func() bool { return age() == 30 })
 	r.at(89)
-	time.Sleep(1500 * time.Millisecond) // a pass or more at t0+89: none recalculates
+	r.clock.passes.wait(t, 2, "passes at t0+89") // none recalculates
 	if got := age(); got != 30 {
 		t.Errorf("t0+89, before the next recalculation (a minute after the restart): AGE %v, want 30", got)
 	}

@@ -22,6 +22,8 @@ import (
 type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
+	// passes counts the passes of the daemon that runs on the clock.
+	passes passCount
 }
 
 func (c *fakeClock) Now() time.Time {
@@ -71,7 +73,11 @@ func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *st
 	logs := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{ConfigPath: path, Log: logs, Clock: clock}) }()
+	opts := Options{ConfigPath: path, Log: logs, Clock: clock}
+	if fc, ok := clock.(*fakeClock); ok {
+		opts.Passed = fc.passes.add
+	}
+	go func() { done <- Run(ctx, opts) }()
 	stopped := false
 	stop := func() {
 		if stopped {
@@ -171,9 +177,9 @@ Users = ["alice"]
 
 	// The loop passes every GPUSampleInterval (real time) at the fake
 	// clock's now; the usage it decays is written when the daemon stops.
-	// Wait (real time) for a pass to have charged up to the clock's now:
-	// sshare cannot tell, so wait out three sampling intervals.
-	time.Sleep(3 * time.Second)
+	// Wait for a pass to have charged up to the clock's now: sshare
+	// cannot tell, so wait for one that began after the last advance.
+	clock.passes.wait(t, 1, "a pass at the clock's now")
 	stop()
 	st, err := store.Open(state)
 	if err != nil {

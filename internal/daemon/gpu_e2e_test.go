@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -49,6 +50,27 @@ type nvmlDaemon struct {
 	m    *gputest.Machine
 	c    *sockclient.Client
 	logs *syncBuffer
+	// passes counts the loop's passes (Options.Passed).
+	passes passCount
+}
+
+// passCount counts a daemon's passes (Options.Passed): a test that must
+// see that nothing happens over a pass or two waits for them rather than
+// for a time, which a loaded machine may fill with no pass at all.
+type passCount struct{ n atomic.Uint64 }
+
+func (p *passCount) add() { p.n.Add(1) }
+
+// wait waits (up to 20 s) for n whole passes that begin after the call:
+// the pass under way at the call may have looked before the change.
+func (p *passCount) wait(t testing.TB, n uint64, what string) {
+	t.Helper()
+	want := p.n.Load() + n + 1
+	for deadline := time.Now().Add(20 * time.Second); p.n.Load() < want; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %d passes (%s)", n, what)
+		}
+	}
 }
 
 type syncBuffer struct {
@@ -108,7 +130,7 @@ GPUs       = "nvml"
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs,
+		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, Passed: nd.passes.add,
 			OpenNVML: func(o gpu.Options) *gpu.Inventory {
 				o.ReleaseTimeout = 5 * time.Second
 				return gpu.FromNVML(nd.m.Lib(), o)
@@ -262,8 +284,8 @@ func TestNVMLViolationPolicyWarnLeavesTheJobRunning(t *testing.T) {
 	other := (nd.devOf(j.Alloc.GPUs[0].UUID) + 1) % len(nd.m.Server.Devices)
 	nd.m.RunLive(other, gputest.Proc(pid, gib))
 	nd.waitFor(func() bool { return len(nd.job(id).Notes) > 0 }, "a note on the job")
-	// Three more samples: still running, and noted once.
-	time.Sleep(3 * time.Second)
+	// Three more samples (one a pass): still running, and noted once.
+	nd.passes.wait(t, 3, "three more samples")
 	j = nd.job(id)
 	if j.State != slurm.Running || len(j.Notes) != 1 || !strings.Contains(j.Notes[0], "GPUViolationPolicy=warn") {
 		t.Errorf("job %s with notes %q; want RUNNING with one warn note", j.State, j.Notes)
@@ -400,7 +422,7 @@ func TestNVMLDriverMismatchDrainsTheNode(t *testing.T) {
 		t.Errorf("node %s (%q); want DRAIN with the reason driver mismatch, reboot needed", n.State, n.Reason)
 	}
 	id := nd.submit("exit 0")
-	time.Sleep(1500 * time.Millisecond)
+	nd.passes.wait(t, 2, "passes that could have started the job")
 	if j := nd.job(id); j.State != slurm.Pending {
 		t.Errorf("a job on a node drained for a driver mismatch is %s, want PENDING", j.State)
 	}

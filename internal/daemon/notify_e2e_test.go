@@ -120,7 +120,7 @@ Events = ["ALL"]
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, NotifyBackoff: 50 * time.Millisecond})
+		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, NotifyBackoff: 50 * time.Millisecond, Passed: nd.passes.add})
 	}()
 	t.Cleanup(func() {
 		var jobs []api.Job
@@ -206,7 +206,7 @@ func TestMailWebhooksAndJSONLog(t *testing.T) {
 	dep := nd.submit("exit 0", "--job-name=after", fmt.Sprintf("--dependency=afterok:%d", bad), "--mail-type=INVALID_DEPEND")
 	want += fmt.Sprintf("Slurm Job_id=%d Name=after Invalid dependency|%s|Invalid dependency|%d\n", dep, me, dep)
 	nd.waitFor(func() bool { b, _ := os.ReadFile(mailLog); got = string(b); return got == want }, "the Invalid dependency mail")
-	time.Sleep(1500 * time.Millisecond) // a pass or two more: still once
+	nd.passes.wait(t, 2, "a pass or two more") // still once
 	if b, _ := os.ReadFile(mailLog); string(b) != want {
 		t.Errorf("mail log:\n%s\nwant:\n%s", b, want)
 	}
