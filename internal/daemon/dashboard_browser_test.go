@@ -202,8 +202,11 @@ func TestDashboardInABrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2))); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if got := js(`String(document.documentElement.scrollWidth) + " " + String(window.innerWidth)`); got != "390 390" {
+	// The page lays out again once the viewport is applied: poll for it.
+	width := func() string { return js(`String(document.documentElement.scrollWidth) + " " + String(window.innerWidth)`) }
+	for deadline := time.Now().Add(10 * time.Second); width() != "390 390" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	}
+	if got := width(); got != "390 390" {
 		t.Errorf("on a phone the page is %s (scroll width, window width) pixels wide; want 390 390", got)
 	}
 	shot("dashboard-phone.png")
