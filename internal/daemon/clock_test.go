@@ -116,6 +116,7 @@ func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *st
 // the same clock, so the usage a pass decays and the daemon saves when it
 // stops is the fake clock's too.
 func TestFairShareUsageDecaysOnTheDaemonsClock(t *testing.T) {
+	t.Parallel()
 	const (
 		halfLife = 2 * time.Hour
 		raw      = 7200.0 // alice's stored usage: two GPU-hours
@@ -204,6 +205,7 @@ Users = ["alice"]
 // each step), at the first pass after it: the test waits for that pass
 // (the loop's, every GPUSampleInterval of real time).
 func TestAgePriorityGrowsOnTheDaemonsClock(t *testing.T) {
+	t.Parallel()
 	const (
 		weight = 1000
 		maxAge = 4 * time.Hour
@@ -286,6 +288,7 @@ State         = "DOWN"
 // daemon's clock (DAILY: midnight, local time), and the cleared usage is
 // what a restart finds; NOW clears it when the daemon starts.
 func TestUsageResetPeriodClearsUsage(t *testing.T) {
+	t.Parallel()
 	const raw = 7200.0
 	t0 := time.Date(2030, time.January, 7, 23, 0, 0, 0, time.Local)
 	conf := func(period string) string {
@@ -370,6 +373,7 @@ Users = ["alice"]
 // CheckpointKeepDays: the first pass removes the checkpoint directory of a
 // job that ended longer ago than that, and keeps a younger one's.
 func TestCheckpointKeepDaysRemovesOldCheckpoints(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: checkpoint directories belong to the jobs' users")
 	}

@@ -67,6 +67,7 @@ func gibText(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30
 // sideways. The daemon's clock stands still (moved by hand), so every
 // duration on the page is exact. Screenshots: see the log.
 func TestDashboardInABrowser(t *testing.T) {
+	t.Parallel()
 	exe := browser()
 	if exe == "" {
 		t.Skip("no Chromium here (Debian: apt-get install chromium): the dashboard's browser test is skipped")

@@ -27,6 +27,7 @@ import (
 // recorded as it ended (its real exit code), once: not lost, not requeued,
 // not run a second time. A real daemon, a real job, a real full tmpfs.
 func TestAJobEndingOnAFullStateDiskKeepsItsEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a daemon and a real job")
 	}

@@ -259,6 +259,7 @@ func (nd *nvmlDaemon) readPID(file string) int {
 const gib = uint64(1) << 30
 
 func TestNVMLViolationPolicyKill(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "kill")
 	id := nd.submit("echo $$ > pid.txt; exec sleep 60", "--gpus=1")
 	j := nd.waitState(id, slurm.Running)
@@ -277,6 +278,7 @@ func TestNVMLViolationPolicyKill(t *testing.T) {
 }
 
 func TestNVMLViolationPolicyWarnLeavesTheJobRunning(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	id := nd.submit("echo $$ > pid.txt; exec sleep 60", "--gpus=1")
 	j := nd.waitState(id, slurm.Running)
@@ -293,6 +295,7 @@ func TestNVMLViolationPolicyWarnLeavesTheJobRunning(t *testing.T) {
 }
 
 func TestNVMLLostGPUEndsItsJobAsNodeFailAndRequeuesIt(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	id := nd.submit("exec sleep 60", "--gpus=1", "--requeue")
 	j := nd.waitState(id, slurm.Running)
@@ -318,6 +321,7 @@ func TestNVMLLostGPUEndsItsJobAsNodeFailAndRequeuesIt(t *testing.T) {
 }
 
 func TestNVMLSurvivorIsKilledBeforeTheGPUIsOfferedAgain(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	id := nd.submit("while [ ! -e go ]; do sleep 0.05; done", "--gpus=8")
 	j := nd.waitState(id, slurm.Running)
@@ -353,6 +357,7 @@ func TestNVMLSurvivorIsKilledBeforeTheGPUIsOfferedAgain(t *testing.T) {
 }
 
 func TestNVMLForeignProcessTakesAGPU(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	// Someone outside the scheduler holds 39 of GPU 0's 40 GiB.
 	foreign := exec.Command("sleep", "120")
@@ -384,6 +389,7 @@ func TestNVMLForeignProcessTakesAGPU(t *testing.T) {
 }
 
 func TestNVMLXidDrainsOnlyForHardwareFaults(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	gpuState := func(i int) (string, string) {
 		for _, g := range nd.node().GPUs {
@@ -416,6 +422,7 @@ func TestNVMLXidDrainsOnlyForHardwareFaults(t *testing.T) {
 }
 
 func TestNVMLDriverMismatchDrainsTheNode(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemonWith(t, "warn", func(m *gputest.Machine) { m.DriverMismatch() })
 	n := nd.node()
 	if n.State != "DRAIN" || n.Reason != "driver mismatch, reboot needed" {
@@ -434,6 +441,7 @@ func TestNVMLDriverMismatchDrainsTheNode(t *testing.T) {
 // GiB: a 10G job holding its 10G leaves 29.5G, which a 29G job takes beside
 // it rather than a GPU of its own (counted twice, 19.5G would be left).
 func TestNVMLReservedMemoryHeldByTheJobIsCountedOnce(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	first := nd.submit("echo $$ > first.pid; exec sleep 60", "--gpu-mem=10G")
 	j := nd.waitState(first, slurm.Running)

@@ -171,6 +171,7 @@ func hms(a, b time.Time) string {
 // webhook gets every event, its first refused delivery tried again; the
 // log is JSON and each job's lines carry its id.
 func TestMailWebhooksAndJSONLog(t *testing.T) {
+	t.Parallel()
 	nd, hook, mailLog := startNotifyDaemon(t)
 	me := userdb.Name(uint32(os.Getuid()))
 
@@ -283,6 +284,7 @@ func (nd *nvmlDaemon) events(q string) []api.Event {
 // is in the audit trail with who, when and why, which sacctmgr show event
 // prints (Jobs= for a job's trail, Slurm's node events for the drain).
 func TestAuditTrail(t *testing.T) {
+	// Not parallel: nd.sacctmgr sets SLURM_LITE_CONF for the process.
 	nd, hook, _ := startNotifyDaemon(t)
 	me := userdb.Name(uint32(os.Getuid()))
 	uid := os.Getuid()
@@ -403,6 +405,7 @@ func cut(s string, width int) string {
 // A job whose GPU memory stayed far below its request is told as
 // GPU_MEM_LOW, with the note sacct shows.
 func TestGPUMemLowIsTold(t *testing.T) {
+	t.Parallel()
 	hook := &hookServer{calls: 1} // no refusal here
 	srv := httptest.NewServer(hook)
 	defer srv.Close()

@@ -47,6 +47,7 @@ max_batch_requeue = 1
 }
 
 func TestASupervisorThatCannotStartIsRequeuedHeld(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a daemon")
 	}
@@ -93,6 +94,7 @@ func TestASupervisorThatCannotStartIsRequeuedHeld(t *testing.T) {
 // max_batch_requeue such requeues it is held, JobHoldMaxRequeue, instead
 // of being lost and requeued again many times a second.
 func TestAJobLostAgainAndAgainIsHeld(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a daemon")
 	}

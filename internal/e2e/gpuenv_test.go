@@ -19,6 +19,7 @@ var gpuEnvDir = filepath.Join("..", "..", "testdata", "gpuenv")
 // daemon with four simulated a100s, its GPU variables compared with the
 // recording (the gpuenv command), and the GPU accounting around them.
 func TestGPUEnvMatchesSlurm(t *testing.T) {
+	t.Parallel() // beside the other groups of scripts (waitingTests)
 	cmds := commands()
 	cmds["gpuenv"] = cmdGPUEnv
 	testscript.Run(t, testscript.Params{

@@ -29,6 +29,7 @@ import (
 //	$SLURMD_BIN   the directory of the built slurmd-lite, first on PATH
 //	$REPO         the repository, for scripts/gpu-check
 func TestNVMLStub(t *testing.T) {
+	t.Parallel() // beside the other groups of scripts (waitingTests)
 	if testing.Short() {
 		t.Skip("builds slurmd-lite and starts daemons and real jobs")
 	}

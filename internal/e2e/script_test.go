@@ -106,6 +106,7 @@ func scriptFiles(t *testing.T) []string {
 }
 
 func TestScripts(t *testing.T) {
+	t.Parallel() // beside the other groups of scripts (waitingTests)
 	testscript.Run(t, testscript.Params{
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
