@@ -96,7 +96,7 @@ func Start(t testing.TB, o Options) *Daemon {
 	if d.State == "" {
 		d.State = filepath.Join(dir, "state")
 	}
-	if err := os.WriteFile(d.Conf, []byte(config(d.Sock, d.State, o.Config)), 0o644); err != nil {
+	if err := os.WriteFile(d.Conf, []byte(baseConfig(d.Sock, d.State, o.Config)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bin := Bin(t, "slurmd-lite")
@@ -138,8 +138,8 @@ func Start(t testing.TB, o Options) *Daemon {
 	}
 }
 
-// config is the base configuration with extra after it.
-func config(sock, state, extra string) string {
+// baseConfig is the base configuration with extra after it.
+func baseConfig(sock, state, extra string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "SocketPath        = %q\nStateSaveLocation = %q\n", sock, state)
 	top, tables := extra, ""
