@@ -204,7 +204,9 @@ func TestDashboardInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The page lays out again once the viewport is applied: poll for it.
-	width := func() string { return js(`String(document.documentElement.scrollWidth) + " " + String(window.innerWidth)`) }
+	width := func() string {
+		return js(`String(document.documentElement.scrollWidth) + " " + String(window.innerWidth)`)
+	}
 	for deadline := time.Now().Add(10 * time.Second); width() != "390 390" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 	}
 	if got := width(); got != "390 390" {
