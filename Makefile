@@ -87,7 +87,8 @@ test-slurm: build
 	@scripts/test-slurm
 
 ## test-clients: submitit, dask-jobqueue and Snakemake's --slurm each run
-## their own workflow against a fresh daemon on simulated GPUs
+## their own workflow against a fresh daemon on simulated GPUs, and
+## testdata/clients/rest_client.py drives the REST API (slurmrestd v0.0.38)
 ## (scripts/test-clients; Debian's python3-cloudpickle, python3-distributed
 ## and snakemake; the clients' sources in testdata/clients/src or CLIENTS_DIR)
 test-clients: build

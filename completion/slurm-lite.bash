@@ -19,11 +19,11 @@ _slurm_lite() {
 		;;
 	scontrol)
 		opts='--all --cluster --details --federation --future --help --hide --local --oneliner --quiet --sibling --uid --verbose --version'
-		words='create delete help hold holdu ping release requeue show uhold update version yield'
+		words='create delete help hold holdu ping release requeue show token uhold update version yield'
 		case $prev in
 		create) after='reservation' ;;
 		delete) after='reservation' ;;
-		show) after='config hostlist hostlistsorted hostnames job node partition reservation' ;;
+		show) after='assoc_mgr config hostlist hostlistsorted hostnames job node partition reservation' ;;
 		esac
 		;;
 	sinfo)

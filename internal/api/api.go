@@ -26,7 +26,20 @@ const (
 	PathConfig     = "/v1/config"       // GET: the configuration in force (scontrol show config/partition, sacctmgr)
 	PathShares     = "/v1/shares"       // GET: the fair-share tree (sshare)
 	PathPriorities = "/v1/priorities"   // GET: pending jobs' priority factors (sprio)
+	PathToken      = "/v1/token"        // POST: scontrol token (auth/jwt)
 )
+
+// TokenRequest is scontrol token's: lifespan=SECONDS (0: the default) and
+// username=NAME (root's only, for another user).
+type TokenRequest struct {
+	Lifespan int64  `json:"lifespan,omitempty"`
+	Username string `json:"username,omitempty"`
+}
+
+// Token answers a TokenRequest: the JWT that scontrol prints as SLURM_JWT=.
+type Token struct {
+	Token string `json:"token"`
+}
 
 // Submit is a batch job as sbatch sends it: the parsed request (script
 // included), and what sbatch knows of its caller's session that the job

@@ -60,6 +60,8 @@ type StepRequest struct {
 	// job's environment built over Env.
 	Join bool     `json:"join,omitempty"`
 	Env  []string `json:"env,omitempty"`
+	// ResvPorts is --resv-ports=N (SLURM_RESV_PORTS); nil when not given.
+	ResvPorts *int `json:"resv_ports,omitempty"`
 }
 
 // Validate refuses what no srun sends.
@@ -97,6 +99,9 @@ type Step struct {
 	KillWait time.Duration `json:"kill_wait"`
 	// Env is the job's environment, for a Join.
 	Env []string `json:"env,omitempty"`
+	// Ports are the step's ports of its job's (SLURM_STEP_RESV_PORTS);
+	// none without MpiParams.
+	Ports []int `json:"ports,omitempty"`
 }
 
 // StepEnd says how a step ended.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -28,6 +29,7 @@ func (p *parser) check(c *Config) {
 	p.checkYield(c)
 	p.checkNotify(c)
 	p.checkRequeueExit(c)
+	p.checkMpiParams(c)
 	p.checkWeb(c)
 }
 
@@ -181,6 +183,7 @@ func (p *parser) checkTop(c *Config) {
 		p.name(key("YieldGroup"), "YieldGroup", c.YieldGroup)
 	}
 	p.checkPrivateData(c)
+	p.checkAuthAlt(c)
 	p.inRange(key("KillWait"), "KillWait", int64(c.KillWait/time.Second), 0, 65533)
 	p.inRange(key("MessageTimeout"), "MessageTimeout", int64(c.MessageTimeout/time.Second), 1, 100)
 	if c.MinJobAge < 0 {
@@ -217,17 +220,17 @@ func (p *parser) checkPrivateData(c *Config) {
 	var out []string
 	for i, v := range c.PrivateData {
 		at := key("PrivateData").index(i)
-		if cv, ok := canonical(v, PrivateJobs, PrivateUsage); ok {
+		if cv, ok := canonical(v, PrivateJobs, PrivateUsage, PrivateUsers); ok {
 			if !slices.Contains(out, cv) {
 				out = append(out, cv)
 			}
 			continue
 		}
-		if _, ok := canonical(v, "accounts", "cloud", "events", "nodes", "partitions", "reservations", "users"); ok {
-			p.errorf(at, "PrivateData %q is not supported: slurm-lite hides only %q and %q; remove it", v, PrivateJobs, PrivateUsage)
+		if _, ok := canonical(v, "accounts", "cloud", "events", "nodes", "partitions", "reservations"); ok {
+			p.errorf(at, "PrivateData %q is not supported: slurm-lite hides only %q, %q and %q; remove it", v, PrivateJobs, PrivateUsage, PrivateUsers)
 			continue
 		}
-		p.errorf(at, "PrivateData %q is not one of %s", v, quoteAll([]string{PrivateJobs, PrivateUsage}))
+		p.errorf(at, "PrivateData %q is not one of %s", v, quoteAll([]string{PrivateJobs, PrivateUsage, PrivateUsers}))
 	}
 	slices.Sort(out) // Slurm prints them in this order
 	c.PrivateData = out
@@ -922,4 +925,74 @@ func listenProblem(addr string) string {
 		return "has a host that is neither a name nor an address (an IPv6 address goes in brackets: \"[::1]:9341\")"
 	}
 	return ""
+}
+
+// checkMpiParams checks MpiParams: "ports=LO-HI", a range of two ports
+// or more within 1-65535, as slurmctld takes it (it logs "invalid
+// MpiParams" for anything else, ports=12000 included, and then refuses
+// every step: golden/resv_ports_one_port.txt).
+func (p *parser) checkMpiParams(c *Config) {
+	if c.MpiParams == "" {
+		return
+	}
+	if _, _, err := parseMpiPorts(c.MpiParams); err != nil {
+		p.errorf(key("MpiParams"), "MpiParams %q: %v; write a range of ports for jobs, e.g. MpiParams = \"ports=12000-12999\", or leave MpiParams out", c.MpiParams, err)
+	}
+}
+
+// Ports is MpiParams' range of ports: lo and hi, both 0 when it sets
+// none (MpiParams is checked when the file is read).
+func (c *Config) Ports() (lo, hi int) {
+	lo, hi, err := parseMpiPorts(c.MpiParams)
+	if err != nil {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+func parseMpiPorts(s string) (lo, hi int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	rest, ok := strings.CutPrefix(s, "ports=")
+	if !ok {
+		return 0, 0, errors.New(`only "ports=LO-HI" is known`)
+	}
+	a, b, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, 0, errors.New("ports must be a range LO-HI, as Slurm takes it (a single port is refused there too)")
+	}
+	lo, err1 := strconv.Atoi(a)
+	hi, err2 := strconv.Atoi(b)
+	switch {
+	case err1 != nil || err2 != nil:
+		return 0, 0, errors.New("ports must be two numbers, LO-HI")
+	case lo < 1 || hi > 65535 || lo >= hi:
+		return 0, 0, fmt.Errorf("ports %d-%d is not a range of two or more ports within 1-65535", lo, hi)
+	}
+	return lo, hi, nil
+}
+
+// checkAuthAlt checks AuthAltTypes and AuthAltParameters: auth/jwt alone,
+// jwt_key alone, and a listener to serve the API on.
+func (p *parser) checkAuthAlt(c *Config) {
+	for i, v := range c.AuthAltTypes {
+		if v != AuthJWT {
+			p.errorf(key("AuthAltTypes").index(i), "AuthAltTypes %q is not supported: slurm-lite has only %q; remove it", v, AuthJWT)
+		}
+	}
+	if c.AuthAltParameters != "" {
+		path, ok := strings.CutPrefix(c.AuthAltParameters, "jwt_key=")
+		switch {
+		case !ok || strings.Contains(path, ","):
+			p.errorf(key("AuthAltParameters"), "AuthAltParameters %q is not supported: slurm-lite takes only \"jwt_key=PATH\" (no jwks); write e.g. \"jwt_key=/var/spool/slurm-lite/jwt_hs256.key\"", c.AuthAltParameters)
+		case !filepath.IsAbs(path):
+			p.errorf(key("AuthAltParameters"), "AuthAltParameters jwt_key %q is not an absolute path; write a path that starts with /", path)
+		case !c.JWT():
+			p.errorf(key("AuthAltParameters"), "AuthAltParameters is set but AuthAltTypes does not list %q, so no token would be read; add AuthAltTypes = [%q] or remove it", AuthJWT, AuthJWT)
+		}
+	}
+	if c.JWT() && c.Web.Listen == "" {
+		p.errorf(key("AuthAltTypes"), "AuthAltTypes = [%q] serves slurmrestd's API on the web listener, which is off; set [Web] Listen = \"127.0.0.1:6820\" (and put TLS in front of it to leave the machine)", AuthJWT)
+	}
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,7 +23,8 @@ type Config struct {
 	// Operators may act on any job, like root.
 	Operators []string `toml:"Operators"`
 	// PrivateData hides from users what belongs to others, as slurm.conf's
-	// PrivateData: PrivateJobs, PrivateUsage. Root and operators see all.
+	// PrivateData: PrivateJobs, PrivateUsage, PrivateUsers. Root and
+	// operators see all.
 	// Whatever it says, a job's environment, script and --export values are
 	// only ever shown to its owner, root and operators.
 	PrivateData []string `toml:"PrivateData"`
@@ -120,6 +122,11 @@ type Config struct {
 	// SPECIAL_EXIT, until its owner releases it (slurm.conf's).
 	RequeueExitHold []int `toml:"RequeueExitHold"`
 
+	// MpiParams is slurm.conf's MpiParams; only "ports=LO-HI" is taken:
+	// the ports lent to jobs (a range of each job's own, and srun's
+	// SLURM_STEP_RESV_PORTS); "" lends none. Ports reads it.
+	MpiParams string `toml:"MpiParams"`
+
 	// MailProg is the program --mail-type's mail is sent with, run as
 	// slurmctld runs it (MailProg -s SUBJECT USER); "" is /usr/bin/mail,
 	// else /bin/mail, where present (notify.go), and no mail otherwise.
@@ -135,6 +142,28 @@ type Config struct {
 	// Web is the metrics and dashboard listener (internal/web); off
 	// unless Listen is set.
 	Web Web `toml:"Web"`
+	// AuthAltTypes, as slurm.conf's: ["auth/jwt"] turns on scontrol token
+	// and slurmrestd's API on the web listener (internal/slurmrest).
+	AuthAltTypes []string `toml:"AuthAltTypes"`
+	// AuthAltParameters, as slurm.conf's: "jwt_key=PATH", the HS256 key
+	// file (0600); "" is jwt_hs256.key in StateSaveLocation, made at the
+	// first start.
+	AuthAltParameters string `toml:"AuthAltParameters"`
+}
+
+// AuthJWT is AuthAltTypes' one value.
+const AuthJWT = "auth/jwt"
+
+// JWT reports whether AuthAltTypes turns on auth/jwt.
+func (c *Config) JWT() bool { return slices.Contains(c.AuthAltTypes, AuthJWT) }
+
+// JWTKey is the jwt_key file, and whether it is the default one (made at
+// the first start when missing).
+func (c *Config) JWTKey() (path string, isDefault bool) {
+	if v, ok := strings.CutPrefix(c.AuthAltParameters, "jwt_key="); ok {
+		return v, false
+	}
+	return filepath.Join(c.StateSaveLocation, "jwt_hs256.key"), true
 }
 
 // Web is the [Web] table: an HTTP listener serving /metrics in
@@ -196,14 +225,19 @@ type Route struct {
 }
 
 // Values of PrivateData that slurm-lite supports (Slurm's others,
-// accounts, cloud, events, nodes, partitions, reservations and users, are
+// accounts, cloud, events, nodes, partitions and reservations, are
 // refused rather than ignored).
 const (
 	// PrivateJobs: users see only their own jobs in squeue, scontrol show
 	// job, sacct and sprio, and only their own job ids on the node's GPUs.
 	PrivateJobs = "jobs"
-	// PrivateUsage: sshare shows users their own usage rows only.
+	// PrivateUsage: sshare shows users their own usage rows only, and
+	// scontrol show assoc_mgr their own associations only.
 	PrivateUsage = "usage"
+	// PrivateUsers: scontrol show assoc_mgr shows users their own user
+	// record only (what slurm.conf's PrivateData=users hides in
+	// slurmctld; sacctmgr's users are slurmdbd.conf's, which it leaves).
+	PrivateUsers = "users"
 )
 
 // Private reports whether PrivateData lists what (PrivateJobs, ...).

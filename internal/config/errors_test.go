@@ -36,6 +36,21 @@ func TestParseErrors(t *testing.T) {
 			`slurm-lite.toml:1: RequeueExit must be a list of whole numbers such as [42, 43], not the string "1-9,18"; write [1, 2, 3, 4, 5, 6, 7, 8, 9, 18]`,
 		},
 		{
+			"MpiParams with one port, as slurmctld refuses it",
+			lines(`MpiParams = "ports=12000"`),
+			`slurm-lite.toml:1: MpiParams "ports=12000": ports must be a range LO-HI, as Slurm takes it (a single port is refused there too); write a range of ports for jobs, e.g. MpiParams = "ports=12000-12999", or leave MpiParams out`,
+		},
+		{
+			"MpiParams other than ports",
+			lines(`MpiParams = "12000-12999"`),
+			`slurm-lite.toml:1: MpiParams "12000-12999": only "ports=LO-HI" is known; write a range of ports for jobs, e.g. MpiParams = "ports=12000-12999", or leave MpiParams out`,
+		},
+		{
+			"MpiParams backwards",
+			lines(`MpiParams = "ports=13000-12000"`),
+			`slurm-lite.toml:1: MpiParams "ports=13000-12000": ports 13000-12000 is not a range of two or more ports within 1-65535; write a range of ports for jobs, e.g. MpiParams = "ports=12000-12999", or leave MpiParams out`,
+		},
+		{
 			"max_batch_requeue out of range",
 			lines(`[SchedulerParameters]`, `max_batch_requeue = -1`),
 			`slurm-lite.toml:2: SchedulerParameters.max_batch_requeue -1 is out of range; use 0 to 1000`,

@@ -18,8 +18,8 @@ func TestPrivateData(t *testing.T) {
 		t.Errorf("PrivateData = %v, want [jobs usage]", c.PrivateData)
 	}
 	for file, want := range map[string]string{
-		`PrivateData = ["users"]`: `slurm-lite.toml:1: PrivateData "users" is not supported`,
-		`PrivateData = ["jobz"]`:  `slurm-lite.toml:1: PrivateData "jobz" is not one of "jobs", "usage"`,
+		`PrivateData = ["nodes"]`: `slurm-lite.toml:1: PrivateData "nodes" is not supported`,
+		`PrivateData = ["jobz"]`:  `slurm-lite.toml:1: PrivateData "jobz" is not one of "jobs", "usage", "users"`,
 	} {
 		_, err := Parse("slurm-lite.toml", []byte(file))
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -210,9 +210,11 @@ func (d *Daemon) adoptRun(t runTrace) (change func(*store.Tx) error, done func()
 		}
 		st, err := stepd.ReadStatus(dir)
 		if err != nil {
-			st = stepd.Status{State: slurm.NodeFail, ExitCode: "0:0", Start: run.Start, End: run.Start}
+			st = stepd.Status{State: slurm.NodeFail, ExitCode: "0:0", End: run.Start}
 		}
-		applyStatus(&run, st)
+		// Ended while no daemon ran it: its supervisor's end is the only
+		// witness (awayEnd).
+		applyStatus(&run, awayEnd(run, st, d.now()))
 		if run.State != slurm.Preempted && run.State != slurm.NodeFail {
 			run.State = slurm.Requeued
 		}

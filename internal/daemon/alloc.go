@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -111,7 +112,7 @@ func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}])
 	}
 	id := uint32(n)
 	wait, _ := strconv.Atoi(req.Query.Get("wait"))
-	deadline := time.Now().Add(time.Duration(min(max(wait, 0), 60)) * time.Second)
+	deadline := clock.After(time.Duration(min(max(wait, 0), 60)) * time.Second)
 	for {
 		j, err := d.st.Job(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
@@ -122,7 +123,7 @@ func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}])
 		if req.Caller.UID != 0 && req.Caller.UID != j.UID {
 			return api.Allocation{}, stepRefusal(slurm.ErrAccessDenied)
 		}
-		if j.State != slurm.Pending || !time.Now().Before(deadline) {
+		if j.State != slurm.Pending || deadline.Passed() {
 			return d.allocAnswer(ctx, j, req.Caller.PID)
 		}
 		select {
@@ -202,8 +203,7 @@ const recordPatience = 30 * time.Second
 func (d *Daemon) awaitRecord(ctx context.Context, j store.Job) error {
 	status := filepath.Join(d.runDir(j.ID, j.Restarts), stepd.StatusFile)
 	told := false
-	deadline := time.Now().Add(recordPatience)
-	for time.Now().Before(deadline) {
+	for deadline := clock.After(recordPatience); !deadline.Passed(); {
 		cur, err := d.st.Job(ctx, j.ID)
 		if err != nil {
 			return err

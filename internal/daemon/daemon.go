@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
@@ -78,13 +79,14 @@ type Options struct {
 	// nil is the real clock. Tests give a fake one to run hours of
 	// schedule in milliseconds where real time is not the point.
 	//
-	// What the clock does not move: the timers and tickers that pace the
-	// loop and bound waits for processes and sockets (they wait real
-	// time, for real processes), the supervisors (separate processes
-	// that count a job's limit on the machine's clock from the start the
-	// daemon gives them), and the store's own commit times (a job's
-	// submit time is the commit's). A fake clock suits tests where no
-	// job's run depends on the two clocks agreeing.
+	// It decides every time of a job that is stored or shown (submit,
+	// eligible, start, end: see finish.go), and the store stamps by it
+	// (store.OpenClock). What it does not move: the timers and tickers
+	// that pace the loop and bound waits for processes and sockets (they
+	// wait real time, for real processes: clock.Deadline), and the
+	// supervisors (separate processes that count a job's limit on the
+	// machine's monotonic clock from their own start). A fake clock suits
+	// tests where no job's run depends on the two clocks agreeing.
 	Clock Clock
 	// NotifyBackoff is the wait before a webhook's second try (doubled
 	// before each next); 0 is the notifier's default. Tests shorten it.
@@ -97,14 +99,7 @@ type Options struct {
 }
 
 // Clock tells the time; see Options.Clock.
-type Clock interface {
-	Now() time.Time
-}
-
-// realClock is the machine's clock.
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
+type Clock = clock.Clock
 
 // Daemon is one running slurmd-lite.
 //
@@ -132,7 +127,11 @@ type Daemon struct {
 	inv   *gpu.Inventory // safe for concurrent use
 	ln    *localapi.Listener
 	srv   *localapi.Server
-	exe   string
+	// restSrv is srv for the web listener's REST API, which starts first
+	// (nil until srv is made); jwtKey is the auth/jwt key, nil when off.
+	restSrv atomic.Pointer[localapi.Server]
+	jwtKey  []byte
+	exe     string
 	// stepd is the command that starts a job's supervisor: slurmstepd-lite
 	// beside the daemon's binary when it is there, else the daemon's own
 	// binary as `slurmd-lite stepd`.
@@ -267,15 +266,15 @@ type Daemon struct {
 // newDaemon is a Daemon with its maps, channels and clock made, and
 // nothing opened: Run fills in the rest, tests what they need.
 func newDaemon(opts Options, cfg *config.Config) *Daemon {
-	clock := opts.Clock
-	if clock == nil {
-		clock = realClock{}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real{}
 	}
 	d := &Daemon{
 		opts:       opts,
-		clock:      clock,
+		clock:      clk,
 		cfg:        cfg,
-		boot:       clock.Now(),
+		boot:       clk.Now(),
 		kick:       make(chan struct{}, 1),
 		ended:      make(chan uint32, 64),
 		decisions:  map[uint32]sched.Decision{},
@@ -338,10 +337,10 @@ func Run(ctx context.Context, opts Options) error {
 	if err := checkDirs(cfg); err != nil {
 		return err
 	}
-	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, opts.Rebuild, log); err != nil {
+	if err := checkState(cfg.StateSaveLocation, d.jobsDir, opts.Fresh, opts.Rebuild, d.now(), log); err != nil {
 		return err
 	}
-	if d.st, err = store.Open(cfg.StateSaveLocation); err != nil {
+	if d.st, err = store.OpenClock(cfg.StateSaveLocation, d.clock); err != nil {
 		return err
 	}
 	// "stopped" is the log's last line, said once the state directory's
@@ -408,7 +407,10 @@ func Run(ctx context.Context, opts Options) error {
 
 	// The web listener first: a taken address stops the start before
 	// the socket says a daemon is here.
-	d.web.started = time.Now()
+	d.web.started = clock.Start()
+	if err := d.loadJWTKey(cfg); err != nil {
+		return err
+	}
 	webSrv, err := d.startWeb(cfg)
 	if err != nil {
 		return err
@@ -445,6 +447,7 @@ func Run(ctx context.Context, opts Options) error {
 	d.mu.Unlock()
 
 	d.srv = &localapi.Server{Routes: d.routes(), Logf: func(f string, a ...any) { log.Warn(fmt.Sprintf(f, a...)) }}
+	d.restSrv.Store(d.srv)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.srv.Serve(d.ln) }()
 	log.Info("listening", "socket", cfg.SocketPath)

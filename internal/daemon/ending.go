@@ -23,14 +23,18 @@ import (
 // salloc) have their own end.
 
 // markEnding records that a supervisor has begun ending job j for e (its
-// status's Ending), if e is a cancel or the time limit. The usage of the
-// jobs running is charged up to e.At first, as a job's end charges it
-// (usage.go): passes charge RUNNING jobs only.
+// status's Ending), if e is a cancel or the time limit. The job's end is
+// the daemon's clock now, when it learns of the ending (a limit's: when it
+// fell due, endAt), as slurmctld's end is its own time at the cancel or
+// the limit (e.At is the supervisor's clock: not mixed in, see finish.go). The usage of the jobs running is
+// charged up to it first, as a job's end charges it (usage.go): passes
+// charge RUNNING jobs only.
 func (d *Daemon) markEnding(ctx context.Context, j store.Job, e *stepd.Ending) {
 	if e == nil || (e.Why != "" && e.Why != stepd.WhyTimeLimit) || interactive(j) {
 		return
 	}
-	usage := d.chargeUntil(ctx, e.At)
+	at := d.endAt(j, e, d.now())
+	usage := d.chargeUntil(ctx, at)
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
 		cur, err := tx.Job(j.ID)
 		if err != nil {
@@ -42,7 +46,7 @@ func (d *Daemon) markEnding(ctx context.Context, j store.Job, e *stepd.Ending) {
 		if err := tx.PutUsage(usage...); err != nil {
 			return err
 		}
-		cur.State, cur.End = slurm.Completing, e.At
+		cur.State, cur.End = slurm.Completing, at
 		if e.Why == stepd.WhyTimeLimit {
 			cur.Reason = slurm.ReasonTimeLimit
 		} else {

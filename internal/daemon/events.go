@@ -128,7 +128,7 @@ func (d *Daemon) startNotifier(cfg *config.Config) {
 		hooks[i] = notify.Hook{URL: h.URL, Events: h.Events, Users: h.Users}
 	}
 	n := notify.Start(notify.Options{Cluster: cfg.ClusterName, MailProg: prog, Hooks: hooks, Log: d.log,
-		GroupName: userdb.GroupName, Backoff: d.opts.NotifyBackoff})
+		GroupName: userdb.GroupName, Backoff: d.opts.NotifyBackoff, Clock: d.clock})
 	if old := d.notifier.Swap(n); old != nil {
 		go func() {
 			if n := old.Close(time.Minute); n > 0 {

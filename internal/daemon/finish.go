@@ -17,9 +17,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
@@ -59,6 +61,7 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	if after == "" {
 		after = afterFromStatus(status)
 	}
+	status = learnedEnd(j, status, d.endAt(j, status.Ending, d.now()))
 	if err := d.settle(ctx, j, status, after, note); err != nil {
 		// Kept, and tried again by every pass until it is recorded (a
 		// full state disk): the status file stays where it is.
@@ -206,7 +209,7 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status, note
 	if st.End.IsZero() {
 		st.End = d.now() // a lost job's: it ends now, by the daemon's clock
 	}
-	usage := d.chargeUntil(ctx, endTime(st))
+	usage := d.chargeUntil(ctx, st.End)
 	var stepsUser, stepsSys time.Duration
 	if cur, err := d.st.Job(ctx, id); err == nil {
 		stepsUser, stepsSys = d.stepsCPU(ctx, cur)
@@ -268,14 +271,86 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status, note
 	return nil
 }
 
-// applyStatus copies a supervisor's final status onto the job's row.
+// A job's times are the daemon's clock's, as a job's are slurmctld's: its
+// submit, eligible and start times are the daemon's when it took, freed
+// and started the job, and its end is the daemon's when it learns of the
+// end (learnedEnd), or when it marked the job COMPLETING (a cancel, its
+// time limit: ending.go). A supervisor's own clock readings (status.json's
+// start and ends) are not mixed in: a second later on a busy machine, they
+// made the Began mail disagree with sacct and a job's Elapsed shrink once
+// it ended. Its measurements stay its own: CPU time, peak memory, and how
+// long its processes took to go (StopTime).
+//
+// The one exception is an end no daemon saw: a run that ended while the
+// daemon was down (reattach, adoption). The supervisor's status.json is
+// then the only witness of when it ended, and its end is taken (awayEnd),
+// kept between the run's start and the moment the daemon found it.
+
+// learnedEnd is st with the daemon's times: the start it gave the run,
+// and an end at end (endAt), as the daemon learned that run j's
+// supervisor had ended it (the job's end stays where markEnding put it).
+// The batch step ends when the daemon learned its script had ended.
+func learnedEnd(j store.Job, st stepd.Status, end time.Time) stepd.Status {
+	st.Start = j.Start
+	st.End = end
+	if j.State == slurm.Completing && !j.End.IsZero() {
+		st.End = j.End
+	}
+	st.Batch.End = end
+	if st.End.After(end) {
+		st.Batch.End = st.End
+	}
+	return st
+}
+
+// endAt is the end of run j that its supervisor ended for e (nil: the
+// script ended by itself), as the daemon learns of it at now: now, but a
+// time limit's end is the moment the limit fell due on the daemon's clock
+// (the run's start and its limit), when that is earlier, as Slurm shows a
+// TIMEOUT job's Elapsed at its limit. (The supervisor counts the limit on
+// its own clock from its own start, a moment after the daemon's.)
+func (d *Daemon) endAt(j store.Job, e *stepd.Ending, now time.Time) time.Time {
+	if e == nil || e.Why != stepd.WhyTimeLimit {
+		return now
+	}
+	limit := effectiveLimit(d.config(), &j)
+	if limit == slurmtime.Infinite || limit <= 0 || j.Start.IsZero() {
+		return now
+	}
+	if due := j.Start.Add(limit); due.Before(now) {
+		return due
+	}
+	return now
+}
+
+// awayEnd is st for a run j that ended while no daemon was running, found
+// at found: its ends are the supervisor's (the only witness), never
+// before the run's start nor after found; its start is the daemon's.
+func awayEnd(j store.Job, st stepd.Status, found time.Time) stepd.Status {
+	within := func(t time.Time) time.Time {
+		if t.IsZero() || t.After(found) {
+			return found
+		}
+		if t.Before(j.Start) {
+			return j.Start
+		}
+		return t
+	}
+	st.Start = j.Start
+	st.End = within(st.End)
+	if j.State == slurm.Completing && !j.End.IsZero() {
+		st.End = j.End
+	}
+	st.Batch.End = within(st.Batch.End)
+	return st
+}
+
+// applyStatus copies a supervisor's final status onto the job's row; its
+// times are the daemon's already (learnedEnd, awayEnd).
 func applyStatus(j *store.Job, st stepd.Status) {
 	j.State = st.State
 	j.ExitCode = parseExit(st.ExitCode)
-	if !st.Start.IsZero() {
-		j.Start = st.Start
-	}
-	j.End = endTime(st)
+	j.End = st.End
 	switch {
 	case st.Reason != "":
 		j.Reason = st.Reason
@@ -290,17 +365,6 @@ func applyStatus(j *store.Job, st stepd.Status) {
 		by := *st.Ending.By
 		j.CancelledBy = &by
 	}
-}
-
-// endTime is when a supervisor's run ended: its status's time, or now
-// for a status that has none (a lost job's). The daemon's own callers
-// fill a missing end from its clock first (recordEnd, requeue); alloc.go
-// and the reattach's order still reach the real clock here.
-func endTime(st stepd.Status) time.Time {
-	if st.End.IsZero() {
-		return time.Now()
-	}
-	return st.End
 }
 
 // endNotes are what users should learn from how a job ended: that it died
@@ -426,7 +490,7 @@ func (d *Daemon) requeueAs(ctx context.Context, j store.Job, st stepd.Status, as
 		st.End = now
 	}
 	d.releaseGPUs(j, now)
-	usage := d.chargeUntil(ctx, endTime(st))
+	usage := d.chargeUntil(ctx, st.End)
 	stepsUser, stepsSys := d.stepsCPU(ctx, j)
 	var ended store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
@@ -641,14 +705,15 @@ func (d *Daemon) reattach(ctx context.Context) error {
 	}
 	var done []ended
 	var live []store.Job
+	found := d.now()
 	for _, j := range jobs {
 		if st, err := stepd.ReadStatus(d.runDir(j.ID, j.Restarts)); err == nil {
-			done = append(done, ended{j, st})
+			done = append(done, ended{j, awayEnd(j, st, found)})
 		} else {
 			live = append(live, j)
 		}
 	}
-	slices.SortStableFunc(done, func(a, b ended) int { return endTime(a.st).Compare(endTime(b.st)) })
+	slices.SortStableFunc(done, func(a, b ended) int { return a.st.End.Compare(b.st.End) })
 	for _, e := range done {
 		d.log.Info("job ended while the daemon was away", "job", e.j.ID, "state", string(e.st.State))
 		if err := d.settle(ctx, e.j, e.st, afterFromStatus(e.st), ""); err != nil {
@@ -658,7 +723,7 @@ func (d *Daemon) reattach(ctx context.Context) error {
 	for _, j := range live {
 		dir := d.runDir(j.ID, j.Restarts)
 		if st, err := stepd.ReadStatus(dir); err == nil { // ended just now
-			if err := d.settle(ctx, j, st, afterFromStatus(st), ""); err != nil {
+			if err := d.settle(ctx, j, learnedEnd(j, st, d.endAt(j, st.Ending, d.now())), afterFromStatus(st), ""); err != nil {
 				return err
 			}
 			continue
@@ -763,8 +828,7 @@ func supervisorComing(j store.Job, dir string, now time.Time) bool {
 	if _, err := os.Stat(filepath.Join(dir, stepd.SpecFile)); err != nil {
 		return false // never launched
 	}
-	deadline := time.Now().Add(j.Start.Add(supervisorStartGrace).Sub(now))
-	for time.Now().Before(deadline) {
+	for deadline := clock.After(j.Start.Add(supervisorStartGrace).Sub(now)); !deadline.Passed(); {
 		if stepd.Supervised(dir) {
 			return true
 		}
@@ -791,10 +855,10 @@ func parseExit(s string) store.ExitCode {
 func (d *Daemon) callSupervisor(j store.Job, req stepd.Request) (stepd.Reply, error) {
 	dir := d.runDir(j.ID, j.Restarts)
 	req.Run = &stepd.RunOwner{JobID: j.ID, Run: j.Restarts, UID: j.UID}
-	deadline := time.Now().Add(10 * time.Second) // real: a real process's socket
+	deadline := clock.After(10 * time.Second) // real: a real process's socket
 	for {
 		rep, err := stepd.Call(dir, req)
-		if err == nil || rep.Error != "" || time.Now().After(deadline) {
+		if err == nil || rep.Error != "" || deadline.Passed() {
 			return rep, err
 		}
 		if _, serr := stepd.ReadStatus(dir); serr == nil {

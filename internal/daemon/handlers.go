@@ -40,6 +40,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "GET", Path: api.PathNode, Handler: localapi.Func(d.node)},
 		{Method: "GET", Path: api.PathConfig, Handler: localapi.Func(d.configInForce)},
 		{Method: "GET", Path: api.PathShares, Handler: localapi.Func(d.shares)},
+		{Method: "GET", Path: api.PathAssocMgr, Handler: localapi.Func(d.assocMgr)},
 		{Method: "GET", Path: api.PathPriorities, Handler: localapi.Func(d.priorities)},
 		{Method: "POST", Path: api.PathNodeUpdate, Handler: localapi.Func(d.updateNode)},
 		{Method: "GET", Path: api.PathNodeDrains, Handler: localapi.Func(d.drains)},
@@ -54,6 +55,7 @@ func (d *Daemon) routes() localapi.Routes {
 		{Method: "POST", Path: api.PathAllocEnd, Handler: localapi.Func(d.endAlloc)},
 		{Method: "GET", Path: api.PathReservations, Handler: localapi.Func(d.listReservations)},
 		{Method: "POST", Path: api.PathReservations, Handler: localapi.Func(d.changeReservation)},
+		{Method: "POST", Path: api.PathToken, Handler: localapi.Func(d.token)},
 	}
 }
 

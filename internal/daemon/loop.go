@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/durable"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
@@ -71,7 +72,7 @@ func (d *Daemon) loop(ctx context.Context) {
 		}
 		// Let the pass wait its turn (passPace), finishing the jobs that
 		// end meanwhile: they are what the pass will fill.
-		if wait := pace.wait(time.Now(), factor); wait > 0 {
+		if wait := pace.wait(factor); wait > 0 {
 			timer := time.NewTimer(wait)
 		waiting:
 			for {
@@ -84,7 +85,7 @@ func (d *Daemon) loop(ctx context.Context) {
 					d.finishAll(ctx, id)
 					if factor != endedPace {
 						factor = endedPace
-						timer.Reset(max(pace.wait(time.Now(), factor), 0))
+						timer.Reset(max(pace.wait(factor), 0))
 					}
 				case <-timer.C:
 					break waiting
@@ -129,8 +130,8 @@ func (d *Daemon) finishAll(ctx context.Context, id uint32) {
 // share it. A job submitted then starts, and squeue shows its reason, that
 // much later: 40 ms with 10,000 jobs queued.
 type passPace struct {
-	ended time.Time     // when the last pass ended
-	took  time.Duration // what it cost
+	ended clock.Stopwatch // started when the last pass ended
+	took  time.Duration   // what it cost
 }
 
 // The multiples of the last pass's cost that the next one waits.
@@ -142,21 +143,21 @@ const (
 // minPassGap is below any wait worth a timer.
 const minPassGap = 200 * time.Microsecond
 
-// wait is how long the next pass should wait at now, at factor times the
+// wait is how long the next pass should still wait, at factor times the
 // last one's cost.
-func (p *passPace) wait(now time.Time, factor int) time.Duration {
+func (p *passPace) wait(factor int) time.Duration {
 	gap := time.Duration(factor) * p.took
 	if gap < minPassGap {
 		return 0
 	}
-	return p.ended.Add(gap).Sub(now)
+	return gap - p.ended.Elapsed()
 }
 
 // run runs a pass and notes its cost: the planning time it reports, not
 // the time its job starts spent waiting for the disk and for fork.
 func (p *passPace) run(pass func() time.Duration) {
 	p.took = pass()
-	p.ended = time.Now()
+	p.ended = clock.Start()
 }
 
 // snapshot is what one pass plans over, with the ways back from the core's
@@ -172,7 +173,7 @@ type snapshot struct {
 // It returns the time it took to plan (everything but starting and
 // stopping jobs): the CPU a pass costs, which passPace rations.
 func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
-	began := time.Now() // the planning's cost is real time (passPace)
+	began := clock.Start() // the planning's cost is real time (passPace)
 	now := d.now()
 	cfg := d.config()
 	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
@@ -244,7 +245,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	d.mu.Unlock()
 	d.dependMails(decisions, snap.byID)
 
-	planned = time.Since(began)
+	planned = began.Elapsed()
 	d.web.publishPass(snap.Snapshot, planned)
 	var yielders map[uint32][]uint32
 	for i := range jobs {
@@ -457,6 +458,7 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []store.
 // carry what its processes hold (withUsed).
 func mapSnapshot(cfg *config.Config, gs gpu.Snapshot, drained bool, now time.Time, jobs []store.Job) snapshot {
 	node := schedNode(cfg, gs, drained)
+	lo, hi := cfg.Ports()
 	snap := snapshot{
 		Snapshot: sched.Snapshot{
 			Now:        now,
@@ -465,6 +467,7 @@ func mapSnapshot(cfg *config.Config, gs gpu.Snapshot, drained bool, now time.Tim
 			Partitions: schedPartitions(cfg),
 			QOS:        schedQOS(cfg),
 			Accounts:   schedAccounts(cfg),
+			Ports:      sched.PortRange{Lo: lo, Hi: hi},
 		},
 		byID:        make(map[uint32]*store.Job, len(jobs)),
 		placeholder: map[uint32]arrayKey{},
@@ -756,6 +759,7 @@ func (d *Daemon) spec(j store.Job, script store.Script, limit time.Duration) (*s
 		CPUs:         pinnable(j.Alloc.CPUs),
 		CPUsOnNode:   len(j.Alloc.CPUs),
 		GPUs:         gpuIndices(j.Alloc),
+		ResvPorts:    j.Alloc.Ports,
 		TimeLimit:    limit,
 		Start:        j.Start,
 		Signal:       r.Signal,

@@ -28,37 +28,42 @@ func TestSchedRequest(t *testing.T) {
 		{
 			name: "a plain job asks one CPU",
 			req:  jobscript.Request{NTasks: 1},
-			want: sched.Request{CPUs: 1},
+			want: sched.Request{CPUs: 1, Tasks: 1},
 		},
 		{
 			name: "--gres=gpu:a100:2 is two whole GPUs of that type",
 			req:  jobscript.Request{NTasks: 1, Gres: []jobscript.Gres{{Name: "gpu", Type: "a100", Count: 2}}},
-			want: sched.Request{GPUs: 2, GPUType: "a100", CPUs: 1},
+			want: sched.Request{GPUs: 2, GPUType: "a100", CPUs: 1, Tasks: 1},
 		},
 		{
 			name: "--gres=shard:6 is six ShardSize units of GPU memory on one shared GPU",
 			req:  jobscript.Request{NTasks: 1, Gres: []jobscript.Gres{{Name: "shard", Count: 6}}},
-			want: sched.Request{GPUMem: 6 * gib, CPUs: 1},
+			want: sched.Request{GPUMem: 6 * gib, CPUs: 1, Tasks: 1},
 		},
 		{
 			name: "--gpu-mem wins over shards",
 			req:  jobscript.Request{NTasks: 1, GPUMem: 20 * slurmtime.GiB, Gres: []jobscript.Gres{{Name: "shard", Count: 6}}},
-			want: sched.Request{GPUMem: 20 * gib, CPUs: 1},
+			want: sched.Request{GPUMem: 20 * gib, CPUs: 1, Tasks: 1},
 		},
 		{
 			name: "--mem-per-cpu multiplies by tasks times CPUs per task",
 			req:  jobscript.Request{NTasks: 2, CPUsPerTask: 4, MemPerCPU: u64(1024)},
-			want: sched.Request{CPUs: 8, Mem: 8 * gib},
+			want: sched.Request{CPUs: 8, Mem: 8 * gib, Tasks: 2},
 		},
 		{
 			name: "--mem-per-gpu multiplies by GPUs",
 			req:  jobscript.Request{NTasks: 1, GPUs: []jobscript.Gres{{Name: "gpu", Count: 2}}, MemPerGPU: u64(2048)},
-			want: sched.Request{GPUs: 2, CPUs: 1, Mem: 4 * gib},
+			want: sched.Request{GPUs: 2, CPUs: 1, Mem: 4 * gib, Tasks: 1},
 		},
 		{
 			name: "--cpus-per-gpu raises the CPU count",
 			req:  jobscript.Request{NTasks: 1, CPUsPerGPU: 3, GPUs: []jobscript.Gres{{Name: "gpu", Count: 2}}},
-			want: sched.Request{GPUs: 2, CPUs: 6},
+			want: sched.Request{GPUs: 2, CPUs: 6, Tasks: 1},
+		},
+		{
+			name: "srun --resv-ports=3 for its allocation holds 3 ports, whatever its tasks",
+			req:  jobscript.Request{NTasks: 2, ResvPorts: new(3)},
+			want: sched.Request{CPUs: 2, Tasks: 2, Ports: 3, PortsAsked: true},
 		},
 	}
 	for _, tt := range tests {

@@ -224,6 +224,10 @@ func schedRequest(r *jobscript.Request, shard slurmtime.Bytes) sched.Request {
 	}
 	tasks := max(r.NTasks, 1)
 	req.CPUs = tasks * max(r.CPUsPerTask, 1)
+	req.Tasks = tasks
+	if r.ResvPorts != nil {
+		req.Ports, req.PortsAsked = *r.ResvPorts, true
+	}
 	if r.CPUsPerGPU > 0 && req.GPUs > 0 {
 		req.CPUs = max(req.CPUs, r.CPUsPerGPU*req.GPUs)
 	}
@@ -336,7 +340,7 @@ func schedJob(j store.Job, id uint32, task int, shard slurmtime.Bytes, node sche
 }
 
 func schedAlloc(a store.Alloc) sched.Alloc {
-	out := sched.Alloc{Node: a.Node, CPUs: a.CPUs, Mem: a.Mem}
+	out := sched.Alloc{Node: a.Node, CPUs: a.CPUs, Mem: a.Mem, Ports: a.Ports}
 	for _, g := range a.GPUs {
 		out.GPUs = append(out.GPUs, sched.GPUAlloc{UUID: g.UUID, Index: g.Index, Mem: g.Mem})
 	}
@@ -357,7 +361,7 @@ func withUsed(a sched.Alloc, use gpu.JobSample) sched.Alloc {
 }
 
 func storeAlloc(a sched.Alloc) store.Alloc {
-	out := store.Alloc{Node: a.Node, CPUs: a.CPUs, Mem: a.Mem}
+	out := store.Alloc{Node: a.Node, CPUs: a.CPUs, Mem: a.Mem, Ports: a.Ports}
 	for _, g := range a.GPUs {
 		out.GPUs = append(out.GPUs, store.GPUAlloc{UUID: g.UUID, Index: g.Index, Mem: g.Mem})
 	}

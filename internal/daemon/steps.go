@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/procfs"
@@ -201,7 +202,7 @@ func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepR
 		wait = time.Duration(ask.WaitSeconds) * time.Second
 	}
 	// The wait is srun's, in real time, whatever the daemon's clock.
-	deadline := time.Now().Add(wait)
+	deadline := clock.After(wait)
 	for {
 		j, err := d.stepJob(ctx, req.Caller, ask.JobID)
 		if err != nil {
@@ -209,7 +210,7 @@ func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepR
 		}
 		st, changed, err := d.tryStep(ctx, j, req.Caller, ask)
 		var le *localapi.Error
-		if !ask.Wait || !errors.As(err, &le) || le.Code != slurm.ErrNodesBusy || !time.Now().Before(deadline) {
+		if !ask.Wait || !errors.As(err, &le) || le.Code != slurm.ErrNodesBusy || deadline.Passed() {
 			if err == nil && ask.Join {
 				st.Env, err = d.joinJob(ctx, j, req.Caller.PID, ask.Env)
 				if err != nil {
@@ -222,7 +223,7 @@ func (d *Daemon) createStep(ctx context.Context, req *localapi.Request[api.StepR
 		// look, so look at least every second.
 		select {
 		case <-changed:
-		case <-time.After(min(time.Second, time.Until(deadline))):
+		case <-time.After(min(time.Second, deadline.Left())):
 		case <-ctx.Done():
 			return api.Step{}, ctx.Err()
 		}
@@ -270,6 +271,16 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 		x.mu.Unlock()
 		return api.Step{}, changed, stepRefusal(code, notes...)
 	}
+	asked := -1
+	if ask.ResvPorts != nil {
+		asked = *ask.ResvPorts
+	}
+	ports, err := sched.StepPorts(j.Alloc.Ports, asked, p.ntasks)
+	var se *sched.StepError
+	if errors.As(err, &se) {
+		x.mu.Unlock()
+		return api.Step{}, changed, stepRefusal(se.Code, se.Notes...)
+	}
 	s := &activeStep{id: js.next, name: ask.Name, ntasks: p.ntasks, start: d.now(),
 		cpus: p.heldCPUs, gpus: p.heldGPUs, overlap: ask.Overlap, pid: caller.PID}
 	js.next++
@@ -298,7 +309,7 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 	nodeGPUs := len(d.gsnap.GPUs)
 	d.mu.Unlock()
 	return api.Step{JobID: j.ID, StepID: s.id, Run: j.Restarts, NTasks: p.ntasks, CPUs: p.cpus, GPUs: p.gpus,
-		JobGPUs: res.gpus, Node: d.config().Node.NodeName, NodeGPUs: nodeGPUs, KillWait: d.config().KillWait}, changed, nil
+		JobGPUs: res.gpus, Node: d.config().Node.NodeName, NodeGPUs: nodeGPUs, KillWait: d.config().KillWait, Ports: ports}, changed, nil
 }
 
 // nextStepID is the id the job's next step gets in its current run: one

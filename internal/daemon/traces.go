@@ -77,7 +77,7 @@ func findTraces(stateDir, jobsDir string) (stateTraces, error) {
 // checkState refuses a missing or empty database among the traces of
 // earlier jobs, unless fresh, which then moves the job directories aside,
 // or rebuild, which lets the start put back what they prove (adopt.go).
-func checkState(stateDir, jobsDir string, fresh, rebuild bool, log *slog.Logger) error {
+func checkState(stateDir, jobsDir string, fresh, rebuild bool, now time.Time, log *slog.Logger) error {
 	if !dbMissing(stateDir) {
 		db := filepath.Join(stateDir, store.FileName)
 		if fresh {
@@ -133,9 +133,8 @@ func checkState(stateDir, jobsDir string, fresh, rebuild bool, log *slog.Logger)
 		return fmt.Errorf("--fresh: %d job supervisors still run (%s) and their jobs hold GPUs that a fresh start would give away; end them first (kill %s), or put the database back instead",
 			len(pids), liveSups, strings.Join(pids, " "))
 	}
-	// Named for people by the machine's clock, not the daemon's: it is
-	// a directory on disk, not a time the schedule uses.
-	aside := jobsDir + ".before-fresh-" + time.Now().Format("20060102T150405")
+	// Named by the daemon's clock (now), as everything it shows.
+	aside := jobsDir + ".before-fresh-" + now.Format("20060102T150405")
 	if len(t.jobDirs) > 0 {
 		// The ids of the directories moved aside stay taken, even where
 		// the mark went with the database: their checkpoints are named

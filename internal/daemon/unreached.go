@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -43,7 +44,7 @@ func (u *unreached) Unwrap() error { return u.err }
 func (d *Daemon) whyUnreached(j store.Job, err error) *unreached {
 	dir := d.runDir(j.ID, j.Restarts)
 	u := &unreached{job: j.ID, err: err}
-	deadline := time.Now().Add(2 * time.Second) // real: a real process's exit
+	deadline := clock.After(2 * time.Second) // real: a real process's exit
 	for {
 		if st, serr := stepd.ReadStatus(dir); serr == nil {
 			u.ended = &st
@@ -59,7 +60,7 @@ func (d *Daemon) whyUnreached(j store.Job, err error) *unreached {
 			}
 			return u
 		}
-		if time.Now().After(deadline) {
+		if deadline.Passed() {
 			return u
 		}
 		time.Sleep(20 * time.Millisecond)

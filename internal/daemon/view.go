@@ -23,7 +23,10 @@ import (
 //     Slurm, every job's metadata is everyone's to see; with "jobs" only
 //     its owner, root and operators see the job at all (squeue, scontrol
 //     show job, sacct, sprio, the node's GPUs, the job's audit trail);
-//     with "usage" sshare shows a user only their own usage rows.
+//     with "usage" sshare shows a user only their own usage rows and
+//     scontrol show assoc_mgr only their own associations; with "users"
+//     scontrol show assoc_mgr shows only their own user record (and a
+//     user with no association, under either, is shown nothing).
 //   - Whoever reads the web listener ([Web]: the dashboard, its data,
 //     /metrics) is the anonymous viewer: a viewer like any other, who is
 //     no user, owns no job and is not an operator

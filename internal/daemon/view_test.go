@@ -87,6 +87,7 @@ func routeRequest(t *testing.T, r localapi.Route, ids []uint32) (*http.Request, 
 		"POST " + api.PathStepsEnd:   api.StepEnd{JobID: ids[0], State: slurm.Completed},
 		"POST " + api.PathAlloc:      api.AllocRequest{Submit: sub, Command: []string{"bash"}},
 		"POST " + api.PathAllocEnd:   api.AllocEnd{JobID: ids[0]},
+		"POST " + api.PathToken:      api.TokenRequest{Username: "root"},
 		"POST " + api.PathReservations: api.ResvChange{Action: api.ResvCreate,
 			Words: []string{"ReservationName=mine", "StartTime=now+1hour", "Duration=60", "Users=bob", "TRES=gres/gpu=1"}},
 	}

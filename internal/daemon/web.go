@@ -5,17 +5,20 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/jobmap"
 	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
+	"github.com/slurm-lite/slurm-lite/internal/slurmrest"
 	"github.com/slurm-lite/slurm-lite/internal/slurmtime"
 	"github.com/slurm-lite/slurm-lite/internal/sreport"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -40,14 +43,15 @@ type webState struct {
 	// Yields and preemptions carried out since the start.
 	yields      atomic.Uint64
 	preemptions atomic.Uint64
-	// started is when the daemon started, on the machine's clock.
-	started time.Time
+	// started runs from the daemon's start, on the machine's clock (the
+	// passes are paced on it).
+	started clock.Stopwatch
 	// mapKick wakes the job mapping writer after a pass.
 	mapKick chan struct{}
 	// gpuSecs caches store.GPUSeconds: an aggregate over every run.
 	gpuSecsMu sync.Mutex
 	gpuSecs   map[string]float64
-	gpuSecsAt time.Time
+	gpuSecsAt clock.Stopwatch // runs from gpuSecs' sum
 }
 
 // gpuSecondsEvery is how long the GPU-seconds by account are reused: a
@@ -295,7 +299,7 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		st.Sched.Depth = float64(d.web.depth.Load()) / float64(n)
 	}
 	// Real time since the start: the passes run on the machine's clock.
-	if up := time.Since(d.web.started).Minutes(); up > 0 {
+	if up := d.web.started.Elapsed().Minutes(); up > 0 {
 		st.Sched.CyclesPerMinute = float64(n) / up
 	}
 	return st, nil
@@ -307,14 +311,14 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 func (w *webState) gpuSeconds(ctx context.Context, st *store.Store, now time.Time) (map[string]float64, error) {
 	w.gpuSecsMu.Lock()
 	defer w.gpuSecsMu.Unlock()
-	if w.gpuSecs != nil && time.Since(w.gpuSecsAt) < gpuSecondsEvery {
+	if w.gpuSecs != nil && w.gpuSecsAt.Elapsed() < gpuSecondsEvery {
 		return w.gpuSecs, nil
 	}
 	secs, err := st.GPUSeconds(ctx, now)
 	if err != nil {
 		return nil, err
 	}
-	w.gpuSecs, w.gpuSecsAt = secs, time.Now()
+	w.gpuSecs, w.gpuSecsAt = secs, clock.Start()
 	return secs, nil
 }
 
@@ -421,7 +425,18 @@ func (d *Daemon) startWeb(cfg *config.Config) (*web.Server, error) {
 		return nil, err
 	}
 	hosts := web.NewHosts(cfg.Web.Listen, cfg.Web.AllowedHosts, d.cfgPath, d.log)
-	srv := web.Serve(ln, web.Handler(webSource{d}, d.log), hosts)
+	h := web.Handler(webSource{d}, d.log)
+	if d.jwtKey != nil {
+		// slurmrestd's paths beside the dashboard's, which has none of them.
+		mux := http.NewServeMux()
+		rest := slurmrest.Handler(restBackend{d}, d.log)
+		for _, p := range slurmrest.Prefixes {
+			mux.Handle(p, rest)
+		}
+		mux.Handle("/", h)
+		h = mux
+	}
+	srv := web.Serve(ln, h, hosts)
 	d.log.Info("web listening", "metrics", "http://"+srv.Addr()+"/metrics", "dashboard", "http://"+srv.Addr()+"/")
 	return srv, nil
 }
@@ -435,6 +450,9 @@ func (s webSource) Usage(ctx context.Context, month time.Time) (*web.Usage, erro
 	now := d.now()
 	cfg := d.liveView().cfg
 	who := anonymousViewer(cfg)
+	if month.IsZero() {
+		month = now
+	}
 	start := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, month.Location())
 	end := start.AddDate(0, 1, 0)
 	recs, err := d.st.Records(ctx, store.Filter{Since: start, Until: end, EarlierRuns: true})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
@@ -590,8 +591,7 @@ func cleanWords(st stepd.Status) string {
 // job's GPUs to come back; false when they did not within limit. limit
 // is real time: the GPUs are released by real processes ending.
 func (d *Daemon) waitReleased(ctx context.Context, id uint32, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
+	for deadline := clock.After(limit); !deadline.Passed(); {
 		d.mu.Lock()
 		_, pending := d.releasing[id]
 		d.mu.Unlock()

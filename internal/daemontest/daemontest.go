@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -122,7 +123,7 @@ func Start(t testing.TB, o Options) *Daemon {
 		close(d.exited)
 	}()
 	t.Cleanup(d.cleanup)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := clock.After(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if c := sockclient.New(d.Sock); c.Reach(context.Background()) == nil {
 			d.Client = c
 			return d
@@ -132,7 +133,7 @@ func Start(t testing.TB, o Options) *Daemon {
 			t.Fatalf("slurmd-lite exited before it listened (%v):\n%s", d.waitErr, d.Log())
 		default:
 		}
-		if time.Now().After(deadline) {
+		if deadline.Passed() {
 			t.Fatalf("timed out waiting for slurmd-lite's socket %s:\n%s", d.Sock, d.Log())
 		}
 	}
@@ -217,11 +218,11 @@ func (d *Daemon) Must(name string, args ...string) string {
 // naming what it waited for.
 func (d *Daemon) WaitFor(what string, cond func() bool) {
 	d.t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := clock.After(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if cond() {
 			return
 		}
-		if time.Now().After(deadline) {
+		if deadline.Passed() {
 			d.t.Fatalf("timed out waiting for %s", what)
 		}
 	}
@@ -286,7 +287,7 @@ func (d *Daemon) cleanup() {
 		}
 		if ids := unfinished(); len(ids) > 0 {
 			_ = d.Client.Do(ctx, "POST", api.PathCancel, api.Cancel{Jobs: ids}, nil)
-			for deadline := time.Now().Add(30 * time.Second); len(unfinished()) > 0 && time.Now().Before(deadline); {
+			for deadline := clock.After(30 * time.Second); len(unfinished()) > 0 && !deadline.Passed(); {
 				time.Sleep(50 * time.Millisecond)
 			}
 		}

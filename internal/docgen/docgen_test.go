@@ -224,8 +224,8 @@ func commandHelps(t *testing.T) []Command {
 				"job": {"SizesByAccount"}, "user": {"TopUsage"}}
 		}
 		if m.name == "scontrol" {
-			c.Words = []string{"create", "delete", "help", "hold", "holdu", "ping", "release", "requeue", "show", "uhold", "update", "version", "yield"}
-			c.After = map[string][]string{"show": {"config", "hostlist", "hostlistsorted", "hostnames", "job", "node", "partition", "reservation"},
+			c.Words = []string{"create", "delete", "help", "hold", "holdu", "ping", "release", "requeue", "show", "token", "uhold", "update", "version", "yield"}
+			c.After = map[string][]string{"show": {"assoc_mgr", "config", "hostlist", "hostlistsorted", "hostnames", "job", "node", "partition", "reservation"},
 				"create": {"reservation"}, "delete": {"reservation"}}
 		}
 		cmds = append(cmds, c)

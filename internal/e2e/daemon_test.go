@@ -297,6 +297,12 @@ func condition(cond string) (bool, error) {
 	case strings.HasPrefix(cond, "user:"):
 		_, err := user.Lookup(strings.TrimPrefix(cond, "user:"))
 		return err == nil, nil
+	case strings.HasPrefix(cond, "uid:"):
+		// uid:NAME:N: the user NAME exists with uid N (a recording that
+		// prints uids needs the recording's).
+		name, uid, _ := strings.Cut(strings.TrimPrefix(cond, "uid:"), ":")
+		u, err := user.Lookup(name)
+		return err == nil && u.Uid == uid, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

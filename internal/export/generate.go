@@ -320,6 +320,19 @@ func (g gen) slurmConf() string {
 	if c.MailProg != "" {
 		kv("MailProg", c.MailProg)
 	}
+	if c.MpiParams != "" {
+		kv("MpiParams", c.MpiParams)
+		b.WriteString("# Slurm 22.05 gives these ports to srun's steps only (SLURM_STEP_RESV_PORTS, tasks + 1 each, or\n" +
+			"# --resv-ports=N): batch scripts there see none, where slurm-lite gave each job a range of its own.\n")
+	}
+	if c.JWT() {
+		b.WriteString("# scontrol token and slurmrestd (auth/jwt). Slurm's default key is StateSaveLocation/jwt_hs256.key;\n")
+		b.WriteString("# slurmdbd.conf needs the same two lines with jwt_key set. The key is SlurmUser's alone (0600).\n")
+		kv("AuthAltTypes", config.AuthJWT)
+		if c.AuthAltParameters != "" {
+			kv("AuthAltParameters", c.AuthAltParameters)
+		}
+	}
 	if len(c.RequeueExit) > 0 {
 		kv("RequeueExit", joinInts(c.RequeueExit))
 	}

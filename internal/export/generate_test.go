@@ -293,6 +293,9 @@ func TestHeaders(t *testing.T) {
 	if got := conf.Globals["MailProg"]; got != "/usr/bin/mail" {
 		t.Errorf("slurm.conf's MailProg is %q, want the configuration's /usr/bin/mail", got)
 	}
+	if got := conf.Globals["MpiParams"]; got != "ports=12000-12999" {
+		t.Errorf("slurm.conf's MpiParams is %q, want the configuration's ports=12000-12999", got)
+	}
 	for name, text := range files {
 		lines := strings.Split(text, "\n")
 		first, marker := lines[0], "# "
@@ -422,4 +425,21 @@ func generatedNotes(t *testing.T, cfg *config.Config) string {
 		header = append(header, l)
 	}
 	return strings.Join(header, "\n")
+}
+
+// AuthAltTypes and AuthAltParameters go to slurm.conf as they are.
+func TestExportsAuthJWT(t *testing.T) {
+	cfg := parsed(t, "jwt.toml", `AuthAltTypes = ["auth/jwt"]
+AuthAltParameters = "jwt_key=/etc/slurm/jwt_hs256.key"
+
+[Web]
+Listen = "127.0.0.1:6820"
+`)
+	_, conf, _ := generated(t, cfg, Input{GPUs: fourA100()})
+	if got := conf.Globals["AuthAltTypes"]; got != "auth/jwt" {
+		t.Errorf("slurm.conf's AuthAltTypes is %q, want auth/jwt", got)
+	}
+	if got := conf.Globals["AuthAltParameters"]; got != "jwt_key=/etc/slurm/jwt_hs256.key" {
+		t.Errorf("slurm.conf's AuthAltParameters is %q", got)
+	}
 }

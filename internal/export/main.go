@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	realclock "github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/config"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
@@ -130,7 +131,7 @@ func machineGPUs(cfg *config.Config) ([]GPU, string, error) {
 		inv = gpu.FromDriver(opts)
 	}
 	defer inv.Close()
-	snap := inv.Sample(time.Now(), nil)
+	snap := inv.Sample(realclock.Real{}.Now(), nil) // the sample's time is not written
 	return fromSnapshot(snap), snap.Comment, nil
 }
 

@@ -20,8 +20,9 @@ type MgrEvent struct {
 	Action string
 }
 
-// ListEvents is sacctmgr list events.
-func ListEvents(cols []MgrColumn, events []MgrEvent, o MgrOutput) string {
+// ListEvents is sacctmgr list events; an event not over yet lasts until
+// now (the command's clock).
+func ListEvents(cols []MgrColumn, events []MgrEvent, o MgrOutput, now time.Time) string {
 	var recs []mgrRecord
 	for i := range events {
 		e := &events[i]
@@ -60,7 +61,7 @@ func ListEvents(cols []MgrColumn, events []MgrEvent, o MgrOutput) string {
 				}
 				end := e.End
 				if end.IsZero() {
-					end = time.Now()
+					end = now
 				}
 				return Num(secsTime(int64(end.Sub(e.Start) / time.Second))), true
 			}

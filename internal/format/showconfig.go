@@ -1,6 +1,7 @@
 package format
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -342,7 +343,7 @@ var configLines = []configLine{
 	{"MessageTimeout", func(c *ConfigView) string { return secsOf(c.Config.MessageTimeout) }},
 	{"MinJobAge", func(c *ConfigView) string { return secsOf(c.Config.MinJobAge) }},
 	{"MpiDefault", fixed("none")},
-	{"MpiParams", fixed("(null)")},
+	{"MpiParams", func(c *ConfigView) string { return cmp.Or(c.Config.MpiParams, "(null)") }},
 	{"MULTIPLE_SLURMD", fixed("Yes")},
 	{"NEXT_JOB_ID", func(c *ConfigView) string { return strconv.FormatUint(uint64(c.NextJobID), 10) }},
 	{"NodeFeaturesPlugins", fixed("(null)")},

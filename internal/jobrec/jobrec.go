@@ -185,6 +185,9 @@ type Alloc struct {
 	CPUs []int      `json:"cpus,omitempty"`
 	// Mem is host memory in bytes.
 	Mem int64 `json:"mem,omitempty"`
+	// Ports are the ports of MpiParams' range the job holds while it runs
+	// (sched.Alloc.Ports), ascending.
+	Ports []int `json:"ports,omitempty"`
 	// Priority is the job's priority when it started. slurmctld computes
 	// priorities of pending jobs only (priority/multifactor skips the
 	// others), so a job keeps the one it started with while it runs and

@@ -53,6 +53,10 @@ type Request struct {
 	NTasks        int  `json:"ntasks"`
 	NTasksSet     bool `json:"ntasks_set,omitempty"`
 	NTasksPerNode int  `json:"ntasks_per_node,omitempty"`
+	// ResvPorts is srun's --resv-ports=N for the allocation srun makes:
+	// the ports of MpiParams' range the job holds (nil: its tasks + 1).
+	// sbatch has no such option in Slurm 22.05.
+	ResvPorts *int `json:"resv_ports,omitempty"`
 	// Nodes is --nodes after sbatch's adjustments; Max 0 means no maximum.
 	Nodes    NodeRange `json:"nodes"`
 	NodesSet bool      `json:"nodes_set,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
@@ -142,6 +143,8 @@ type Server struct {
 	hs     *http.Server
 	budget *budget
 	closed bool
+
+	callState // Call's compiled table (inprocess.go)
 }
 
 // BodyMemory says what request bodies hold now, and have held at most,
@@ -394,7 +397,7 @@ func (d *dispatcher) readBody(w http.ResponseWriter, r *http.Request, h *hold) (
 		}
 	}
 	rc := http.NewResponseController(w)
-	if err := rc.SetReadDeadline(time.Now().Add(d.limits.BodyTimeout)); err != nil {
+	if err := rc.SetReadDeadline(clock.After(d.limits.BodyTimeout).ForConn()); err != nil {
 		return nil, Errorf(http.StatusInternalServerError, "setting the body deadline: %v", err)
 	}
 	body, err := readAccounted(http.MaxBytesReader(w, r.Body, max), r.ContentLength, max, h)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 )
 
@@ -15,6 +16,8 @@ import (
 type Event struct {
 	// Kind is the event's word (Begin, End, Yield, Drain, ...).
 	Kind string
+	// Time is when it happened, on the sender's clock (the daemon's);
+	// zero is Options.Clock's now.
 	Time time.Time
 	// Job is the job as it is after the change; nil for a GPU's event.
 	Job *jobrec.Job
@@ -84,6 +87,9 @@ type Options struct {
 	// MailTimeout bounds one run of MailProg [120s, slurmctld's
 	// MAIL_PROG_TIMEOUT].
 	MailTimeout time.Duration
+	// Clock stamps an event sent without a Time [the machine's]: the
+	// daemon gives its own.
+	Clock clock.Clock
 }
 
 // Notifier delivers events; see the package comment.
@@ -115,6 +121,9 @@ func Start(opts Options) *Notifier {
 	opts.MailTimeout = cmpPos(opts.MailTimeout, 120*time.Second)
 	if opts.GroupName == nil {
 		opts.GroupName = func(uint32) string { return "" }
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	n := &Notifier{opts: opts, stop: stop}
@@ -169,7 +178,7 @@ func (n *Notifier) Send(ev Event) {
 		return
 	}
 	if ev.Time.IsZero() {
-		ev.Time = time.Now()
+		ev.Time = n.opts.Clock.Now()
 	}
 	n.mu.RLock()
 	defer n.mu.RUnlock()

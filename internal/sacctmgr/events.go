@@ -135,7 +135,7 @@ func (m *sacctmgr) listEvents(argv []string) {
 			events = nodeEvents(got, m.cfg.ClusterName, c)
 		}
 	}
-	io.WriteString(m.sio.Stdout, format.ListEvents(cols, events, m.out))
+	io.WriteString(m.sio.Stdout, format.ListEvents(cols, events, m.out, m.sio.Now()))
 }
 
 // actor is sacctmgr's User: "name(uid)".

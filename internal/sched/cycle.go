@@ -300,7 +300,7 @@ type bound struct {
 // that it cannot start earlier.
 func (b *bound) below(sh *shape) bool {
 	return b.need <= sh.need && b.key.gpuMem <= sh.key.gpuMem && b.key.cpus <= sh.key.cpus &&
-		b.key.mem <= sh.key.mem && b.key.length <= sh.key.length
+		b.key.mem <= sh.key.mem && b.key.ports <= sh.key.ports && b.key.length <= sh.key.length
 }
 
 // start places a job that fits now: the GPUs chosen on the window's minima,
@@ -343,7 +343,8 @@ func (p *pass) reserve(sh *shape, res searchResult) {
 func (p *pass) allocOn(sh *shape, n int, agg []int64, from, to int64) Alloc {
 	slots := p.choose(sh, n, agg)
 	node := &p.snap.Nodes[n]
-	alloc := Alloc{Node: node.Name, CPUs: p.pickCPUs(n, sh.key.cpus), Mem: sh.key.mem}
+	alloc := Alloc{Node: node.Name, CPUs: p.pickCPUs(n, sh.key.cpus), Mem: sh.key.mem,
+		Ports: p.pickPorts(n, sh.key.ports)}
 	for _, s := range slots {
 		g := p.slots[s].gpu
 		ga := GPUAlloc{UUID: g.UUID, Index: g.Index}

@@ -30,7 +30,8 @@ func (p *pass) gangShape(sh *shape) {
 	k := (sh.need + most - 1) / most
 	sh.gang = k
 	sh.per = p.shapeFor(shapeKey{part: sh.key.part, gpus: most, gpuType: sh.key.gpuType,
-		cpus: (sh.key.cpus + k - 1) / k, mem: (sh.key.mem + int64(k) - 1) / int64(k), length: sh.key.length})
+		cpus: (sh.key.cpus + k - 1) / k, mem: (sh.key.mem + int64(k) - 1) / int64(k),
+		ports: sh.key.ports, length: sh.key.length}) // ports are per node, as Slurm reserves them
 }
 
 // earliestGang finds the earliest time at or after from when sh.gang nodes

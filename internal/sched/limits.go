@@ -208,11 +208,12 @@ func (p *pass) resourceDetail(sh *shape) string {
 	case mem < sh.key.mem:
 		return fmt.Sprintf("needs %s of memory, the largest node has %s", fmtGiB(sh.key.mem), fmtGiB(mem))
 	}
-	freeGPUs, bestMem, freeCPUs, freeMem := 0, int64(0), int64(0), int64(0)
+	freeGPUs, bestMem, freeCPUs, freeMem, freePorts := 0, int64(0), int64(0), int64(0), int64(0)
 	for i, n := range sh.nodes {
 		r0 := p.tls[n].row(0)
 		freeCPUs = max(freeCPUs, r0[p.cpuCol(n)])
 		freeMem = max(freeMem, r0[p.hmemCol(n)])
+		freePorts = max(freePorts, r0[p.portCol(n)])
 		count := 0
 		for _, s := range sh.slots[i] {
 			l := p.slots[s].local
@@ -240,6 +241,8 @@ func (p *pass) resourceDetail(sh *shape) string {
 		return fmt.Sprintf("needs %d CPUs, %d free", sh.key.cpus, max(0, freeCPUs))
 	case freeMem < sh.key.mem:
 		return fmt.Sprintf("needs %s of memory, %s free", fmtGiB(sh.key.mem), fmtGiB(max(0, freeMem)))
+	case freePorts < int64(sh.key.ports):
+		return fmt.Sprintf("needs %d ports of MpiParams' %d-%d, %d free", sh.key.ports, p.snap.Ports.Lo, p.snap.Ports.Hi, max(0, freePorts))
 	}
 	return "what is free now is reserved for higher-priority jobs"
 }

@@ -34,6 +34,8 @@ type pass struct {
 	slotUUID  map[string]int
 	nodeSlots [][]int
 	cpuUsed   [][]bool
+	// portUsed marks, per node, the ports of Snapshot.Ports held.
+	portUsed [][]bool
 
 	deps depIndex
 
@@ -136,12 +138,14 @@ func newPass(snap *Snapshot) *pass {
 		arrayRun:     map[uint32]int{},
 		nodeSlots:    make([][]int, len(snap.Nodes)),
 		cpuUsed:      make([][]bool, len(snap.Nodes)),
+		portUsed:     make([][]bool, len(snap.Nodes)),
 	}
 	p.windowEnd = satAdd(p.now, cfg.bfWindow())
 	for i, n := range snap.Nodes {
 		p.nodeIdx[n.Name] = i
 		p.totalCPUs += max(0, n.CPUs)
 		p.cpuUsed[i] = make([]bool, max(0, n.CPUs))
+		p.portUsed[i] = make([]bool, snap.Ports.Size())
 		for g := range n.GPUs {
 			s := len(p.slots)
 			p.slots = append(p.slots, gpuSlot{node: i, gpu: &n.GPUs[g], local: g,
@@ -247,12 +251,13 @@ func (p *pass) resolve(j *Job) pjob {
 func (p *pass) buildTimeline() {
 	rows := make([][]int64, len(p.snap.Nodes))
 	for n, node := range p.snap.Nodes {
-		row := make([]int64, 2*len(p.nodeSlots[n])+2)
+		row := make([]int64, 2*len(p.nodeSlots[n])+3)
 		for _, s := range p.nodeSlots[n] {
 			row[memCol(p.slots[s].local)] = p.slots[s].gpu.FreeMem
 		}
 		row[p.cpuCol(n)] = int64(node.CPUs)
 		row[p.hmemCol(n)] = node.Mem
+		row[p.portCol(n)] = int64(p.snap.Ports.Size())
 		rows[n] = row
 	}
 	for i := range p.snap.Jobs {
@@ -343,6 +348,10 @@ func (p *pass) holding(a *Alloc, reqCPUs, n int, row []int64) []colDelta {
 	row[p.cpuCol(n)] -= cpus
 	row[p.hmemCol(n)] -= a.Mem
 	rel := []colDelta{{p.cpuCol(n), cpus}, {p.hmemCol(n), a.Mem}}
+	if held := p.holdPorts(n, a.Ports); held > 0 {
+		row[p.portCol(n)] -= held
+		rel = append(rel, colDelta{p.portCol(n), held})
+	}
 	for _, g := range a.GPUs {
 		s, ok := p.slotUUID[g.UUID]
 		if !ok || p.slots[s].node != n {

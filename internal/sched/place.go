@@ -49,6 +49,7 @@ type shapeKey struct {
 	gpuMem  int64
 	cpus    int
 	mem     int64
+	ports   int
 	length  int64
 }
 
@@ -78,12 +79,14 @@ type eligibleKey struct {
 	need    int
 	shared  bool
 	gpuType string
+	// ports: the port column matters (only jobs that hold ports watch it).
+	ports bool
 }
 
 func (p *pass) shapeOf(pj *pjob) *shape {
 	r := &pj.job.Req
 	return p.shapeFor(shapeKey{part: pj.part, gpus: r.GPUs, gpuType: r.GPUType, gpuMem: r.GPUMem,
-		cpus: max(1, r.CPUs), mem: r.Mem, length: pj.limit})
+		cpus: max(1, r.CPUs), mem: r.Mem, ports: JobPorts(p.snap.Ports, *r), length: pj.limit})
 }
 
 func (p *pass) shapeFor(k shapeKey) *shape {
@@ -94,7 +97,7 @@ func (p *pass) shapeFor(k shapeKey) *shape {
 	if sh.shared {
 		sh.need = max(1, k.gpus)
 	}
-	sh.eligible = p.eligibleFor(eligibleKey{k.part, sh.need, sh.shared, k.gpuType})
+	sh.eligible = p.eligibleFor(eligibleKey{k.part, sh.need, sh.shared, k.gpuType, k.ports > 0})
 	if !sh.shared && sh.need > 0 {
 		p.gangShape(sh)
 	}
@@ -127,7 +130,11 @@ func (p *pass) eligibleFor(k eligibleKey) *eligible {
 		}
 		e.nodes = append(e.nodes, n)
 		e.slots = append(e.slots, slots)
-		e.cols = append(e.cols, append(cols, p.cpuCol(n), p.hmemCol(n)))
+		cols = append(cols, p.cpuCol(n), p.hmemCol(n))
+		if k.ports {
+			cols = append(cols, p.portCol(n))
+		}
+		e.cols = append(e.cols, cols)
 	}
 	p.eligibles[k] = e
 	return e
@@ -138,7 +145,8 @@ func (p *pass) eligibleFor(k eligibleKey) *eligible {
 // window.
 func (p *pass) fitsOn(sh *shape, i int, agg []int64) bool {
 	n := sh.nodes[i]
-	if agg[p.cpuCol(n)] < int64(sh.key.cpus) || agg[p.hmemCol(n)] < sh.key.mem {
+	if agg[p.cpuCol(n)] < int64(sh.key.cpus) || agg[p.hmemCol(n)] < sh.key.mem ||
+		agg[p.portCol(n)] < int64(sh.key.ports) {
 		return false
 	}
 	count := 0
@@ -335,6 +343,9 @@ func (p *pass) holdDeltas(sh *shape, n int, slots []int, buf []colDelta) []colDe
 	buf = append(buf[:0],
 		colDelta{p.cpuCol(n), -int64(sh.key.cpus)},
 		colDelta{p.hmemCol(n), -sh.key.mem})
+	if sh.key.ports > 0 {
+		buf = append(buf, colDelta{p.portCol(n), -int64(sh.key.ports)})
+	}
 	for _, s := range slots {
 		l := p.slots[s].local
 		if sh.shared {

@@ -145,7 +145,38 @@ func genSnapshot(t *rapid.T) sched.Snapshot {
 		b.Job(jb)
 		nextID++
 	}
-	return b.Build()
+	snap := b.Build()
+	drawPorts(t, &snap)
+	return snap
+}
+
+// drawPorts sometimes lends ports (MpiParams): running jobs hold some of
+// each node's, pending jobs ask for a count or take their tasks + 1.
+func drawPorts(t *rapid.T, snap *sched.Snapshot) {
+	if rapid.IntRange(0, 2).Draw(t, "ports") != 0 {
+		return
+	}
+	snap.Ports = sched.PortRange{Lo: 12000, Hi: 12000 + rapid.IntRange(1, 11).Draw(t, "portsize")}
+	next := map[string]int{}
+	for i := range snap.Jobs {
+		j := &snap.Jobs[i]
+		if j.State == slurm.Running {
+			n := rapid.IntRange(0, 3).Draw(t, "rports")
+			for range n {
+				if p := snap.Ports.Lo + next[j.Alloc.Node]; p <= snap.Ports.Hi {
+					j.Alloc.Ports = append(j.Alloc.Ports, p)
+					next[j.Alloc.Node]++
+				}
+			}
+			j.Req.Ports, j.Req.PortsAsked = len(j.Alloc.Ports), true
+			continue
+		}
+		if rapid.Bool().Draw(t, "pasked") {
+			j.Req.Ports, j.Req.PortsAsked = rapid.IntRange(0, 5).Draw(t, "pports"), true
+		} else {
+			j.Req.Tasks = rapid.IntRange(1, 4).Draw(t, "ptasks")
+		}
+	}
 }
 
 func seq(from, n int) []int {
@@ -165,6 +196,7 @@ func TestPropertiesOfEveryPlan(t *testing.T) {
 			t.Fatalf("Cycle modified its input (-before +after):\n%s", diff)
 		}
 		checkAllocations(t, snap, plan)
+		checkPorts(t, snap, plan)
 		checkEveryPendingJobDecided(t, snap, plan)
 		checkStops(t, snap, plan)
 		checkResumedRunTheirMinimum(t, snap, plan)
@@ -500,5 +532,40 @@ func checkTopReservationNotDelayed(t *rapid.T, snap sched.Snapshot, plan sched.P
 	if d.ExpectedStart.IsZero() || d.ExpectedStart.After(top.ExpectedStart) {
 		t.Fatalf("job %d was expected at %v; with the backfilled jobs running it is expected at %v",
 			top.JobID, top.ExpectedStart, d.ExpectedStart)
+	}
+}
+
+// checkPorts: no port is held by two jobs of a node at once, every port
+// given is in the range, and a started job gets the count it needs.
+func checkPorts(t *rapid.T, snap sched.Snapshot, plan sched.Plan) {
+	held := map[string]map[int]uint32{}
+	take := func(id uint32, a sched.Alloc) {
+		if held[a.Node] == nil {
+			held[a.Node] = map[int]uint32{}
+		}
+		for _, p := range a.Ports {
+			if other, ok := held[a.Node][p]; ok {
+				t.Fatalf("port %d of %s given to job %d while job %d holds it", p, a.Node, id, other)
+			}
+			held[a.Node][p] = id
+		}
+	}
+	jobs := map[uint32]sched.Job{}
+	for _, j := range snap.Jobs {
+		jobs[j.ID] = j
+		if j.State == slurm.Running {
+			take(j.ID, j.Alloc)
+		}
+	}
+	for _, s := range plan.Starts {
+		if want := sched.JobPorts(snap.Ports, jobs[s.JobID].Req); len(s.Alloc.Ports) != want {
+			t.Fatalf("job %d started with ports %v, needs %d", s.JobID, s.Alloc.Ports, want)
+		}
+		for _, p := range s.Alloc.Ports {
+			if p < snap.Ports.Lo || p > snap.Ports.Hi {
+				t.Fatalf("job %d got port %d outside %d-%d", s.JobID, p, snap.Ports.Lo, snap.Ports.Hi)
+			}
+		}
+		take(s.JobID, s.Alloc)
 	}
 }

@@ -147,6 +147,12 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	if err := p.checkPartLimits(&pj); err != nil {
 		return err
 	}
+	if r, n := snap.Ports, JobPorts(snap.Ports, job.Req); n > r.Size() {
+		// What srun's step gets from slurmctld for a count beyond the
+		// range (golden/resv_ports_too_many.txt).
+		return refuse(slurm.ErrPortsInvalid, fmt.Sprintf("the job would hold %d ports while it runs (its tasks + 1, or srun's --resv-ports); MpiParams = \"ports=%d-%d\" holds %d: ask for fewer, or widen that range",
+			n, r.Lo, r.Hi, r.Size()))
+	}
 	return p.checkFits(&pj)
 }
 

@@ -53,6 +53,9 @@ type Snapshot struct {
 	// Jobs holds pending and running jobs, and the finished jobs that
 	// dependencies and MaxJobCount still need to see.
 	Jobs []Job
+	// Ports is MpiParams=ports=LO-HI: the ports every node lends its jobs
+	// (ports.go); zero for none.
+	Ports PortRange
 }
 
 // Node is one machine: its CPUs, host memory and GPUs.
@@ -335,6 +338,13 @@ type Request struct {
 	CPUs int
 	// Mem is the host memory in bytes; 0 for none.
 	Mem int64
+	// Tasks is the job's task count (-n), which sets how many of the
+	// node's ports (Snapshot.Ports) it holds while it runs, unless
+	// PortsAsked: then Ports is that count (srun --resv-ports=N).
+	// JobPorts says how many.
+	Tasks      int
+	Ports      int
+	PortsAsked bool
 }
 
 // Alloc is where a job runs and what it holds there.
@@ -343,6 +353,9 @@ type Alloc struct {
 	GPUs []GPUAlloc
 	CPUs []int
 	Mem  int64
+	// Ports are the ports of Snapshot.Ports the job holds on Node,
+	// ascending.
+	Ports []int
 	// More are the further nodes of a job larger than one node, each taken
 	// whole; empty on the daemon's one machine.
 	More []Alloc

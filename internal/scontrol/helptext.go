@@ -39,6 +39,7 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
      requeue <job_id>         re-queue a batch job                         
      show <ENTITY> [<ID>]     display state of identified entity, default  
 			      is all records.                              
+     token [lifespan=] [username=] fetch an auth token                     
      uhold <jobid_list>       place user hold on specified job (see hold)  
      update <SPECIFICATIONS>  update job, node or reservation              
      version                  display tool version number.                 
@@ -47,8 +48,8 @@ const scontrolHelp = `scontrol [<OPTION>] [<COMMAND>]
 			      checkpoint, stop and requeue a job, giving its     
 			      GPUs to others (slurm-lite)                        
 									   
-  <ENTITY> may be "config", "hostlist", "hostlistsorted", "hostnames",    
-       "job", "node", "partition" or "reservation"                         
+  <ENTITY> may be "assoc_mgr", "config", "hostlist", "hostlistsorted",   
+       "hostnames", "job", "node", "partition" or "reservation"            
 									   
   <ID> may be a configuration parameter name, job id, node name, partition 
        name, reservation name, job step id, license name or hostlist or    

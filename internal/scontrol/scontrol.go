@@ -153,6 +153,8 @@ func (s *scontrolArgs) run(argv []string) {
 		s.ping()
 	case keyword(tag, "version", 4):
 		fmt.Fprintln(s.sio.Stdout, cli.SlurmVersion)
+	case keyword(tag, "token", 3):
+		s.token(argv)
 	default:
 		s.exit = 1
 		fmt.Fprintf(s.sio.Stderr, "invalid keyword: %s\n", tag)
@@ -186,7 +188,10 @@ func (s *scontrolArgs) show(argv []string) {
 		s.tooFew(argv[0])
 		return
 	}
-	if len(argv) > 3 {
+	// Slurm lets more words follow assoc_mgr (and anything beginning
+	// like it, comparing two letters only: xstrncasecmp with a length of 2).
+	manyArgs := len(argv[1]) >= 2 && strings.EqualFold(argv[1][:2], "as")
+	if len(argv) > 3 && !manyArgs {
 		s.exit = 1
 		if s.quiet != 1 {
 			fmt.Fprintf(s.sio.Stderr, "too many arguments for keyword:%s\n", argv[0])
@@ -209,6 +214,8 @@ func (s *scontrolArgs) show(argv []string) {
 		s.hostlist(val, hasVal, true)
 	case keyword(tag, "jobs", 1), keyword(tag, "jobid", 1):
 		s.showJob(val, hasVal)
+	case keyword(tag, "assoc_mgr", 2), keyword(tag, "cache", 2):
+		s.showAssocMgr(argv[2:])
 	case s.showEntity(tag, val, hasVal): // node, partition, config
 	default:
 		s.exit = 1

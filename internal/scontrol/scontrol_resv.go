@@ -91,7 +91,7 @@ func (s *scontrolArgs) createResv(tag string, argv []string) {
 	}
 	words := resvWords(argv)
 	var r api.Reservation
-	if err := api.ApplyResvWords(&r, words, time.Now(), true); err != nil {
+	if err := api.ApplyResvWords(&r, words, s.sio.Now(), true); err != nil {
 		s.resvParseError(err, "created")
 		return
 	}
@@ -121,7 +121,7 @@ func (s *scontrolArgs) updateResv(argv []string) {
 		}
 	}
 	var r api.Reservation
-	now := time.Now()
+	now := s.sio.Now()
 	r.Start, r.End = now, now.Add(time.Hour) // placeholders: only the words' syntax is checked here
 	if err := api.ApplyResvWords(&r, argv, now, false); err != nil {
 		var re *api.ResvError

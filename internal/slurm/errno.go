@@ -53,6 +53,8 @@ const (
 	ErrInvalidTimeValue               Errno = 2054
 	ErrReservationBusy                Errno = 2055
 	ErrReservationOverlap             Errno = 2058
+	ErrPortsBusy                      Errno = 2059
+	ErrPortsInvalid                   Errno = 2060
 	ErrInvalidQOS                     Errno = 2066
 	ErrPartitionNotAvail              Errno = 2070
 	ErrInvalidGRES                    Errno = 2072
@@ -143,6 +145,10 @@ func (e Errno) Words() (string, bool) {
 		return "Invalid time specified", true
 	case ErrReservationBusy:
 		return "Requested reservation is in use", true
+	case ErrPortsBusy:
+		return "Required ports are in use", true
+	case ErrPortsInvalid:
+		return "Requires more ports than can be reserved", true
 	case ErrReservationOverlap:
 		return "Requested reservation overlaps with another reservation", true
 	case ErrReservationNameDup:

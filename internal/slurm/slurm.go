@@ -4,6 +4,11 @@
 // are spelled once.
 package slurm
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Version is the Slurm release whose behaviour and output we follow;
 // every command's --version prints it, because tools check it.
 const Version = "slurm 22.05.8"
@@ -155,3 +160,25 @@ const (
 	ReasonTimeLimit        Reason = "TimeLimit"
 	ReasonInactiveLimit    Reason = "InactiveLimit"
 )
+
+// FormatPorts is a list of ports (MpiParams' reserved ports) as Slurm writes SLURM_STEP_RESV_PORTS
+// and ResvPorts: ascending runs, "12000-12003" or "12000-12001,12005".
+func FormatPorts(ports []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ports); {
+		j := i
+		for j+1 < len(ports) && ports[j+1] == ports[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(ports[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(ports[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}

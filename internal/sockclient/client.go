@@ -28,6 +28,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 )
 
 // Client talks to the daemon at one socket. It holds no connection between
@@ -211,7 +213,7 @@ func (c *Client) dial(ctx context.Context) (f *os.File, pid int, err error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
 	}
-	start := time.Now()
+	start := clock.Start()
 	for {
 		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: c.socket})
 		if err == syscall.EINTR {
@@ -220,7 +222,7 @@ func (c *Client) dial(ctx context.Context) (f *os.File, pid int, err error) {
 		if err != syscall.EAGAIN {
 			break
 		}
-		if c.answer > 0 && time.Since(start) > c.answer {
+		if c.answer > 0 && start.Elapsed() > c.answer {
 			syscall.Close(fd)
 			return nil, 0, &NotAnsweringError{Socket: c.socket, Timeout: c.answer}
 		}

@@ -77,7 +77,9 @@ type srunOpts struct {
 	multiProg                 bool
 	timeLimit                 string
 	allocSettings             []jobscript.Setting
-	command                   []string
+	// resvPorts is --resv-ports[=N] (SLURM_RESV_PORTS); nil when not given.
+	resvPorts *int
+	command   []string
 }
 
 // Main is the srun command.
@@ -149,6 +151,7 @@ var srunEnvVars = []struct{ name, key string }{
 	{"SLURM_OVERLAP", "overlap"},
 	{"SLURM_PARTITION", "partition"},
 	{"SLURM_QOS", "qos"},
+	{"SLURM_RESV_PORTS", "resv-ports"},
 	{"SLURM_STDERRMODE", "error"},
 	{"SLURM_STDINMODE", "input"},
 	{"SLURM_STDOUTMODE", "output"},
@@ -273,6 +276,14 @@ func (o *srunOpts) apply(key, v string, has, cli bool) string {
 		o.pty = true
 	case "overlap":
 		o.overlap = true
+	case "resv-ports":
+		// Slurm 22.05 reads a bare --resv-ports as a count of 0: no
+		// ports (golden/resv_ports_steps.txt).
+		n := 0
+		if has {
+			n, msg = num("--resv-ports", false)
+		}
+		o.resvPorts = &n
 	case "exact":
 		o.exact = true
 	case "exclusive":

@@ -83,6 +83,9 @@ func runAllocation(o *srunOpts, sio cli.IO) int {
 	if req == nil {
 		return code
 	}
+	// The job holds the ports its step 0 asks for (sbatch has no such
+	// option; the daemon gives other jobs their tasks + 1).
+	req.ResvPorts = o.resvPorts
 	c, _, code := cli.Dial("srun", sio)
 	if c == nil {
 		return code

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // stepInfo is what a task's environment and file names say about its step.
@@ -34,6 +35,8 @@ type stepInfo struct {
 	// jobName is what SLURM_JOB_NAME is when the environment has none.
 	jobName string
 	user    string
+	// ports are the step's reserved ports (SLURM_STEP_RESV_PORTS).
+	ports []int
 }
 
 // gpuVars are the variables the GRES plugins set to the GPUs a task may
@@ -80,6 +83,11 @@ func taskEnv(base []string, export string, s stepInfo, task int) []string {
 		}
 	}
 	maps.Copy(e, set)
+	// The step's own ports, never its batch script's (the job's).
+	delete(e, "SLURM_STEP_RESV_PORTS")
+	if len(s.ports) > 0 {
+		e["SLURM_STEP_RESV_PORTS"] = slurm.FormatPorts(s.ports)
+	}
 	delete(e, "SLURMD_TRES_BIND")
 	if s.tresBind != "" {
 		e["SLURMD_TRES_BIND"] = s.tresBind

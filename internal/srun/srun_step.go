@@ -14,6 +14,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/jobrec"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
@@ -40,7 +41,7 @@ func stepRequest(o *srunOpts, join bool, env []string) api.StepRequest {
 	}
 	req := api.StepRequest{JobID: o.jobID, NTasks: n, CPUsPerTask: o.cpusPerTask, Overcommit: o.overcommit,
 		Exact: o.exact || o.exactImplied, Overlap: o.overlap, MemMB: o.memMB, GPUs: -1, GPUSpec: o.gpuSpec(),
-		Name: o.stepName(), Join: join}
+		Name: o.stepName(), Join: join, ResvPorts: o.resvPorts}
 	if join {
 		req.Env = env
 	}
@@ -79,7 +80,7 @@ func runStepIn(o *srunOpts, sio cli.IO, join bool, a *allocRun) int {
 	if a != nil {
 		base = a.env
 	}
-	info := stepInfo{jobID: st.JobID, stepID: st.StepID, ntasks: st.NTasks, node: st.Node, cpus: len(st.CPUs),
+	info := stepInfo{jobID: st.JobID, stepID: st.StepID, ntasks: st.NTasks, node: st.Node, cpus: len(st.CPUs), ports: st.Ports,
 		gpus: st.GPUs, jobHasGPUs: len(st.JobGPUs) > 0, nodeGPUs: st.NodeGPUs, tresBind: jobscript.TresBind(o.gpuBind, o.gpusPerTask),
 		umask: umask(), jobName: o.stepName(), user: callerName()}
 	if o.cpusPerTask > 0 {
@@ -211,7 +212,8 @@ func (tr *taskRun) run(c *sockclient.Client, base []string, sigs chan os.Signal)
 	quiet := false   // srun or the job's end killed the tasks: no "Killed" lines
 	forced := false  // srun forced the termination itself
 	aborted := false // "Job step aborted" said
-	var lastIntr time.Time
+
+	var lastIntr clock.Stopwatch // from the last Ctrl-C (none: long ago)
 	endings := make(chan api.JobEnding, 4)
 	stepName := fmt.Sprintf("StepId=%d.%d", tr.info.jobID, tr.info.stepID)
 	terminate := func() {
@@ -237,7 +239,7 @@ func (tr *taskRun) run(c *sockclient.Client, base []string, sigs chan os.Signal)
 			// each other, and while a task is still starting (up to
 			// launchGather), since it cannot have ended apart.
 			timer := time.NewTimer(exitGather)
-			started := time.Now()
+			started := clock.Start()
 		gather:
 			for len(batch) < left {
 				select {
@@ -245,7 +247,7 @@ func (tr *taskRun) run(c *sockclient.Client, base []string, sigs chan os.Signal)
 					batch = append(batch, e)
 					timer.Reset(exitGather)
 				case <-timer.C:
-					if time.Since(started) < launchGather && tr.launching(append(all, batch...)) {
+					if started.Elapsed() < launchGather && tr.launching(append(all, batch...)) {
 						timer.Reset(exitGather)
 						continue
 					}
@@ -280,9 +282,8 @@ func (tr *taskRun) run(c *sockclient.Client, base []string, sigs chan os.Signal)
 		case s := <-sigs:
 			switch s {
 			case syscall.SIGINT:
-				now := time.Now()
 				switch {
-				case tr.o.quitOnIntr || now.Sub(lastIntr) < time.Second:
+				case tr.o.quitOnIntr || lastIntr.Elapsed() < time.Second:
 					fmt.Fprintf(tr.sio.Stderr, "srun: sending Ctrl-C to %s\n", stepName)
 					tr.signalTasks(syscall.SIGINT)
 					terminate()
@@ -293,7 +294,7 @@ func (tr *taskRun) run(c *sockclient.Client, base []string, sigs chan os.Signal)
 					fmt.Fprintln(tr.sio.Stderr, "srun: interrupt (one more within 1 sec to abort)")
 					tr.printStatus(all, stepName)
 				}
-				lastIntr = now
+				lastIntr = clock.Start()
 			case syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP:
 				if s == syscall.SIGQUIT {
 					fmt.Fprintln(tr.sio.Stderr, "srun: Quit")
@@ -377,7 +378,7 @@ func killedTask(exits []taskExit) bool {
 func (tr *taskRun) printAbort(e api.JobEnding) {
 	at := e.At
 	if at.IsZero() {
-		at = time.Now()
+		at = tr.sio.Now()
 	}
 	why := ""
 	if e.Why != "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // Debian's login.defs ENV_SUPATH and ENV_PATH: PATH in a login
@@ -34,6 +35,8 @@ var ownedVars = []string{
 	// The GPU variables: a job without GPUs must not see someone else's.
 	"SLURM_JOB_GPUS", "SLURM_GPUS_ON_NODE", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
 	"ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK", "SLURM_STEP_GPUS", "SLURMD_TRES_BIND",
+	// A job's ports are its own: never an outer job's.
+	"SLURM_STEP_RESV_PORTS",
 }
 
 // JobEnv is the batch script's environment, as Slurm 22.05 builds it
@@ -273,6 +276,11 @@ func jobVars(e envMap, s *Spec) {
 		e["SLURM_GPUS_ON_NODE"] = strconv.Itoa(len(s.GPUs))
 	}
 	setInt(e, "SLURM_SHARDS_ON_NODE", s.Shards)
+	// The job's ports (MpiParams): Slurm 22.05 gives them to srun's steps
+	// only; slurm-lite gives the batch script its job's too, so that a
+	// listener there (torchrun --master_port) has a port no other job
+	// holds. Slurm's format: "12000-12003", or a list of runs.
+	setStr(e, "SLURM_STEP_RESV_PORTS", slurm.FormatPorts(s.ResvPorts))
 
 	// slurm-lite's own.
 	e["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"

@@ -80,6 +80,9 @@ type Spec struct {
 	// shards (--gres=shard:N) on them.
 	GPUs   []int `json:"gpus,omitempty"`
 	Shards int   `json:"shards,omitempty"`
+	// ResvPorts are the ports of MpiParams' range the job holds
+	// (SLURM_STEP_RESV_PORTS), ascending; none without a range.
+	ResvPorts []int `json:"resv_ports,omitempty"`
 
 	// TimeLimit is the job's limit: 0 or slurmtime.Infinite is none. It is
 	// a time.Duration, so tests can give seconds.

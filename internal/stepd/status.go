@@ -31,6 +31,10 @@ type Status struct {
 	Reason slurm.Reason `json:"reason,omitempty"`
 	Error  string       `json:"error,omitempty"`
 
+	// Start and End are the supervisor's own readings of its clock. The
+	// daemon records a job's times on its own clock (daemon/finish.go) and
+	// takes these only for a run that ended while no daemon ran: then
+	// they are the only witness.
 	Start time.Time `json:"start"`
 	// End is when the job ended in Slurm's sense: when the supervisor
 	// decided to end it (time limit, cancel), else when the script ended.

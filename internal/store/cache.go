@@ -72,7 +72,7 @@ func (s *Store) refreshCache(touched map[uint32]struct{}) {
 		return
 	}
 	ctx := context.Background()
-	now := time.Now()
+	now := s.clock.Now()
 	c.mu.RLock()
 	loaded, window := c.loaded, c.window
 	c.mu.RUnlock()
@@ -152,7 +152,7 @@ func (s *Store) cachedEach(f Filter, size func(int), fn func(*Job)) bool {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if !c.loaded || f.Since.Before(time.Now().Add(-c.window)) {
+	if !c.loaded || f.Since.Before(s.clock.Now().Add(-c.window)) {
 		return false
 	}
 	var ids []uint32

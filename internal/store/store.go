@@ -18,6 +18,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 	"github.com/slurm-lite/slurm-lite/internal/durable"
 )
 
@@ -100,6 +101,8 @@ type Store struct {
 	hwm *hwm
 	// behind are the ids the mark knew and the database did not, at Open.
 	behind IDRange
+	// clock is the time the store stamps by (OpenClock).
+	clock clock.Clock
 }
 
 // options are Open's knobs that only tests and benchmarks turn.
@@ -108,6 +111,8 @@ type options struct {
 	synchronous string
 	// migrations replaces the schema history (tests of migrate).
 	migrations []migration
+	// clock is OpenClock's; nil is the machine's.
+	clock clock.Clock
 }
 
 var defaultOptions = options{synchronous: "FULL", migrations: migrations}
@@ -119,6 +124,16 @@ var defaultOptions = options{synchronous: "FULL", migrations: migrations}
 // written by a newer slurmd-lite, one owned by another user, and a state
 // directory another process has open: each error says what to do.
 func Open(dir string) (*Store, error) { return open(dir, defaultOptions) }
+
+// OpenClock is Open with the clock that stamps what a caller leaves
+// unstamped (a job's submit time, an event's time, Tx.Now) and that the
+// job cache's window counts back from: the daemon's, so that a job's
+// times come from one clock (clock.Clock). Open's is the machine's.
+func OpenClock(dir string, c clock.Clock) (*Store, error) {
+	o := defaultOptions
+	o.clock = c
+	return open(dir, o)
+}
 
 func open(dir string, o options) (*Store, error) {
 	abs, err := filepath.Abs(dir)
@@ -211,6 +226,10 @@ func openLocked(dir string, o options) (*Store, error) {
 		r:     r,
 		reqs:  make(chan *request, 1024),
 		done:  make(chan struct{}),
+		clock: o.clock,
+	}
+	if s.clock == nil {
+		s.clock = clock.Real{}
 	}
 	if s.hwm, err = continueFromHWM(ctx, s); err != nil {
 		r.Close()

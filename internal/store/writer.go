@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"time"
 )
 
 // maxBatch bounds how many requests share one transaction, so that one
@@ -211,7 +210,7 @@ func (s *Store) commit(batch []*request) {
 		answerAll(live, s.full(fmt.Errorf("starting a transaction on %s: %w", s.path, err)))
 		return
 	}
-	now := time.Now()
+	now := s.clock.Now()
 	touched := map[uint32]struct{}{}
 	var hi uint32 // the highest id the batch gives out
 	for i, r := range live {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/clock"
 )
 
 // Hosts is the names the listener answers to. A page on another site can
@@ -38,7 +40,7 @@ type Hosts struct {
 	own func() []string
 
 	mu      sync.Mutex
-	ownAt   time.Time
+	ownAt   clock.Stopwatch // runs from ownSeen's reading
 	ownSeen map[string]bool
 	logged  map[string]bool
 }
@@ -116,12 +118,12 @@ func (h *Hosts) Allows(hostHeader string) bool {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.ownSeen == nil || time.Since(h.ownAt) > ownEvery {
+	if h.ownSeen == nil || h.ownAt.Elapsed() > ownEvery {
 		h.ownSeen = map[string]bool{}
 		for _, n := range h.own() {
 			h.ownSeen[normalHost(n)] = true
 		}
-		h.ownAt = time.Now()
+		h.ownAt = clock.Start()
 	}
 	return h.ownSeen[host]
 }

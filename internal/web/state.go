@@ -11,7 +11,8 @@ import (
 // A scrape or a page load costs the loop nothing.
 type Source interface {
 	State(ctx context.Context) (*State, error)
-	// Usage is the month (its first day) by account and user.
+	// Usage is the month (its first day; zero: this month, by the
+	// source's clock) by account and user.
 	Usage(ctx context.Context, month time.Time) (*Usage, error)
 }
 

@@ -58,18 +58,21 @@ type UserUsage struct {
 // usageHandler serves /api/usage?month=YYYY-MM (default: this month).
 func usageHandler(src Source, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		month := time.Now()
+		var month time.Time // this month, by the source's clock (the daemon's)
 		if s := r.URL.Query().Get("month"); s != "" {
 			m, err := time.ParseInLocation("2006-01", s, time.Local)
 			if err != nil {
-				http.Error(w, fmt.Sprintf("month=%q is not a month; write it as YYYY-MM, e.g. month=%s", s, time.Now().Format("2006-01")), http.StatusBadRequest)
+				http.Error(w, fmt.Sprintf("month=%q is not a month; write it as YYYY-MM, e.g. month=2026-11", s), http.StatusBadRequest)
 				return
 			}
 			month = m
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), stateTimeout)
 		defer cancel()
-		u, err := src.Usage(ctx, time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.Local))
+		if !month.IsZero() {
+			month = time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.Local)
+		}
+		u, err := src.Usage(ctx, month)
 		if err != nil {
 			log.Warn("usage: reading the job records", "err", err)
 			http.Error(w, "reading the job records: "+err.Error(), http.StatusServiceUnavailable)

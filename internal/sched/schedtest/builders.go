@@ -54,11 +54,17 @@ func (b *JobBuilder) GPUType(t string) *JobBuilder { b.j.Req.GPUType = t; return
 // GPUMem asks for a share of a GPU with this peak memory.
 func (b *JobBuilder) GPUMem(bytes int64) *JobBuilder { b.j.Req.GPUMem = bytes; return b }
 
-func (b *JobBuilder) CPUs(n int) *JobBuilder      { b.j.Req.CPUs = n; return b }
-func (b *JobBuilder) Mem(bytes int64) *JobBuilder { b.j.Req.Mem = bytes; return b }
-func (b *JobBuilder) Nice(n int) *JobBuilder      { b.j.Nice = n; return b }
-func (b *JobBuilder) Yieldable() *JobBuilder      { b.j.Yieldable = true; return b }
-func (b *JobBuilder) Resumed() *JobBuilder        { b.j.Resumed = true; return b }
+func (b *JobBuilder) CPUs(n int) *JobBuilder { b.j.Req.CPUs = n; return b }
+
+// Ports asks for n ports of the snapshot's MpiParams range.
+func (b *JobBuilder) Ports(n int) *JobBuilder { b.j.Req.Ports, b.j.Req.PortsAsked = n, true; return b }
+
+// HoldsPorts gives a running job the ports it holds.
+func (b *JobBuilder) HoldsPorts(ports ...int) *JobBuilder { b.j.Alloc.Ports = ports; return b }
+func (b *JobBuilder) Mem(bytes int64) *JobBuilder         { b.j.Req.Mem = bytes; return b }
+func (b *JobBuilder) Nice(n int) *JobBuilder              { b.j.Nice = n; return b }
+func (b *JobBuilder) Yieldable() *JobBuilder              { b.j.Yieldable = true; return b }
+func (b *JobBuilder) Resumed() *JobBuilder                { b.j.Resumed = true; return b }
 
 // CheckpointInterval declares how often the job saves a checkpoint.
 func (b *JobBuilder) CheckpointInterval(d time.Duration) *JobBuilder {

@@ -160,6 +160,7 @@ func CloneJob(j sched.Job) sched.Job {
 	j.Deps.Items = each(j.Deps.Items, same)
 	j.Alloc.GPUs = each(j.Alloc.GPUs, same)
 	j.Alloc.CPUs = each(j.Alloc.CPUs, same)
+	j.Alloc.Ports = each(j.Alloc.Ports, same)
 	return j
 }
 
