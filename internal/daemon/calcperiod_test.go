@@ -246,6 +246,7 @@ func goldenCalc(t *testing.T, n int, names map[string]string) (sprio, shares []s
 // RawUsage counts a run that ended (charged at its end) beside the last
 // recalculation's FairShare; after each, everything moves as Slurm's did.
 func TestFairShareRecalculatedEveryCalcPeriod(t *testing.T) {
+	t.Parallel()
 	r := newCalcRun(t, "period")
 	// T0: the daemon's first pass recalculated. Alice's two 2-GPU jobs
 	// start; ap (alice) and bp (bob) wait for four GPUs.
@@ -316,6 +317,7 @@ func TestFairShareRecalculatedEveryCalcPeriod(t *testing.T) {
 // the running jobs as they run, and a pending job's age grows every
 // pass rather than every CalcPeriod.
 func TestRecalcPassRecomputesAtEveryPass(t *testing.T) {
+	t.Parallel()
 	r := newCalcRun(t, "pass")
 	run1 := r.submit("run1", "phys", 2)
 	run2 := r.submit("run2", "phys", 2)
@@ -342,6 +344,7 @@ func TestRecalcPassRecomputesAtEveryPass(t *testing.T) {
 // so none is stale after a restart. A job waits in a DOWN partition; AGE
 // is its wait in seconds when its priority was computed.
 func TestARestartRecalculates(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2030, time.March, 4, 10, 0, 0, 0, time.UTC)
 	clock := &fakeClock{t: t0}
 	conf := `GPUSampleInterval = 1
@@ -378,7 +381,7 @@ State         = "DOWN"
 	t.Cleanup(func() { _ = c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{id}}, nil) })
 	r.until("the restart's recalculation (AGE 30)", func() bool { return age() == 30 })
 	r.at(89)
-	time.Sleep(1500 * time.Millisecond) // a pass or more at t0+89: none recalculates
+	r.clock.passes.wait(t, 2, "passes at t0+89") // none recalculates
 	if got := age(); got != 30 {
 		t.Errorf("t0+89, before the next recalculation (a minute after the restart): AGE %v, want 30", got)
 	}

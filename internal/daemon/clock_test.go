@@ -22,6 +22,8 @@ import (
 type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
+	// passes counts the passes of the daemon that runs on the clock.
+	passes passCount
 }
 
 func (c *fakeClock) Now() time.Time {
@@ -71,7 +73,11 @@ func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *st
 	logs := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{ConfigPath: path, Log: logs, Clock: clock}) }()
+	opts := Options{ConfigPath: path, Log: logs, Clock: clock}
+	if fc, ok := clock.(*fakeClock); ok {
+		opts.Passed = fc.passes.add
+	}
+	go func() { done <- Run(ctx, opts) }()
 	stopped := false
 	stop := func() {
 		if stopped {
@@ -110,6 +116,7 @@ func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *st
 // the same clock, so the usage a pass decays and the daemon saves when it
 // stops is the fake clock's too.
 func TestFairShareUsageDecaysOnTheDaemonsClock(t *testing.T) {
+	t.Parallel()
 	const (
 		halfLife = 2 * time.Hour
 		raw      = 7200.0 // alice's stored usage: two GPU-hours
@@ -171,9 +178,9 @@ Users = ["alice"]
 
 	// The loop passes every GPUSampleInterval (real time) at the fake
 	// clock's now; the usage it decays is written when the daemon stops.
-	// Wait (real time) for a pass to have charged up to the clock's now:
-	// sshare cannot tell, so wait out three sampling intervals.
-	time.Sleep(3 * time.Second)
+	// Wait for a pass to have charged up to the clock's now: sshare
+	// cannot tell, so wait for one that began after the last advance.
+	clock.passes.wait(t, 1, "a pass at the clock's now")
 	stop()
 	st, err := store.Open(state)
 	if err != nil {
@@ -198,6 +205,7 @@ Users = ["alice"]
 // each step), at the first pass after it: the test waits for that pass
 // (the loop's, every GPUSampleInterval of real time).
 func TestAgePriorityGrowsOnTheDaemonsClock(t *testing.T) {
+	t.Parallel()
 	const (
 		weight = 1000
 		maxAge = 4 * time.Hour
@@ -280,6 +288,7 @@ State         = "DOWN"
 // daemon's clock (DAILY: midnight, local time), and the cleared usage is
 // what a restart finds; NOW clears it when the daemon starts.
 func TestUsageResetPeriodClearsUsage(t *testing.T) {
+	t.Parallel()
 	const raw = 7200.0
 	t0 := time.Date(2030, time.January, 7, 23, 0, 0, 0, time.Local)
 	conf := func(period string) string {
@@ -364,6 +373,7 @@ Users = ["alice"]
 // CheckpointKeepDays: the first pass removes the checkpoint directory of a
 // job that ended longer ago than that, and keeps a younger one's.
 func TestCheckpointKeepDaysRemovesOldCheckpoints(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: checkpoint directories belong to the jobs' users")
 	}

@@ -91,6 +91,11 @@ type Options struct {
 	// NotifyBackoff is the wait before a webhook's second try (doubled
 	// before each next); 0 is the notifier's default. Tests shorten it.
 	NotifyBackoff time.Duration
+	// Passed, when set, is called by the loop after each whole pass
+	// (sampled, planned, carried out). Tests wait for passes with it
+	// where they would otherwise sleep "a pass or two": a count of
+	// passes holds on a loaded machine, a sleep may see none.
+	Passed func()
 }
 
 // Clock tells the time; see Options.Clock.

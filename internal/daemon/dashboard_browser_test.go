@@ -67,6 +67,7 @@ func gibText(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30
 // sideways. The daemon's clock stands still (moved by hand), so every
 // duration on the page is exact. Screenshots: see the log.
 func TestDashboardInABrowser(t *testing.T) {
+	t.Parallel()
 	exe := browser()
 	if exe == "" {
 		t.Skip("no Chromium here (Debian: apt-get install chromium): the dashboard's browser test is skipped")
@@ -202,8 +203,13 @@ func TestDashboardInABrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2))); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if got := js(`String(document.documentElement.scrollWidth) + " " + String(window.innerWidth)`); got != "390 390" {
+	// The page lays out again once the viewport is applied: poll for it.
+	width := func() string {
+		return js(`String(document.documentElement.scrollWidth) + " " + String(window.innerWidth)`)
+	}
+	for deadline := time.Now().Add(10 * time.Second); width() != "390 390" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	}
+	if got := width(); got != "390 390" {
 		t.Errorf("on a phone the page is %s (scroll width, window width) pixels wide; want 390 390", got)
 	}
 	shot("dashboard-phone.png")

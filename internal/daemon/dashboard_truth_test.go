@@ -26,6 +26,7 @@ import (
 // own, instead of a blank. The data first, then, where a Chromium is
 // installed, the page as a person reads it.
 func TestDashboardSaysWhatIsTrue(t *testing.T) {
+	t.Parallel()
 	// Fair share recomputed at every pass: the rows' Level FS follows the
 	// usage at once, rather than at the next PriorityCalcPeriod.
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil, `

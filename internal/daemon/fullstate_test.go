@@ -4,17 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -24,6 +26,7 @@ import (
 // recorded as it ended (its real exit code), once: not lost, not requeued,
 // not run a second time. A real daemon, a real job, a real full tmpfs.
 func TestAJobEndingOnAFullStateDiskKeepsItsEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a daemon and a real job")
 	}
@@ -39,43 +42,8 @@ func TestAJobEndingOnAFullStateDiskKeepsItsEnd(t *testing.T) {
 		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
 	}
 	t.Cleanup(func() { unmount(t, disk) })
-	conf := filepath.Join(dir, "conf.toml")
-	sock := filepath.Join(dir, "d.sock")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`SocketPath        = %q
-StateSaveLocation = %q
-KillWait          = 1
-GPUSampleInterval = 1
-
-[Node]
-NodeName   = "gpu01"
-CPUs       = 2
-RealMemory = "2G"
-GPUs       = "none"
-`, sock, filepath.Join(disk, "state"))), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: logs}) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", logs.String())
-		}
-	}()
-	var c *sockclient.Client
-	waitUntil(t, 20*time.Second, "the daemon's socket", func() bool {
-		c = sockclient.New(sock)
-		return c.Reach(context.Background()) == nil
-	})
+	d := daemontest.Start(t, daemontest.Options{Dir: dir, State: filepath.Join(disk, "state")})
+	c := d.Client
 	submit := func(script string) (uint32, error) {
 		req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\n" + script + "\n"),
 			Command: jobscript.CommandLine{Script: "job.sh"}, Now: time.Now()})
@@ -95,8 +63,10 @@ GPUs       = "none"
 		return jobs[0]
 	}
 
-	started := filepath.Join(dir, "started")
-	id, err := submit("touch " + started + "; sleep 3; exit 3")
+	// The job is held with a file the test creates once the disk is full,
+	// and writes down its shell's pid (off the full disk) to be waited on.
+	started, release, pid := filepath.Join(dir, "started"), filepath.Join(dir, "release"), filepath.Join(dir, "pid")
+	id, err := submit("echo $$ > " + pid + "; touch " + started + "; until [ -e " + release + " ]; do sleep 0.05; done; exit 3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +89,24 @@ GPUs       = "none"
 	}
 	f.Close()
 
-	// The job's script ends (at 3 s) with the disk full: squeue still
-	// answers, the job is not lost, and a submission is refused, saying why.
-	time.Sleep(5 * time.Second)
+	// The job's script ends with the disk full: squeue still answers, the
+	// job is not lost, and a submission is refused, saying why. Its shell
+	// is gone once its supervisor has reaped it.
+	b, err := os.ReadFile(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("the job's pid file: %q", b)
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 20*time.Second, "the job's script reaped", func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", shell))
+		return errors.Is(err, fs.ErrNotExist)
+	})
 	if j := job(id); j.State != slurm.Running {
 		t.Fatalf("with the disk full the job is %s; its end cannot be recorded yet, so it stays RUNNING", j.State)
 	}

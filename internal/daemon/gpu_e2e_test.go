@@ -11,11 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
+	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/gpu"
 	"github.com/slurm-lite/slurm-lite/internal/gpu/gputest"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
@@ -34,7 +36,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == asClientArg {
 		os.Exit(asClientMain(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	daemontest.RemoveBuilt() // the binaries daemontest.Start built
+	os.Exit(code)
 }
 
 // nvmlDaemon is a real daemon (store, socket, supervisors, real job
@@ -46,6 +50,27 @@ type nvmlDaemon struct {
 	m    *gputest.Machine
 	c    *sockclient.Client
 	logs *syncBuffer
+	// passes counts the loop's passes (Options.Passed).
+	passes passCount
+}
+
+// passCount counts a daemon's passes (Options.Passed): a test that must
+// see that nothing happens over a pass or two waits for them rather than
+// for a time, which a loaded machine may fill with no pass at all.
+type passCount struct{ n atomic.Uint64 }
+
+func (p *passCount) add() { p.n.Add(1) }
+
+// wait waits (up to 20 s) for n whole passes that begin after the call:
+// the pass under way at the call may have looked before the change.
+func (p *passCount) wait(t testing.TB, n uint64, what string) {
+	t.Helper()
+	want := p.n.Load() + n + 1
+	for deadline := time.Now().Add(20 * time.Second); p.n.Load() < want; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %d passes (%s)", n, what)
+		}
+	}
 }
 
 type syncBuffer struct {
@@ -105,7 +130,7 @@ GPUs       = "nvml"
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs,
+		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, Passed: nd.passes.add,
 			OpenNVML: func(o gpu.Options) *gpu.Inventory {
 				o.ReleaseTimeout = 5 * time.Second
 				return gpu.FromNVML(nd.m.Lib(), o)
@@ -234,6 +259,7 @@ func (nd *nvmlDaemon) readPID(file string) int {
 const gib = uint64(1) << 30
 
 func TestNVMLViolationPolicyKill(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "kill")
 	id := nd.submit("echo $$ > pid.txt; exec sleep 60", "--gpus=1")
 	j := nd.waitState(id, slurm.Running)
@@ -252,6 +278,7 @@ func TestNVMLViolationPolicyKill(t *testing.T) {
 }
 
 func TestNVMLViolationPolicyWarnLeavesTheJobRunning(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	id := nd.submit("echo $$ > pid.txt; exec sleep 60", "--gpus=1")
 	j := nd.waitState(id, slurm.Running)
@@ -259,8 +286,8 @@ func TestNVMLViolationPolicyWarnLeavesTheJobRunning(t *testing.T) {
 	other := (nd.devOf(j.Alloc.GPUs[0].UUID) + 1) % len(nd.m.Server.Devices)
 	nd.m.RunLive(other, gputest.Proc(pid, gib))
 	nd.waitFor(func() bool { return len(nd.job(id).Notes) > 0 }, "a note on the job")
-	// Three more samples: still running, and noted once.
-	time.Sleep(3 * time.Second)
+	// Three more samples (one a pass): still running, and noted once.
+	nd.passes.wait(t, 3, "three more samples")
 	j = nd.job(id)
 	if j.State != slurm.Running || len(j.Notes) != 1 || !strings.Contains(j.Notes[0], "GPUViolationPolicy=warn") {
 		t.Errorf("job %s with notes %q; want RUNNING with one warn note", j.State, j.Notes)
@@ -268,6 +295,7 @@ func TestNVMLViolationPolicyWarnLeavesTheJobRunning(t *testing.T) {
 }
 
 func TestNVMLLostGPUEndsItsJobAsNodeFailAndRequeuesIt(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	id := nd.submit("exec sleep 60", "--gpus=1", "--requeue")
 	j := nd.waitState(id, slurm.Running)
@@ -293,6 +321,7 @@ func TestNVMLLostGPUEndsItsJobAsNodeFailAndRequeuesIt(t *testing.T) {
 }
 
 func TestNVMLSurvivorIsKilledBeforeTheGPUIsOfferedAgain(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	id := nd.submit("while [ ! -e go ]; do sleep 0.05; done", "--gpus=8")
 	j := nd.waitState(id, slurm.Running)
@@ -328,6 +357,7 @@ func TestNVMLSurvivorIsKilledBeforeTheGPUIsOfferedAgain(t *testing.T) {
 }
 
 func TestNVMLForeignProcessTakesAGPU(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	// Someone outside the scheduler holds 39 of GPU 0's 40 GiB.
 	foreign := exec.Command("sleep", "120")
@@ -359,6 +389,7 @@ func TestNVMLForeignProcessTakesAGPU(t *testing.T) {
 }
 
 func TestNVMLXidDrainsOnlyForHardwareFaults(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	gpuState := func(i int) (string, string) {
 		for _, g := range nd.node().GPUs {
@@ -391,13 +422,14 @@ func TestNVMLXidDrainsOnlyForHardwareFaults(t *testing.T) {
 }
 
 func TestNVMLDriverMismatchDrainsTheNode(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemonWith(t, "warn", func(m *gputest.Machine) { m.DriverMismatch() })
 	n := nd.node()
 	if n.State != "DRAIN" || n.Reason != "driver mismatch, reboot needed" {
 		t.Errorf("node %s (%q); want DRAIN with the reason driver mismatch, reboot needed", n.State, n.Reason)
 	}
 	id := nd.submit("exit 0")
-	time.Sleep(1500 * time.Millisecond)
+	nd.passes.wait(t, 2, "passes that could have started the job")
 	if j := nd.job(id); j.State != slurm.Pending {
 		t.Errorf("a job on a node drained for a driver mismatch is %s, want PENDING", j.State)
 	}
@@ -409,6 +441,7 @@ func TestNVMLDriverMismatchDrainsTheNode(t *testing.T) {
 // GiB: a 10G job holding its 10G leaves 29.5G, which a 29G job takes beside
 // it rather than a GPU of its own (counted twice, 19.5G would be left).
 func TestNVMLReservedMemoryHeldByTheJobIsCountedOnce(t *testing.T) {
+	t.Parallel()
 	nd := startNVMLDaemon(t, "warn")
 	first := nd.submit("echo $$ > first.pid; exec sleep 60", "--gpu-mem=10G")
 	j := nd.waitState(first, slurm.Running)

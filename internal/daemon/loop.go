@@ -55,7 +55,7 @@ func (d *Daemon) loop(ctx context.Context) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	var pace passPace
-	pace.run(func() time.Duration { return d.pass(ctx) })
+	pace.run(func() time.Duration { return d.passed(d.pass(ctx)) })
 	for {
 		// A job's end frees resources that the pass can fill: its pass
 		// comes sooner than one for a submission or a change.
@@ -92,8 +92,16 @@ func (d *Daemon) loop(ctx context.Context) {
 				}
 			}
 		}
-		pace.run(func() time.Duration { return d.pass(ctx) })
+		pace.run(func() time.Duration { return d.passed(d.pass(ctx)) })
 	}
+}
+
+// passed tells Options.Passed of a pass, and returns its planning time.
+func (d *Daemon) passed(planned time.Duration) time.Duration {
+	if d.opts.Passed != nil {
+		d.opts.Passed()
+	}
+	return planned
 }
 
 // finishAll records job id's end and those of every job that ended with it.

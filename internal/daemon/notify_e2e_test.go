@@ -120,7 +120,7 @@ Events = ["ALL"]
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, NotifyBackoff: 50 * time.Millisecond})
+		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, NotifyBackoff: 50 * time.Millisecond, Passed: nd.passes.add})
 	}()
 	t.Cleanup(func() {
 		var jobs []api.Job
@@ -171,6 +171,7 @@ func hms(a, b time.Time) string {
 // webhook gets every event, its first refused delivery tried again; the
 // log is JSON and each job's lines carry its id.
 func TestMailWebhooksAndJSONLog(t *testing.T) {
+	t.Parallel()
 	nd, hook, mailLog := startNotifyDaemon(t)
 	me := userdb.Name(uint32(os.Getuid()))
 
@@ -199,7 +200,7 @@ func TestMailWebhooksAndJSONLog(t *testing.T) {
 	dep := nd.submit("exit 0", "--job-name=after", fmt.Sprintf("--dependency=afterok:%d", bad), "--mail-type=INVALID_DEPEND")
 	want += fmt.Sprintf("Slurm Job_id=%d Name=after Invalid dependency|%s|Invalid dependency|%d\n", dep, me, dep)
 	nd.waitFor(func() bool { b, _ := os.ReadFile(mailLog); got = string(b); return got == want }, "the Invalid dependency mail")
-	time.Sleep(1500 * time.Millisecond) // a pass or two more: still once
+	nd.passes.wait(t, 2, "a pass or two more") // still once
 	if b, _ := os.ReadFile(mailLog); string(b) != want {
 		t.Errorf("mail log:\n%s\nwant:\n%s", b, want)
 	}
@@ -276,6 +277,7 @@ func (nd *nvmlDaemon) events(q string) []api.Event {
 // is in the audit trail with who, when and why, which sacctmgr show event
 // prints (Jobs= for a job's trail, Slurm's node events for the drain).
 func TestAuditTrail(t *testing.T) {
+	// Not parallel: nd.sacctmgr sets SLURM_LITE_CONF for the process.
 	nd, hook, _ := startNotifyDaemon(t)
 	me := userdb.Name(uint32(os.Getuid()))
 	uid := os.Getuid()
@@ -396,6 +398,7 @@ func cut(s string, width int) string {
 // A job whose GPU memory stayed far below its request is told as
 // GPU_MEM_LOW, with the note sacct shows.
 func TestGPUMemLowIsTold(t *testing.T) {
+	t.Parallel()
 	hook := &hookServer{calls: 1} // no refusal here
 	srv := httptest.NewServer(hook)
 	defer srv.Close()

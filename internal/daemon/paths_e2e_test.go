@@ -204,6 +204,7 @@ func TestTheDaemonRefusesDirectoriesAUserCanSteer(t *testing.T) {
 // from are removed, not written through; a directory swapped for alice's
 // link after the start is not written, and the daemon says why.
 func TestTheJobMappingFollowsNoLink(t *testing.T) {
+	t.Parallel()
 	alice := needUser(t, "alice")
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "victim")
@@ -305,6 +306,7 @@ func hasNote(j api.Job, text string) bool {
 // anyone else's stops the job's launch, saying which, and stays theirs.
 // A reload that would put checkpoints under alice's directory is refused.
 func TestCheckpointDirectoriesAreTheUsersAlone(t *testing.T) {
+	t.Parallel()
 	alice := needUser(t, "alice")
 	bob := needUser(t, "bob")
 	pd := startPathsDaemon(t)
@@ -413,6 +415,7 @@ func TestCheckpointDirectoriesAreTheUsersAlone(t *testing.T) {
 // directory of her error file for a link to a directory only root may
 // read, learns nothing of the file there.
 func TestTheOOMNoteReadsAsTheJobsUser(t *testing.T) {
+	t.Parallel()
 	alice := needUser(t, "alice")
 	pd := startPathsDaemon(t)
 	users := sharedDir(t)

@@ -31,6 +31,7 @@ import (
 // no time. The jobs run throughout (held by a file): a supervisor records
 // a run's end on the machine's clock, not the daemon's.
 func TestGrpTRESMinsBudgetWaitsForTheReset(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a daemon and real jobs")
 	}
@@ -81,6 +82,20 @@ GrpTRESMins = "gres/gpu=60"
 	clock.advance(48 * time.Minute)
 	mail80 := "Slurm budget: account lab has used 80% of its GrpTRESMins gres/gpu=60 (48 minutes); usage resets at " + resets + "|" + me + "\n"
 	mails(mail80)
+	// Its webhook too, before the budget is spent: the hook refuses its
+	// first call, and BUDGET_100 would otherwise be delivered while the
+	// notifier waits to try BUDGET_80 again (seen with tests running in
+	// parallel).
+	nd.waitFor(func() bool {
+		hook.mu.Lock()
+		defer hook.mu.Unlock()
+		for _, b := range hook.bodies {
+			if b.Budget != nil && b.Event == "BUDGET_80" {
+				return true
+			}
+		}
+		return false
+	}, "the BUDGET_80 webhook")
 
 	// An hour of the clock: the budget is spent. The second job waits.
 	clock.advance(13 * time.Minute)

@@ -19,6 +19,7 @@ import (
 // says who made it. A reservation that does not recur is removed at its
 // end, by the daemon; a MAGNETIC one draws in a job that names none.
 func TestReservationsRecurAndSurviveARestart(t *testing.T) {
+	t.Parallel()
 	dir := openTempDir(t)
 	// A Monday, 17:00 local time: the clock is the test's, not today's.
 	t0 := time.Date(2026, 3, 2, 17, 0, 0, 0, time.Local)

@@ -2,18 +2,17 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
-	"github.com/slurm-lite/slurm-lite/internal/jobscript"
+	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
@@ -22,77 +21,44 @@ import (
 // slurmctld does when slurmd cannot launch a batch job, not failed and not
 // looped; released, it is tried again, and past max_batch_requeue such
 // requeues it fails (JobLaunchFailure, 0:53). A real daemon, real requests.
-// retryDaemon starts a daemon whose supervisors start from exe, with
-// max_batch_requeue = 1, submits a job, and returns a client and the job's
-// id; the daemon stops when the test ends.
-func retryDaemon(t *testing.T, exe func(dir string) string) (*sockclient.Client, uint32) {
+// retryDaemon starts a real slurmd-lite (daemontest) run as argv0, whose
+// supervisors therefore start from argv0, with max_batch_requeue = 1;
+// gone, when set, is removed once the daemon listens (argv0 then names a
+// binary that is no longer there). It submits a job with sbatch and
+// returns the daemon and the job's id; the daemon stops when the test
+// ends.
+func retryDaemon(t *testing.T, dir, argv0, gone string) (*daemontest.Daemon, uint32) {
 	t.Helper()
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "conf.toml")
-	sock := filepath.Join(dir, "d.sock")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`SocketPath        = %q
-StateSaveLocation = %q
-KillWait          = 1
-
+	d := daemontest.Start(t, daemontest.Options{Dir: dir, Argv0: argv0, Config: `
 [SchedulerParameters]
 max_batch_requeue = 1
-
-[Node]
-NodeName   = "gpu01"
-CPUs       = 2
-RealMemory = "2G"
-GPUs       = "none"
-`, sock, filepath.Join(dir, "state"))), 0o644); err != nil {
-		t.Fatal(err)
+`})
+	if gone != "" {
+		if err := os.Remove(gone); err != nil {
+			t.Fatal(err)
+		}
 	}
-	logs := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{ConfigPath: conf, Exe: exe(dir), Log: logs}) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", logs.String())
-		}
-	})
-	var c *sockclient.Client
-	waitUntil(t, 20*time.Second, "the daemon's socket", func() bool {
-		c = sockclient.New(sock)
-		return c.Reach(context.Background()) == nil
-	})
-	req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\ntrue\n"),
-		Command: jobscript.CommandLine{Script: "job.sh"}, Now: time.Now()})
+	out := d.Must("sbatch", "--parsable", "-o", "/dev/null", "--wrap", "true")
+	id, err := strconv.ParseUint(out, 10, 32)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("sbatch --parsable printed %q", out)
 	}
-	req.Output = "/dev/null"
-	var sub api.Submitted
-	if err := c.Do(context.Background(), "POST", api.PathJobs, api.Submit{Request: *req, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: dir}, &sub); err != nil {
-		t.Fatal(err)
-	}
-	return c, sub.JobID
-}
-
-// retryJob is job id as the daemon shows it.
-func retryJob(t *testing.T, c *sockclient.Client, id uint32) api.Job {
-	t.Helper()
-	var jobs []api.Job
-	if err := c.Do(context.Background(), "GET", fmt.Sprintf("%s?id=%d", api.PathJobs, id), nil, &jobs); err != nil || len(jobs) == 0 {
-		t.Fatalf("job %d: %v (%d rows)", id, err, len(jobs))
-	}
-	return jobs[0]
+	return d, uint32(id)
 }
 
 func TestASupervisorThatCannotStartIsRequeuedHeld(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a daemon")
 	}
-	// No supervisor can start from a binary that is not there.
-	c, id := retryDaemon(t, func(dir string) string { return filepath.Join(dir, "gone", "slurmd-lite") })
-	job := func() api.Job { return retryJob(t, c, id) }
+	// No supervisor can start from a binary that is not there: the
+	// daemon runs as a copy of itself that is removed once it listens.
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "gone", "slurmd-lite")
+	copyFile(t, daemontest.Bin(t, "slurmd-lite"), exe)
+	d, id := retryDaemon(t, dir, exe, exe)
+	c := d.Client
+	job := func() api.Job { return d.Job(id) }
 
 	var j api.Job
 	waitUntil(t, 20*time.Second, "the job requeued held after its failed launch", func() bool {
@@ -113,10 +79,7 @@ func TestASupervisorThatCannotStartIsRequeuedHeld(t *testing.T) {
 	}
 	// Its owner (root here) releases it once the cause is fixed; it is
 	// not, and max_batch_requeue (1) is reached: the job fails.
-	var res api.Results
-	if err := c.Do(context.Background(), "POST", api.PathControl, api.Control{Action: api.ActionRelease, Jobs: []string{fmt.Sprint(id)}}, &res); err != nil {
-		t.Fatal(err)
-	}
+	d.Must("scontrol", "release", fmt.Sprint(id))
 	waitUntil(t, 20*time.Second, "the job failed after its second failed launch", func() bool {
 		j = job()
 		return j.State == slurm.Failed
@@ -131,19 +94,20 @@ func TestASupervisorThatCannotStartIsRequeuedHeld(t *testing.T) {
 // max_batch_requeue such requeues it is held, JobHoldMaxRequeue, instead
 // of being lost and requeued again many times a second.
 func TestAJobLostAgainAndAgainIsHeld(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a daemon")
 	}
-	c, id := retryDaemon(t, func(dir string) string {
-		sup := filepath.Join(dir, "dies-at-once")
-		if err := os.WriteFile(sup, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return sup
-	})
+	dir := t.TempDir()
+	sup := filepath.Join(dir, "dies-at-once")
+	if err := os.WriteFile(sup, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, id := retryDaemon(t, dir, sup, "")
+	c := d.Client
 	var j api.Job
 	waitUntil(t, 60*time.Second, "the job held after it was lost twice", func() bool {
-		j = retryJob(t, c, id)
+		j = d.Job(id)
 		return j.State == slurm.Pending && j.Hold == store.HoldMaxRequeue
 	})
 	var acct []store.Record
@@ -163,5 +127,20 @@ func TestAJobLostAgainAndAgainIsHeld(t *testing.T) {
 	}
 	if want := []slurm.JobState{slurm.NodeFail, slurm.NodeFail, slurm.Pending}; fmt.Sprint(states) != fmt.Sprint(want) {
 		t.Errorf("runs in accounting: %v, want %v", states, want)
+	}
+}
+
+// copyFile copies the binary from to to (made executable).
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

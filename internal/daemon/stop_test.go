@@ -26,6 +26,7 @@ import (
 // after "stopped", holding the state's lock: a restart then failed with
 // "state directory ... is in use".)
 func TestAStoppedDaemonLetsARestartInAtOnceDespiteAHangingWebhook(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts two daemons")
 	}

@@ -259,6 +259,7 @@ func float(v uint64) string { return strconv.FormatFloat(float64(v), 'g', -1, 64
 // The metrics follow jobs as they start, wait and end; the job mapping
 // names each GPU's jobs by NVML index; a restart leaves it right.
 func TestWebMetricsAndJobMapping(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := newWebMachine()
 	wd := startWebDaemon(t, dir, m, nil)
@@ -358,6 +359,7 @@ func TestWebMetricsAndJobMapping(t *testing.T) {
 // daemon takes its socket, and the dashboard's data never carries a
 // job's script or environment.
 func TestWebRefusalsAndSecrets(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a daemon")
 	}
@@ -472,6 +474,7 @@ func BenchmarkWebScrape(b *testing.B) {
 // A preemption and a yield count; the yield shows in the page's events
 // with who and when.
 func TestWebCountsPreemptionsAndYields(t *testing.T) {
+	t.Parallel()
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil, `
 [[Partition]]
 PartitionName = "gpu"
@@ -523,6 +526,7 @@ GraceTime     = 0
 // GPU in use, the queue's length). TestWebShowsTheAnonymousViewerNoSecrets
 // walks every route after every kind of event.
 func TestWebUnderPrivateDataJobs(t *testing.T) {
+	t.Parallel()
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil, `PrivateData = ["jobs"]`)
 	id := wd.submit("exec sleep 120", "--gpus=1", "--job-name=secret-project")
 	wd.waitState(id, slurm.Running)
@@ -559,6 +563,7 @@ func TestWebUnderPrivateDataJobs(t *testing.T) {
 // configuration file. The names of [Web] AllowedHosts and the loopback's
 // are answered; on 0.0.0.0 with none listed, the machine's hostname.
 func TestWebAnswersOnlyItsOwnNames(t *testing.T) {
+	t.Parallel()
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), nil, `[Web]
 Listen       = "127.0.0.1:0"
 AllowedHosts = ["gpubox.lab.example"]`)

@@ -28,6 +28,7 @@ import (
 // shows nothing; a month written wrongly is refused with the way to write
 // it.
 func TestWebUsageMonth(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 2, 10, 0, 0, 0, time.Local)
 	clock := &fakeClock{t: t0}
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), clock, `ClusterName = "anchor"`)
@@ -73,6 +74,7 @@ func TestWebUsageMonth(t *testing.T) {
 // TestWebUsageMonthPrivate: under PrivateData=usage the anonymous viewer
 // gets the accounts' totals and no user's line.
 func TestWebUsageMonthPrivate(t *testing.T) {
+	t.Parallel()
 	clock := &fakeClock{t: time.Date(2026, 11, 2, 10, 0, 0, 0, time.Local)}
 	wd := startWebDaemon(t, t.TempDir(), newWebMachine(), clock, `PrivateData = ["usage"]`)
 	ja, _ := usageJobs(t, wd, clock)

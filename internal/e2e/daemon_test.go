@@ -19,6 +19,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
 	"github.com/slurm-lite/slurm-lite/internal/config"
+	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
@@ -76,7 +77,7 @@ func cmdSharedDir(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	dir, err := os.MkdirTemp("", "slurm-lite-e2e-")
 	ts.Check(err)
-	ts.Defer(func() { killStrays(dir); os.RemoveAll(dir) })
+	ts.Defer(func() { daemontest.KillSupervisors(dir); os.RemoveAll(dir) })
 	ts.Check(os.Chmod(dir, 0o755))
 	ts.Setenv(args[0], dir)
 }
@@ -91,7 +92,7 @@ func cmdUserDir(ts *testscript.TestScript, neg bool, args []string) {
 	u := requireUser(ts, args[0])
 	dir, err := os.MkdirTemp("", "slurm-lite-e2e-"+args[0]+"-")
 	ts.Check(err)
-	ts.Defer(func() { killStrays(dir); os.RemoveAll(dir) })
+	ts.Defer(func() { daemontest.KillSupervisors(dir); os.RemoveAll(dir) })
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	ts.Check(os.Chown(dir, uid, gid))

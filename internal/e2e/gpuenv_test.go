@@ -19,12 +19,14 @@ var gpuEnvDir = filepath.Join("..", "..", "testdata", "gpuenv")
 // daemon with four simulated a100s, its GPU variables compared with the
 // recording (the gpuenv command), and the GPU accounting around them.
 func TestGPUEnvMatchesSlurm(t *testing.T) {
+	t.Parallel() // beside the other groups of scripts (waitingTests)
 	cmds := commands()
 	cmds["gpuenv"] = cmdGPUEnv
 	testscript.Run(t, testscript.Params{
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		Dir:                 "testdata/gpuenv",
 		Cmds:                cmds,

@@ -29,6 +29,7 @@ import (
 //	$SLURMD_BIN   the directory of the built slurmd-lite, first on PATH
 //	$REPO         the repository, for scripts/gpu-check
 func TestNVMLStub(t *testing.T) {
+	t.Parallel() // beside the other groups of scripts (waitingTests)
 	if testing.Short() {
 		t.Skip("builds slurmd-lite and starts daemons and real jobs")
 	}
@@ -82,6 +83,7 @@ func TestNVMLStub(t *testing.T) {
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		Dir:                 "testdata/nvml",
 		Cmds:                commands(),

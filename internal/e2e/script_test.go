@@ -2,10 +2,14 @@ package e2e
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +17,7 @@ import (
 
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
+	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/sacct"
 	"github.com/slurm-lite/slurm-lite/internal/sacctmgr"
 	"github.com/slurm-lite/slurm-lite/internal/sbatch"
@@ -32,7 +37,7 @@ import (
 // The commands run as real processes: testscript re-executes this test
 // binary under each command's name, with its PATH pointing at them.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(waitingTests{m}, map[string]func(){
 		"sbatch": func() { os.Exit(sbatch.Main(os.Args[1:], testStdio())) },
 		"slurmd-lite": func() {
 			os.Exit(slurmdcmd.Main(os.Args[1:], cli.Stdio(), slurmdcmd.Daemon{Run: daemonMain, Stepd: stepd.Main}))
@@ -62,19 +67,71 @@ func daemonMain(path string, fresh, rebuild bool) int {
 	return daemon.MainOptions(opts)
 }
 
+// update rewrites a script's cmp golden file (a file in the script's own
+// archive) with what the command printed: go test ./internal/e2e
+// -run TestScripts/NAME -update, then read the diff.
+var update = flag.Bool("update", false, "rewrite the txtar archives' cmp files with what the commands print")
+
+// waitingTests runs the tests with more of them at once than there are
+// cores (unless -parallel says otherwise): the scripts spend most of
+// their time waiting on jobs, daemons and timers, not computing, and two
+// at a time (go test's default on two cores) left the cores idle for
+// minutes. What a script waits for is a condition it polls, never a
+// speed (make test-stress runs them with every core busy).
+type waitingTests struct{ m *testing.M }
+
+func (w waitingTests) Run() int {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
+	return w.m.Run()
+}
+
+// minuteScripts wait out whole minutes of time limits (Slurm's limits
+// are whole minutes, and their outputs are compared with real Slurm's):
+// they start first, so that the other scripts run beside them rather
+// than after them.
+var minuteScripts = []string{"slurm_answers24", "daemon_limits", "srun_alloc_timeout"}
+
+// scriptFiles is testdata/script's archives, minuteScripts first.
+func scriptFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, rest []string
+	for _, f := range files {
+		if slices.Contains(minuteScripts, strings.TrimSuffix(filepath.Base(f), ".txtar")) {
+			first = append(first, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	if len(first) != len(minuteScripts) {
+		t.Fatalf("minuteScripts names %v; testdata/script has %d of them", minuteScripts, len(first))
+	}
+	return append(first, rest...)
+}
+
 func TestScripts(t *testing.T) {
+	t.Parallel() // beside the other groups of scripts (waitingTests)
 	testscript.Run(t, testscript.Params{
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		Files:               scriptFiles(t),
 		Cmds:                commands(),
 		Condition:           condition,
 		Setup: func(env *testscript.Env) error {
 			// What the script's jobs left running ends with it.
 			work := env.WorkDir
-			env.Defer(func() { killStrays(work) })
+			env.Defer(func() { daemontest.KillSupervisors(work) })
 			// No configuration outside the test's own directory is read.
 			env.Setenv("SLURM_LITE_CONF", "")
 			env.Setenv("HOME", env.WorkDir)

@@ -24,10 +24,12 @@ import (
 // (testdata/shares). The fake is apart from fakeslurmd's because those
 // commands ask other questions.
 func TestShareScripts(t *testing.T) {
+	t.Parallel() // beside the other groups of scripts (waitingTests)
 	testscript.Run(t, testscript.Params{
 		// Every program is run with exec, and no two names in an archive
 		// collide (issue 28): a typo is an error, not a silent no-op.
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		Dir:                 "testdata/shares",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){

@@ -143,8 +143,14 @@ func TestPackageRules(t *testing.T) {
 		// Prometheus' client brings protobuf: one package knows it.
 		"github.com/prometheus/": module + "/internal/web",
 	}
+	// Packages for tests alone: no package's own code imports them
+	// (imports lists code, not tests).
+	testOnly := []string{module + "/internal/daemontest"}
 	for pkg, imps := range all {
 		for _, imp := range imps {
+			if slices.Contains(testOnly, imp) {
+				t.Errorf("%s imports %s, which only tests may import", pkg, imp)
+			}
 			for prefix, owner := range only {
 				if strings.HasPrefix(imp, prefix) && pkg != owner && !strings.HasPrefix(pkg, owner+"/") {
 					t.Errorf("%s imports %s; only %s (and its subpackages) may", pkg, imp, owner)
