@@ -201,6 +201,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	}
 	d.recalcLocked(cfg.Priority, at)
 	snap.Calc = d.calc
+	d.publishLocked()
 	d.mu.Unlock()
 	if !reset.IsZero() {
 		d.log.Info("fair-share usage cleared (Priority.UsageResetPeriod)", "period", cfg.Priority.UsageResetPeriod, "at", reset)
@@ -313,7 +314,7 @@ func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 
 	d.mu.Lock()
 	d.gsnap = gs
-	d.web.sampled.Store(&gs)
+	d.publishLocked()
 	for id, js := range gs.Jobs {
 		if n, err := strconv.Atoi(id); err == nil {
 			d.gpuUse[uint32(n)] = d.gpuUse[uint32(n)].Add(js)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
@@ -51,21 +52,32 @@ type yieldPlan struct {
 	// requeued (buffered: the loop never waits on a caller that left).
 	done chan stepd.Status
 	// steps are what a waited-for yield has done so far, for scontrol's
-	// progress lines (yieldSteps); under Daemon.mu.
+	// progress lines (yieldSteps); under Daemon.yieldWaits.mu.
 	steps []api.YieldStep
+}
+
+// yieldWaiters are the yields a caller waits for, by job, until the
+// answer (past finishYield, through the GPUs' release): their steps are
+// what GET PathYieldSteps shows. Their own lock, which also guards each
+// plan's steps: a terminal's polling never takes the daemon's mu.
+type yieldWaiters struct {
+	mu    sync.Mutex
+	byJob map[uint32]*yieldPlan
 }
 
 // addStep records a step of a waited-for yield for yieldSteps.
 func (d *Daemon) addStep(plan *yieldPlan, st api.YieldStep) {
-	d.mu.Lock()
+	w := &d.yieldWaits
+	w.mu.Lock()
 	plan.steps = append(plan.steps, st)
-	d.mu.Unlock()
+	w.mu.Unlock()
 }
 
 // stepsOf is a copy of a plan's steps so far.
 func (d *Daemon) stepsOf(plan *yieldPlan) []api.YieldStep {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	w := &d.yieldWaits
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return slices.Clone(plan.steps)
 }
 
@@ -82,9 +94,10 @@ func (d *Daemon) yieldSteps(ctx context.Context, req *localapi.Request[struct{}]
 	if d.yieldDenied(req.Caller, j) != "" {
 		return nil, refusal(slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error())
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if plan := d.yieldWaits[j.ID]; plan != nil {
+	w := &d.yieldWaits
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if plan := w.byJob[j.ID]; plan != nil {
 		return slices.Clone(plan.steps), nil
 	}
 	return []api.YieldStep{}, nil
@@ -180,15 +193,16 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	if s := j.Request.Signal; s != nil && s.Signal != 0 {
 		sig = "SIG" + slurmtime.SignalName(s.Signal)
 	}
-	d.mu.Lock()
-	d.yieldWaits[j.ID] = plan
-	d.mu.Unlock()
+	w := &d.yieldWaits
+	w.mu.Lock()
+	w.byJob[j.ID] = plan
+	w.mu.Unlock()
 	defer func() {
-		d.mu.Lock()
-		if d.yieldWaits[j.ID] == plan {
-			delete(d.yieldWaits, j.ID)
+		w.mu.Lock()
+		if w.byJob[j.ID] == plan {
+			delete(w.byJob, j.ID)
 		}
-		d.mu.Unlock()
+		w.mu.Unlock()
 	}()
 	d.addStep(plan, api.YieldStep{JobID: j.ID, Step: "signalled", Signal: sig, GraceSeconds: int(grace / time.Second)})
 	select {
@@ -396,9 +410,7 @@ func (d *Daemon) yieldFor(ctx context.Context, caller localapi.Identity, j store
 		return 0
 	}
 	jobs = slices.DeleteFunc(jobs, func(o store.Job) bool { return o.ID == j.ID })
-	d.mu.Lock()
-	gs := d.gsnap
-	d.mu.Unlock()
+	gs := d.liveView().sample()
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 	freed := map[string]bool{}
 	held := gs.Jobs[strconv.Itoa(int(j.ID))].Memory
