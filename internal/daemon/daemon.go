@@ -184,14 +184,6 @@ type Daemon struct {
 	budgetRuns budgetRuns
 	// watched are the running jobs whose supervisors the daemon watches.
 	watched map[uint32]bool
-	// after says what to do with a running job once its supervisor has
-	// ended it: requeue it (scontrol requeue, preemption) instead of
-	// recording its end.
-	after map[uint32]string
-	// stopNotes say why those stops came, for the requeued run's notes.
-	stopNotes map[uint32]string
-	// yields are the yields in progress, by job.
-	yields map[uint32]*yieldPlan
 	// gpuUse accumulates each running job's GPU samples.
 	gpuUse map[uint32]gpu.Usage
 	// releasing are ended jobs whose GPUs NVML has not shown released yet.
@@ -208,10 +200,6 @@ type Daemon struct {
 	// whether their limits ended them (ending.go): the loop adds, the
 	// goroutine that asks removes.
 	timeoutChecks map[uint32]bool
-	// unsettled are the jobs whose ends could not be recorded (a full
-	// disk), with what their stop was meant to lead to: each pass tries
-	// again (finish.go).
-	unsettled map[uint32]string
 
 	// 3. The scheduling loop's alone.
 
@@ -228,6 +216,9 @@ type Daemon struct {
 
 	// 4. With locks of their own.
 
+	// stops are the stops in progress: why the daemon is stopping each
+	// job it stops, until its end is recorded (stops.go).
+	stops stopIntents
 	// yieldWaits are the yields a caller waits for (yield.go).
 	yieldWaits yieldWaiters
 	// checks are what submissions are checked against (submitcheck.go).
@@ -274,8 +265,6 @@ func newDaemon(opts Options, cfg *config.Config) *Daemon {
 		decisions:  map[uint32]sched.Decision{},
 		prio:       map[uint32]uint32{},
 		watched:    map[uint32]bool{},
-		after:      map[uint32]string{},
-		yields:     map[uint32]*yieldPlan{},
 		yieldWaits: yieldWaiters{byJob: map[uint32]*yieldPlan{}},
 		gpuUse:     map[uint32]gpu.Usage{},
 		releasing:  map[uint32]gpu.Job{},

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -66,4 +67,46 @@ func TestReadOnlyRoutesNeverTakeMu(t *testing.T) {
 			t.Errorf("web state: %v", err)
 		}
 	})
+}
+
+// One stop per job: a second is refused while the first is under way
+// (scontrol yield answers "already being stopped", a pass's preemption
+// waits); its end takes it whole; an end that could not be recorded keeps
+// what the stop meant, less a yield's plan (the end used it), for the
+// next pass to record again.
+func TestOneStopIntentPerJob(t *testing.T) {
+	var s stopIntents
+	plan := &yieldPlan{}
+	if !s.claim(7, stopIntent{kind: stopYield, yield: plan}) {
+		t.Fatal("the first stop of job 7 was refused")
+	}
+	if s.claim(7, stopIntent{kind: stopPreempt, note: "preempted for job 8"}) {
+		t.Error("a second stop of job 7 was taken while the yield is under way")
+	}
+	if !s.busy(7) || s.busy(8) {
+		t.Errorf("busy(7)=%v busy(8)=%v, want true false", s.busy(7), s.busy(8))
+	}
+	if in := s.take(7); in.kind != stopYield || in.yield != plan {
+		t.Errorf("took %+v, want the yield with its plan", in)
+	}
+	if in := s.take(7); in.kind != stopOwn || s.busy(7) {
+		t.Errorf("took %+v after the end, want none (the job's own end)", in)
+	}
+	s.keepUnsettled(7, stopIntent{kind: stopYield, yield: plan})
+	s.keepUnsettled(9, stopIntent{kind: stopRequeue, note: "requeued by alice"})
+	s.keepUnsettled(10, stopIntent{})
+	ids := s.retry()
+	slices.Sort(ids)
+	if !slices.Equal(ids, []uint32{7, 9, 10}) {
+		t.Errorf("retried %v, want [7 9 10]", ids)
+	}
+	if in := s.take(7); in.kind != stopYield || in.yield != nil {
+		t.Errorf("job 7 retried as %+v, want a yield without its plan (a plain requeue)", in)
+	}
+	if in := s.take(9); in.kind != stopRequeue || in.note != "requeued by alice" {
+		t.Errorf("job 9 retried as %+v, want the requeue with its note", in)
+	}
+	if s.busy(10) || len(s.retry()) != 0 {
+		t.Error("a job's own end was kept as a stop, or the unsettled were kept after a retry")
+	}
 }

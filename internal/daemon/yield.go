@@ -25,10 +25,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
-// afterYield: the supervisor ended the job for a yield; requeue it with its
-// new request, its priority and its eligible time.
-const afterYield = "yield"
-
 // yieldPlan is what a yield in progress will do once the job has stopped.
 type yieldPlan struct {
 	by        uint32
@@ -240,25 +236,17 @@ func (d *Daemon) graceOf(j store.Job) time.Duration {
 // remembers the plan for finishYield. Both scontrol yield and the
 // scheduler's own shrinks, regrows and payback stops start here.
 func (d *Daemon) startYield(j store.Job, plan *yieldPlan, grace time.Duration) error {
-	d.mu.Lock()
-	if _, busy := d.after[j.ID]; busy {
-		d.mu.Unlock()
+	plan.priority = d.liveView().prio[j.ID]
+	if !d.stops.claim(j.ID, stopIntent{kind: stopYield, yield: plan}) {
 		return localapi.Errorf(http.StatusConflict, "job %d is already being stopped", j.ID)
 	}
-	plan.priority = d.prio[j.ID]
-	d.after[j.ID] = afterYield
-	d.yields[j.ID] = plan
-	d.mu.Unlock()
 
 	creq := stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyRequeue, Grace: grace, By: &plan.by}
 	if s := j.Request.Signal; s != nil && s.Signal != 0 {
 		creq.Signal = s.Signal // the signal the job checkpoints on
 	}
 	if _, err := d.callSupervisor(j, creq); err != nil {
-		d.mu.Lock()
-		delete(d.after, j.ID)
-		delete(d.yields, j.ID)
-		d.mu.Unlock()
+		d.stops.take(j.ID)
 		return d.whyUnreached(j, err)
 	}
 	gpus := len(j.Alloc.GPUs)
@@ -282,10 +270,7 @@ func (d *Daemon) autoYield(ctx context.Context, id uint32, gpus int, forJob uint
 	if err != nil || j.State != slurm.Running {
 		return
 	}
-	d.mu.Lock()
-	_, busy := d.after[id]
-	d.mu.Unlock()
-	if busy {
+	if d.stops.busy(id) {
 		return // a stop already under way: the core plans it again each pass until it ends
 	}
 	plan := &yieldPlan{by: uint32(os.Geteuid()), byName: "slurmd-lite (" + what + ")", eligible: j.Eligible,
@@ -476,11 +461,8 @@ func setGPUCount(r *jobscript.Request, n int) {
 
 // finishYield requeues a yielded job with its new request, its priority
 // and its eligible time, records the yield, and tells the waiting caller.
-func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) error {
-	d.mu.Lock()
-	plan := d.yields[j.ID]
-	delete(d.yields, j.ID)
-	d.mu.Unlock()
+// Without a plan (the daemon that made it is gone) it is a plain requeue.
+func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status, plan *yieldPlan) error {
 	if plan == nil {
 		return d.requeue(ctx, j, st, slurm.Requeued)
 	}
@@ -580,13 +562,9 @@ func requeuedWith(batch, gpus int, gpuMem int64, limit time.Duration) string {
 	return " with" + b.String()
 }
 
-// dropYield forgets the yield planned for job id, whose script ended by
-// itself before the signal came, and tells a waiting scontrol.
-func (d *Daemon) dropYield(id uint32, st stepd.Status) {
-	d.mu.Lock()
-	plan := d.yields[id]
-	delete(d.yields, id)
-	d.mu.Unlock()
+// dropYield tells a waiting scontrol of the yield planned (plan, nil for
+// none) for a job whose script ended by itself before the signal came.
+func dropYield(plan *yieldPlan, st stepd.Status) {
 	if plan != nil {
 		plan.done <- st
 	}
