@@ -141,11 +141,9 @@ func (d *Daemon) allocAnswer(ctx context.Context, j store.Job, pid int) (api.All
 	out := api.Allocation{JobID: j.ID, State: j.State, Limit: effectiveLimit(cfg, &j), KillWait: cfg.KillWait}
 	if j.State == slurm.Pending {
 		out.Reason = j.Reason
-		d.mu.Lock()
-		if dec, ok := d.decisions[j.ID]; ok && j.Hold == store.HoldNone {
+		if dec, ok := d.liveView().decisions[j.ID]; ok && j.Hold == store.HoldNone {
 			out.Reason = dec.Reason
 		}
-		d.mu.Unlock()
 		return out, nil
 	}
 	if j.State != slurm.Running || !interactive(j) {

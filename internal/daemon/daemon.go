@@ -112,7 +112,9 @@ type Clock = clock.Clock
 //     them, without a lock;
 //  4. state with a lock of its own;
 //  5. published: an immutable value that the holder of mu replaces after
-//     each change (publishLocked), read by the handlers without a lock.
+//     each change (publishLocked), read by the handlers without a lock:
+//     a read-only route reads only this, 1. and 4., never mu, so it never
+//     waits for a scheduling pass (TestReadOnlyRoutesNeverTakeMu).
 //
 // Lock order: d.admin.mu before mu (updateGPUs and updateWholeNode take
 // mu under it). A job list holding the store's cache must not take mu
@@ -156,7 +158,7 @@ type Daemon struct {
 	// from the view.
 	cfg *config.Config
 	// gsnap is the last GPU sample (written by the loop's sample, read by
-	// the views and the node updates).
+	// the node updates; the views read it published, from view).
 	gsnap gpu.Snapshot
 	// decisions and prio are the last pass's pending decisions and
 	// priorities: replaced whole by each pass, never changed in place, so
@@ -164,7 +166,8 @@ type Daemon struct {
 	// from view (5.); alloc.go still reads decisions here, under mu.
 	decisions map[uint32]sched.Decision
 	prio      map[uint32]uint32
-	// usage is every association's usage as of usageAt (usage.go).
+	// usage is every association's usage as of usageAt (usage.go); it,
+	// calc and the budget usages are published in view too.
 	usage   []sched.Usage
 	usageAt time.Time
 	// usageSaved is when usage was last written to the store.
@@ -186,18 +189,6 @@ type Daemon struct {
 	budgetRuns budgetRuns
 	// watched are the running jobs whose supervisors the daemon watches.
 	watched map[uint32]bool
-	// after says what to do with a running job once its supervisor has
-	// ended it: requeue it (scontrol requeue, preemption) instead of
-	// recording its end.
-	after map[uint32]string
-	// stopNotes say why those stops came, for the requeued run's notes.
-	stopNotes map[uint32]string
-	// yields are the yields in progress, by job.
-	yields map[uint32]*yieldPlan
-	// yieldWaits are the yields a caller waits for, by job, until the
-	// answer (past finishYield, through the GPUs' release): their steps
-	// are what GET PathYieldSteps shows.
-	yieldWaits map[uint32]*yieldPlan
 	// gpuUse accumulates each running job's GPU samples.
 	gpuUse map[uint32]gpu.Usage
 	// releasing are ended jobs whose GPUs NVML has not shown released yet.
@@ -210,18 +201,10 @@ type Daemon struct {
 	// violated are the (job/kind) GPU violations already acted on. Only
 	// the loop uses it (sample), but under mu all the same.
 	violated map[string]bool
-	// checkJobs are what submissions are checked against (submitcheck.go);
-	// checkOK once a pass has set them.
-	checkJobs []sched.Job
-	checkOK   bool
 	// timeoutChecks are the jobs whose supervisors are being asked
 	// whether their limits ended them (ending.go): the loop adds, the
 	// goroutine that asks removes.
 	timeoutChecks map[uint32]bool
-	// unsettled are the jobs whose ends could not be recorded (a full
-	// disk), with what their stop was meant to lead to: each pass tries
-	// again (finish.go).
-	unsettled map[uint32]string
 
 	// 3. The scheduling loop's alone.
 
@@ -238,6 +221,13 @@ type Daemon struct {
 
 	// 4. With locks of their own.
 
+	// stops are the stops in progress: why the daemon is stopping each
+	// job it stops, until its end is recorded (stops.go).
+	stops stopIntents
+	// yieldWaits are the yields a caller waits for (yield.go).
+	yieldWaits yieldWaiters
+	// checks are what submissions are checked against (submitcheck.go).
+	checks submitChecks
 	// users are the users the store has seen (accounts.go).
 	users knownUsers
 	// admin is the node's administrative state (nodeupdate.go); its lock
@@ -257,9 +247,9 @@ type Daemon struct {
 
 	// 5. Published.
 
-	// view is cfg, decisions and prio as of the last pass or reload
-	// (liveView): what config(), squeue, scontrol show job and scontrol
-	// update read, without mu.
+	// view is cfg, decisions, prio, the GPU sample and the usage as of
+	// the last change (liveView): what config(), every read-only route
+	// and scontrol update read, without mu.
 	view atomic.Pointer[liveView]
 }
 
@@ -280,9 +270,7 @@ func newDaemon(opts Options, cfg *config.Config) *Daemon {
 		decisions:  map[uint32]sched.Decision{},
 		prio:       map[uint32]uint32{},
 		watched:    map[uint32]bool{},
-		after:      map[uint32]string{},
-		yields:     map[uint32]*yieldPlan{},
-		yieldWaits: map[uint32]*yieldPlan{},
+		yieldWaits: yieldWaiters{byJob: map[uint32]*yieldPlan{}},
 		gpuUse:     map[uint32]gpu.Usage{},
 		releasing:  map[uint32]gpu.Job{},
 		drained:    map[string]bool{},
@@ -294,11 +282,20 @@ func newDaemon(opts Options, cfg *config.Config) *Daemon {
 	return d
 }
 
-// publishLocked publishes cfg, decisions and prio as they are now (view).
-// The caller holds mu, so that publications happen in the order of the
+// publishLocked publishes cfg, decisions, prio, the GPU sample and the
+// usage as they are now (view). Whoever changes one of them calls it in
+// the same hold of mu, so a read-only route never needs mu. The caller
+// holds mu, so that publications happen in the order of the
 // changes they show: a pass's and a reload's cannot cross.
 func (d *Daemon) publishLocked() {
-	d.view.Store(&liveView{cfg: d.cfg, decisions: d.decisions, prio: d.prio})
+	v := &liveView{cfg: d.cfg, decisions: d.decisions, prio: d.prio, fs: &fairShareView{
+		usage: d.usage, usageAt: d.usageAt, calc: d.calc,
+		budgetUsage: d.budgetUsage, qosBudgetUsage: d.qosBudgetUsage}}
+	if !d.gsnap.Time.IsZero() { // nil until the first sample
+		gs := d.gsnap
+		v.gpus = &gs
+	}
+	d.view.Store(v)
 }
 
 // now is the daemon's time (Options.Clock).
@@ -377,9 +374,10 @@ func Run(ctx context.Context, opts Options) error {
 	log.Info("job supervisors", "command", strings.Join(d.stepd, " "))
 	// The inventory learns its GPUs from a first sample; only then can
 	// the stored drains be applied to them (by UUID).
+	d.mu.Lock()
 	d.gsnap = d.inv.Sample(d.now(), nil)
-	first := d.gsnap // a copy: the loop replaces d.gsnap under mu
-	d.web.sampled.Store(&first)
+	d.publishLocked()
+	d.mu.Unlock()
 	if drains, err := d.st.Drains(ctx); err == nil {
 		for _, dr := range drains {
 			d.drained[dr.UUID] = true
@@ -395,6 +393,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err := d.loadUsage(ctx, d.started); err != nil {
 		return err
 	}
+	d.mu.Lock()
+	d.publishLocked() // the usage loaded
+	d.mu.Unlock()
 	d.startNotifier(cfg)
 	// Stopping delivers nothing more: what is under way is abandoned and
 	// what is queued dropped, said in the log, so that a webhook or a
@@ -444,6 +445,7 @@ func Run(ctx context.Context, opts Options) error {
 	d.chargeUntil(ctx, d.now())
 	d.mu.Lock()
 	d.recalcLocked(cfg.Priority, d.usageAt)
+	d.publishLocked()
 	d.mu.Unlock()
 
 	d.srv = &localapi.Server{Routes: d.routes(), Logf: func(f string, a ...any) { log.Warn(fmt.Sprintf(f, a...)) }}

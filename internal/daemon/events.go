@@ -264,9 +264,7 @@ func (d *Daemon) events(ctx context.Context, req *localapi.Request[struct{}]) ([
 		}
 		evs = append(evs, got...)
 	}
-	d.mu.Lock()
-	gs := d.gsnap
-	d.mu.Unlock()
+	gs := d.liveView().sample()
 	node := d.config().Node.NodeName
 	out := make([]api.Event, 0, len(evs))
 	for _, e := range evs {

@@ -27,22 +27,12 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
 
-// After-actions: what to do once a supervisor has ended a job.
-const (
-	afterRequeue  = "requeue"  // scontrol requeue: back to PENDING, same id
-	afterPreempt  = "preempt"  // preemption: requeue if it may be, else PREEMPTED
-	afterNodeFail = "nodefail" // its GPU was lost: NODE_FAIL, requeued if it may be
-)
-
 // finish records the end of a job whose supervisor has exited.
 func (d *Daemon) finish(ctx context.Context, id uint32) {
 	d.mu.Lock()
 	delete(d.watched, id)
-	after := d.after[id]
-	delete(d.after, id)
-	note := d.stopNotes[id]
-	delete(d.stopNotes, id)
 	d.mu.Unlock()
+	in := d.stops.take(id)
 
 	j, err := d.st.Job(ctx, id)
 	if err != nil {
@@ -59,81 +49,62 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 		d.lost(ctx, j, fmt.Sprintf("supervisor ended without a status: %v", err))
 		return
 	}
-	if after == "" {
-		after = afterFromStatus(status)
+	if in.kind == stopOwn {
+		in.kind = stopFromStatus(status)
 	}
 	status = learnedEnd(j, status, d.endAt(j, status.Ending, d.now()))
-	if err := d.settle(ctx, j, status, after, note); err != nil {
+	if err := d.settle(ctx, j, status, in); err != nil {
 		// Kept, and tried again by every pass until it is recorded (a
 		// full state disk): the status file stays where it is.
 		d.log.Error("recording the end of a job; trying again at the next pass", "job", id, "err", err)
-		d.mu.Lock()
-		if d.unsettled == nil {
-			d.unsettled = map[uint32]string{}
-		}
-		d.unsettled[id] = after
-		if note != "" {
-			if d.stopNotes == nil {
-				d.stopNotes = map[uint32]string{}
-			}
-			d.stopNotes[id] = note
-		}
-		d.mu.Unlock()
+		d.stops.keepUnsettled(id, in)
 	}
 }
 
 // settleAgain tries again to record the ends that could not be recorded.
 func (d *Daemon) settleAgain(ctx context.Context) {
-	d.mu.Lock()
-	again := d.unsettled
-	d.unsettled = nil
-	for id, after := range again {
-		if after != "" {
-			d.after[id] = after
-		}
-	}
-	d.mu.Unlock()
-	for id := range again {
+	for _, id := range d.stops.retry() {
 		d.finish(ctx, id)
 	}
 }
 
 // settle records a job's end as the stop that ended it meant: requeued,
-// yielded, lost, preempted, or simply ended. note, when not "", says why
-// the stop came (stopSparing): the requeued run keeps it, for sacct.
-func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, after, note string) error {
+// yielded, lost, preempted, or simply ended. in.note, when not "", says
+// why the stop came (stopSparing): the requeued run keeps it, for sacct.
+func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, in stopIntent) error {
 	var notes []string
-	if note != "" {
-		notes = []string{note}
+	if in.note != "" {
+		notes = []string{in.note}
 	}
+	after := in.kind
 	// A stop that came too late: the script had ended by itself before
 	// the supervisor got the request (it then sets no ending). The job's
 	// own end stands; requeued instead, a job that had finished would run
 	// again (seen when a pass yielded a job in the milliseconds between
 	// its last line and the daemon hearing of its end).
-	if interactive(j) && (after == afterRequeue || after == afterYield) {
+	if interactive(j) && (after == stopRequeue || after == stopYield) {
 		// Not a batch job: it cannot be requeued, and ends CANCELLED.
-		if after == afterYield {
-			d.dropYield(j.ID, status)
+		if after == stopYield {
+			dropYield(in.yield, status)
 		}
-		after = ""
+		after = stopOwn
 	}
-	if status.Ending == nil && (after == afterRequeue || after == afterYield || after == afterPreempt) {
-		d.log.Info("the job ended by itself before its stop", "job", j.ID, "stop", after, "state", string(status.State))
-		if after == afterYield {
-			d.dropYield(j.ID, status)
+	if status.Ending == nil && (after == stopRequeue || after == stopYield || after == stopPreempt) {
+		d.log.Info("the job ended by itself before its stop", "job", j.ID, "stop", after.String(), "state", string(status.State))
+		if after == stopYield {
+			dropYield(in.yield, status)
 		}
-		after = ""
+		after = stopOwn
 	}
 	switch after {
-	case afterRequeue:
+	case stopRequeue:
 		return d.requeue(ctx, j, status, slurm.Requeued, notes...)
-	case afterYield:
-		return d.finishYield(ctx, j, status)
-	case afterNodeFail:
+	case stopYield:
+		return d.finishYield(ctx, j, status, in.yield)
+	case stopNodeFail:
 		d.lost(ctx, j, "its GPU was lost")
 		return nil
-	case afterPreempt:
+	case stopPreempt:
 		// Counted here, once per preempted run: a pass may plan the same
 		// preemption again while the job is still stopping.
 		d.web.preemptions.Add(1)
@@ -142,7 +113,7 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 		}
 		status.State = slurm.Preempted
 	}
-	if after == "" {
+	if after == stopOwn {
 		if took, err := d.settleCron(ctx, j, status); took {
 			return err
 		}
@@ -153,23 +124,23 @@ func (d *Daemon) settle(ctx context.Context, j store.Job, status stepd.Status, a
 	return d.recordEnd(ctx, j.ID, status)
 }
 
-// afterFromStatus is what a stop was meant to lead to when this daemon did
+// stopFromStatus is what a stop was meant to lead to when this daemon did
 // not ask for it (it was restarted meanwhile): the supervisor's status says
 // why it ended the job. A yield's new batch size and GPUs were this
 // process's alone, so a yield becomes a plain requeue.
-func afterFromStatus(st stepd.Status) string {
+func stopFromStatus(st stepd.Status) stopKind {
 	if st.Ending == nil {
-		return ""
+		return stopOwn
 	}
 	switch st.Ending.Why {
 	case stepd.WhyRequeue:
-		return afterRequeue
+		return stopRequeue
 	case stepd.WhyPreemption:
-		return afterPreempt
+		return stopPreempt
 	case stepd.WhyNodeFail:
-		return afterNodeFail
+		return stopNodeFail
 	}
-	return ""
+	return stopOwn
 }
 
 // endLost ends a job whose GPU was lost: the supervisor stops it, and its
@@ -180,13 +151,9 @@ func (d *Daemon) endLost(id uint32) {
 	if err != nil || j.State != slurm.Running {
 		return
 	}
-	d.mu.Lock()
-	if _, already := d.after[id]; already {
-		d.mu.Unlock()
-		return
+	if !d.stops.claim(id, stopIntent{kind: stopNodeFail}) {
+		return // already being stopped
 	}
-	d.after[id] = afterNodeFail
-	d.mu.Unlock()
 	if _, err := d.callSupervisor(j, stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyNodeFail}); err != nil {
 		d.log.Error("stopping a job on a lost GPU", "job", id, "err", err)
 	}
@@ -640,22 +607,14 @@ func (d *Daemon) stopSparing(ctx context.Context, id uint32, why, detail string,
 			grace = p.GraceTime
 		}
 	}
-	after := afterRequeue
+	kind := stopRequeue
 	if why == stepd.WhyPreemption {
-		after = afterPreempt
+		kind = stopPreempt
 	}
-	d.mu.Lock()
-	if _, already := d.after[id]; already {
-		d.mu.Unlock()
+	if !d.stops.claim(id, stopIntent{kind: kind, note: stopNote(why, detail)}) {
 		d.log.Info("job already being stopped", "job", id, "why", detail)
 		return nil
 	}
-	d.after[id] = after
-	if d.stopNotes == nil {
-		d.stopNotes = map[uint32]string{}
-	}
-	d.stopNotes[id] = stopNote(why, detail)
-	d.mu.Unlock()
 	if audit {
 		// Recorded before the supervisor is asked, so that it precedes
 		// the requeue the stop leads to.
@@ -736,14 +695,14 @@ func (d *Daemon) reattach(ctx context.Context) error {
 	slices.SortStableFunc(done, func(a, b ended) int { return a.st.End.Compare(b.st.End) })
 	for _, e := range done {
 		d.log.Info("job ended while the daemon was away", "job", e.j.ID, "state", string(e.st.State))
-		if err := d.settle(ctx, e.j, e.st, afterFromStatus(e.st), ""); err != nil {
+		if err := d.settle(ctx, e.j, e.st, stopIntent{kind: stopFromStatus(e.st)}); err != nil {
 			return err
 		}
 	}
 	for _, j := range live {
 		dir := d.runDir(j.ID, j.Restarts)
 		if st, err := stepd.ReadStatus(dir); err == nil { // ended just now
-			if err := d.settle(ctx, j, learnedEnd(j, st, d.endAt(j, st.Ending, d.now())), afterFromStatus(st), ""); err != nil {
+			if err := d.settle(ctx, j, learnedEnd(j, st, d.endAt(j, st.Ending, d.now())), stopIntent{kind: stopFromStatus(st)}); err != nil {
 				return err
 			}
 			continue

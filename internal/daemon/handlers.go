@@ -341,6 +341,29 @@ type liveView struct {
 	cfg       *config.Config
 	decisions map[uint32]sched.Decision
 	prio      map[uint32]uint32
+	// gpus is the last GPU sample; nil before the first (sample).
+	gpus *gpu.Snapshot
+	// fs is the usage the fair share and the budgets are computed from.
+	fs *fairShareView
+}
+
+// fairShareView is the usage as the holder of mu last published it
+// (Daemon.usage and its neighbours); like the rest of a view, never
+// changed in place.
+type fairShareView struct {
+	usage          []sched.Usage
+	usageAt        time.Time
+	calc           sched.Calc
+	budgetUsage    []sched.TRESUsage
+	qosBudgetUsage []sched.TRESUsage
+}
+
+// sample is the last GPU sample, zero before the first.
+func (v liveView) sample() gpu.Snapshot {
+	if v.gpus == nil {
+		return gpu.Snapshot{}
+	}
+	return *v.gpus
 }
 
 // liveView returns the view last published (publishLocked); it takes no
@@ -895,9 +918,7 @@ func queryTime(q url.Values, key string) (time.Time, error) {
 // node is scontrol show node and sinfo's view of the machine.
 func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api.Node, error) {
 	cfg := d.config()
-	d.mu.Lock()
-	gs := d.gsnap
-	d.mu.Unlock()
+	gs := d.liveView().sample()
 	running, err := d.st.Jobs(ctx, store.Filter{States: []slurm.JobState{slurm.Running, slurm.Completing}})
 	if err != nil {
 		return api.Node{}, err
@@ -976,9 +997,8 @@ func (d *Daemon) node(ctx context.Context, req *localapi.Request[struct{}]) (api
 
 // configInForce is the configuration the daemon runs with.
 func (d *Daemon) configInForce(ctx context.Context, req *localapi.Request[struct{}]) (api.Config, error) {
-	d.mu.Lock()
-	out := api.Config{Config: d.cfg, Path: d.cfgPath, Boot: d.boot, GPUs: d.gsnap.Comment, Cgroups: d.cgroupsView()}
-	d.mu.Unlock()
+	v := d.liveView()
+	out := api.Config{Config: v.cfg, Path: d.cfgPath, Boot: d.boot, GPUs: v.sample().Comment, Cgroups: d.cgroupsView()}
 	out.ImplicitUsers = d.implicitUsers(ctx, out.Config, append(namedUsers(req.Query), req.Caller.User)...)
 	return out, nil
 }
@@ -1019,9 +1039,7 @@ func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	gs := d.gsnap
-	d.mu.Unlock()
+	gs := d.liveView().sample()
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 	d.withCalc(&snap.Snapshot)
 	v := d.viewer(req.Caller)

@@ -168,7 +168,28 @@ type snapshot struct {
 	placeholder map[uint32]arrayKey
 }
 
-// pass is one scheduling pass: sample, plan, carry out.
+// pass is one scheduling pass: sample, plan, carry out. In order (the
+// steps are numbered in the body, as sched.Cycle's are):
+//
+//  1. read the jobs, and set the wake-up for the next time limit
+//     (noteTimeouts);
+//  2. record again the ends a full disk left unrecorded (settleAgain);
+//  3. sample the GPUs and act on the sample: use, survivors, lost GPUs
+//     (sample), idle GPUs (checkIdle), reservations that ended, old
+//     checkpoints;
+//  4. build the core's snapshot, and keep its jobs for the submissions'
+//     checks until the next pass;
+//  5. charge usage up to now (reset and recalculated when due) and the
+//     budgets, published for the views;
+//  6. plan (sched.Cycle) and record the jobs that became eligible;
+//  7. publish the pending decisions and priorities (view), and mail the
+//     jobs whose dependencies can never be met;
+//  8. start the jobs planned, and sample again when they took GPUs;
+//  9. stop the jobs planned: preemptions, payback yields, shrinks and
+//     regrows (each a stopIntent, stops.go);
+//  10. save the usage when due.
+//
+// No route waits for it: the routes read what steps 3, 5 and 7 publish.
 //
 // It returns the time it took to plan (everything but starting and
 // stopping jobs): the CPU a pass costs, which passPace rations.
@@ -176,6 +197,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	began := clock.Start() // the planning's cost is real time (passPace)
 	now := d.now()
 	cfg := d.config()
+	// 1. The jobs, and the wake-up for the next time limit.
 	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
 	if err != nil {
 		d.log.Error("reading jobs", "err", err)
@@ -192,14 +214,18 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 			d.limitWake.Reset(wait)
 		}
 	}
+	// 2. The ends not recorded yet.
 	d.settleAgain(ctx)
+	// 3. The GPUs' sample, and what it asks for.
 	gs := d.sample(now, jobs)
 	d.checkIdle(ctx, now, jobs, gs)
 	d.expireReservations(ctx, now, jobs)
 	d.sweepCheckpoints(ctx, now)
+	// 4. The core's snapshot.
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 	d.keepCheckJobs(snap.Jobs)
 
+	// 5. Usage and budgets.
 	d.mu.Lock()
 	at := usageClock(now)
 	reset := d.resetUsageLocked(snap.Snapshot, cfg.Priority.UsageResetPeriod, at)
@@ -209,6 +235,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	}
 	d.recalcLocked(cfg.Priority, at)
 	snap.Calc = d.calc
+	d.publishLocked()
 	d.mu.Unlock()
 	if !reset.IsZero() {
 		d.log.Info("fair-share usage cleared (Priority.UsageResetPeriod)", "period", cfg.Priority.UsageResetPeriod, "at", reset)
@@ -216,9 +243,11 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	}
 	d.addBudgets(ctx, cfg, &snap.Snapshot, jobs)
 
+	// 6. The plan.
 	plan := sched.Cycle(snap.Snapshot)
 	d.recordEligible(ctx, snap, plan.Eligible)
 
+	// 7. The decisions and priorities, published.
 	decisions := map[uint32]sched.Decision{}
 	for _, dec := range plan.Pending {
 		id := dec.JobID
@@ -247,6 +276,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 
 	planned = began.Elapsed()
 	d.web.publishPass(snap.Snapshot, planned)
+	// 8. The starts.
 	var yielders map[uint32][]uint32
 	for i := range jobs {
 		if j := &jobs[i]; j.YieldedFor != 0 && j.State == slurm.Pending {
@@ -278,6 +308,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 			d.sample(d.now(), jobs)
 		}
 	}
+	// 9. The stops.
 	for _, p := range plan.Preempts {
 		// A job of a REQUEUE partition is preempted (sacct: PREEMPTED);
 		// any other the core stops is a yieldable job that YieldPayback
@@ -294,6 +325,7 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 	for _, g := range plan.Grows {
 		d.autoYield(ctx, g.JobID, g.ToGPUs, 0, g.TimeLimit, "regrow")
 	}
+	// 10. The usage, saved when due.
 	if now.Sub(d.lastUsageSave()) > usageSaveEvery(cfg.Priority.CalcPeriod) {
 		d.saveUsage(ctx)
 	}
@@ -321,7 +353,7 @@ func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 
 	d.mu.Lock()
 	d.gsnap = gs
-	d.web.sampled.Store(&gs)
+	d.publishLocked()
 	for id, js := range gs.Jobs {
 		if n, err := strconv.Atoi(id); err == nil {
 			d.gpuUse[uint32(n)] = d.gpuUse[uint32(n)].Add(js)

@@ -190,21 +190,21 @@ func TestCUDAOOMReadsOnlyARegularFile(t *testing.T) {
 	}
 }
 
-func TestAfterFromStatus(t *testing.T) {
+func TestStopFromStatus(t *testing.T) {
 	tests := []struct {
 		name string
 		st   stepd.Status
-		want string
+		want stopKind
 	}{
-		{"a job that ended by itself", stepd.Status{}, ""},
-		{"a plain cancel", stepd.Status{Ending: &stepd.Ending{}}, ""},
-		{"the time limit", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyTimeLimit}}, ""},
-		{"a requeue (or a yield, whose plan died with the daemon)", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyRequeue}}, afterRequeue},
-		{"a preemption", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyPreemption}}, afterPreempt},
-		{"a lost GPU", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyNodeFail}}, afterNodeFail},
+		{"a job that ended by itself", stepd.Status{}, stopOwn},
+		{"a plain cancel", stepd.Status{Ending: &stepd.Ending{}}, stopOwn},
+		{"the time limit", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyTimeLimit}}, stopOwn},
+		{"a requeue (or a yield, whose plan died with the daemon)", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyRequeue}}, stopRequeue},
+		{"a preemption", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyPreemption}}, stopPreempt},
+		{"a lost GPU", stepd.Status{Ending: &stepd.Ending{Why: stepd.WhyNodeFail}}, stopNodeFail},
 	}
 	for _, tt := range tests {
-		if got := afterFromStatus(tt.st); got != tt.want {
+		if got := stopFromStatus(tt.st); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}

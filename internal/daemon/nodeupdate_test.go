@@ -49,6 +49,7 @@ func drainDaemon(t *testing.T, dir string) *Daemon {
 		d.drained[dr.UUID] = true
 	}
 	d.gsnap = inv.Sample(time.Now(), nil)
+	d.publishLocked() // nothing else runs yet
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -62,6 +63,7 @@ func drainDaemon(t *testing.T, dir string) *Daemon {
 				gs := inv.Sample(time.Now(), nil)
 				d.mu.Lock()
 				d.gsnap = gs
+				d.publishLocked()
 				d.mu.Unlock()
 			}
 		}
@@ -251,6 +253,7 @@ func TestGPUDrainAndResume(t *testing.T) {
 	// "not drained" (seen in a test that drains and resumes at once).
 	d.mu.Lock()
 	d.gsnap = before
+	d.publishLocked()
 	d.mu.Unlock()
 
 	// Resumed by UUID.

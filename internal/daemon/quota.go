@@ -89,6 +89,7 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 	if !hasBudgets(cfg) {
 		d.mu.Lock()
 		d.budgetUsage, d.qosBudgetUsage = nil, nil
+		d.publishLocked()
 		d.mu.Unlock()
 		return
 	}
@@ -103,15 +104,15 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 		// Without the records no budget can be judged: keep the last
 		// usage known rather than let every job through.
 		d.log.Error("reading runs for GrpTRESMins", "err", err)
-		d.mu.Lock()
-		snap.TRESUsage, snap.QOSUsage = d.budgetUsage, d.qosBudgetUsage
-		d.mu.Unlock()
+		fs := d.liveView().fs
+		snap.TRESUsage, snap.QOSUsage = fs.budgetUsage, fs.qosBudgetUsage
 		return
 	}
 	snap.TRESUsage = sched.AccountTRESUsage(*snap, runs, since)
 	snap.QOSUsage = sched.QOSTRESUsage(*snap, runs, since)
 	d.mu.Lock()
 	d.budgetUsage, d.qosBudgetUsage = snap.TRESUsage, snap.QOSUsage
+	d.publishLocked()
 	d.mu.Unlock()
 	d.tellBudgets(cfg, snap.TRESUsage, now, snap.Config.NextUsageReset)
 }
@@ -240,17 +241,14 @@ func (d *Daemon) lastBudgets(cfg *config.Config, snap *sched.Snapshot) {
 		return
 	}
 	snap.Config.NextUsageReset = sched.NextUsageReset(cfg.Priority.UsageResetPeriod, snap.Now, time.Local)
-	d.mu.Lock()
-	snap.TRESUsage, snap.QOSUsage = d.budgetUsage, d.qosBudgetUsage
-	d.mu.Unlock()
+	fs := d.liveView().fs
+	snap.TRESUsage, snap.QOSUsage = fs.budgetUsage, fs.qosBudgetUsage
 }
 
 // budgets are the GPU-minute budgets (GrpTRESMins gres/gpu) with the usage
 // the last pass counted, for the dashboard and /metrics.
 func (d *Daemon) budgets(cfg *config.Config, now time.Time) []web.Budget {
-	d.mu.Lock()
-	usage := d.budgetUsage
-	d.mu.Unlock()
+	usage := d.liveView().fs.budgetUsage
 	var resets int64
 	if r := sched.NextUsageReset(cfg.Priority.UsageResetPeriod, now, time.Local); !r.IsZero() {
 		resets = r.Unix()

@@ -154,9 +154,7 @@ func (d *Daemon) listReservations(ctx context.Context, req *localapi.Request[str
 
 // nodeCPUs is the node's CPUs as the scheduler counts them.
 func (d *Daemon) nodeCPUs() int {
-	d.mu.Lock()
-	gs := d.gsnap
-	d.mu.Unlock()
+	gs := d.liveView().sample()
 	return schedNode(d.config(), gs, false).CPUs
 }
 
@@ -425,9 +423,7 @@ func first(s []string) string {
 // them, by start then name.
 func (d *Daemon) webReservations(now time.Time) []web.Reservation {
 	list := d.reservations(context.Background())
-	d.mu.Lock()
-	gpus := len(d.gsnap.GPUs)
-	d.mu.Unlock()
+	gpus := len(d.liveView().sample().GPUs)
 	out := make([]web.Reservation, 0, len(list))
 	for i := range list {
 		sr := schedResv(&list[i])

@@ -19,10 +19,10 @@ import (
 // yielded a job in the milliseconds between its last line and the
 // daemon hearing of its end.
 func TestAStopThatCameTooLateLeavesTheJobsOwnEnd(t *testing.T) {
-	for _, after := range []string{afterYield, afterRequeue, afterPreempt} {
-		t.Run(after, func(t *testing.T) {
+	for _, after := range []stopKind{stopYield, stopRequeue, stopPreempt} {
+		t.Run(after.String(), func(t *testing.T) {
 			d := drainDaemon(t, t.TempDir())
-			d.gpuUse, d.releasing, d.yields = map[uint32]gpu.Usage{}, map[uint32]gpu.Job{}, map[uint32]*yieldPlan{}
+			d.gpuUse, d.releasing = map[uint32]gpu.Usage{}, map[uint32]gpu.Job{}
 			ctx := context.Background()
 			req, err := jobscript.Parse(jobscript.Input{Script: []byte("#!/bin/sh\ntrue\n"), Now: time.Now()})
 			if err != nil {
@@ -39,9 +39,12 @@ func TestAStopThatCameTooLateLeavesTheJobsOwnEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			plan := &yieldPlan{done: make(chan stepd.Status, 1)}
-			d.yields[j.ID] = plan
+			in := stopIntent{kind: after}
+			if after == stopYield {
+				in.yield = plan
+			}
 			st := stepd.Status{JobID: j.ID, State: slurm.Completed, ExitCode: "0:0", Start: start, End: time.Now()}
-			if err := d.settle(ctx, j, st, after, ""); err != nil {
+			if err := d.settle(ctx, j, st, in); err != nil {
 				t.Fatal(err)
 			}
 			got, err := d.st.Job(ctx, j.ID)
@@ -52,7 +55,7 @@ func TestAStopThatCameTooLateLeavesTheJobsOwnEnd(t *testing.T) {
 				t.Errorf("after a %s that came too late the job is %s (exit %s, %d restarts); want COMPLETED 0:0, never requeued",
 					after, got.State, got.ExitCode, got.Restarts)
 			}
-			if after != afterYield {
+			if after != stopYield {
 				return
 			}
 			select {
@@ -62,9 +65,6 @@ func TestAStopThatCameTooLateLeavesTheJobsOwnEnd(t *testing.T) {
 				}
 			default:
 				t.Error("a waiting scontrol yield heard nothing")
-			}
-			if _, left := d.yields[j.ID]; left {
-				t.Error("the yield's plan is still kept")
 			}
 		})
 	}

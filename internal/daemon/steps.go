@@ -305,9 +305,7 @@ func (d *Daemon) tryStep(ctx context.Context, j store.Job, caller localapi.Ident
 		// now on reaches them and spares srun.
 		d.tellSteps(j)
 	}
-	d.mu.Lock()
-	nodeGPUs := len(d.gsnap.GPUs)
-	d.mu.Unlock()
+	nodeGPUs := len(d.liveView().sample().GPUs)
 	return api.Step{JobID: j.ID, StepID: s.id, Run: j.Restarts, NTasks: p.ntasks, CPUs: p.cpus, GPUs: p.gpus,
 		JobGPUs: res.gpus, Node: d.config().Node.NodeName, NodeGPUs: nodeGPUs, KillWait: d.config().KillWait, Ports: ports}, changed, nil
 }

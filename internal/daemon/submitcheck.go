@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
@@ -29,28 +30,40 @@ import (
 // counts finished jobs until MinJobAge; --test-only, which estimates a start
 // from the running jobs, reads the store afresh.
 
+// submitChecks are the jobs submissions are checked against, with a lock
+// of their own: a submission neither waits for a pass nor holds one up.
+type submitChecks struct {
+	mu sync.Mutex
+	// jobs are the last pass's, plus those accepted since; ok once a
+	// pass has set them.
+	jobs []sched.Job
+	ok   bool
+}
+
 // keepCheckJobs keeps a pass's jobs for the submissions until the next.
 func (d *Daemon) keepCheckJobs(jobs []sched.Job) {
-	d.mu.Lock()
-	d.checkJobs, d.checkOK = slices.Clip(jobs), true
-	d.mu.Unlock()
+	c := &d.checks
+	c.mu.Lock()
+	c.jobs, c.ok = slices.Clip(jobs), true
+	c.mu.Unlock()
 }
 
 // noteSubmitted counts an accepted job, given the id it got, in the checks
 // until the next pass: an array once per task, as a pass counts it.
 func (d *Daemon) noteSubmitted(j sched.Job, id uint32) {
 	j.ID = id
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.checkOK {
+	c := &d.checks
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ok {
 		return
 	}
 	if len(j.ArrayTasks) == 0 {
-		d.checkJobs = append(d.checkJobs, j)
+		c.jobs = append(c.jobs, j)
 		return
 	}
 	for range j.ArrayTasks {
-		d.checkJobs = append(d.checkJobs, j)
+		c.jobs = append(c.jobs, j)
 	}
 }
 
@@ -59,11 +72,11 @@ func (d *Daemon) noteSubmitted(j sched.Job, id uint32) {
 // the node as last sampled.
 func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) (sched.Snapshot, error) {
 	cfg := d.config()
-	d.mu.Lock()
-	gs := d.gsnap
-	usage, calc := d.usage, d.calc
-	kept, ok := d.checkJobs, d.checkOK && !fresh
-	d.mu.Unlock()
+	v := d.liveView()
+	gs, usage, calc := v.sample(), v.fs.usage, v.fs.calc
+	d.checks.mu.Lock()
+	kept, ok := d.checks.jobs, d.checks.ok && !fresh
+	d.checks.mu.Unlock()
 	if gs.Time.IsZero() {
 		gs = d.inv.Sample(now, nil)
 	}

@@ -62,10 +62,8 @@ func advanceUsage(snap sched.Snapshot, usage []sched.Usage, from, to time.Time) 
 // between passes: the stored advance plus what the running jobs in snap
 // have cost since. It changes nothing.
 func (d *Daemon) usageNow(snap sched.Snapshot) []sched.Usage {
-	d.mu.Lock()
-	usage, at := d.usage, d.usageAt
-	d.mu.Unlock()
-	return advanceUsage(snap, usage, at, usageClock(snap.Now))
+	fs := d.liveView().fs
+	return advanceUsage(snap, fs.usage, fs.usageAt, usageClock(snap.Now))
 }
 
 // withCalc sets what a view's snapshot needs of fair share: the usage now
@@ -75,9 +73,7 @@ func (d *Daemon) usageNow(snap sched.Snapshot) []sched.Usage {
 // (Slurm charges that at the next).
 func (d *Daemon) withCalc(snap *sched.Snapshot) {
 	snap.Usage = d.usageNow(*snap)
-	d.mu.Lock()
-	snap.Calc = d.calc
-	d.mu.Unlock()
+	snap.Calc = d.liveView().fs.calc
 	snap.Usage = chargedUsage(*snap)
 }
 
@@ -145,9 +141,7 @@ func (d *Daemon) chargeUntil(ctx context.Context, t time.Time) []store.Usage {
 		d.log.Error("reading running jobs to charge usage", "err", err)
 		jobs = nil
 	}
-	d.mu.Lock()
-	gs := d.gsnap
-	d.mu.Unlock()
+	gs := d.liveView().sample()
 	t = usageClock(t)
 	snap := mapSnapshot(cfg, gs, false, t, jobs) // billing needs no drain, no dependencies
 	d.mu.Lock()
@@ -155,6 +149,7 @@ func (d *Daemon) chargeUntil(ctx context.Context, t time.Time) []store.Usage {
 	if t.After(d.usageAt) {
 		d.usage = advanceUsage(snap.Snapshot, d.usage, d.usageAt, t)
 		d.usageAt = t
+		d.publishLocked()
 	}
 	return storeUsage(d.usage)
 }

@@ -30,8 +30,6 @@ import (
 // whole, so that a scrape, a page load or a mapping write reads the last
 // pass without mu and the loop never waits for them.
 type webState struct {
-	// sampled is the last GPU sample (what gsnap holds, published).
-	sampled atomic.Pointer[gpu.Snapshot]
 	// passed is the last pass's snapshot, its usage advanced (the fair
 	// share tree is computed from it on demand, not by the loop).
 	passed atomic.Pointer[sched.Snapshot]
@@ -116,10 +114,7 @@ func (s webSource) State(ctx context.Context) (*web.State, error) {
 		Yields: d.web.yields.Load(), Preemptions: d.web.preemptions.Load(), Budgets: d.budgets(cfg, now)}
 	st.Reservations = d.webReservations(now)
 
-	var gs gpu.Snapshot
-	if p := d.web.sampled.Load(); p != nil {
-		gs = *p
-	}
+	gs := v.sample()
 	onGPU := map[string][]web.GPUJob{}
 	reserved := map[string]uint64{}
 	inUse := map[string]bool{}
@@ -392,7 +387,7 @@ func (d *Daemon) syncJobMap(ctx context.Context, w *jobmap.Writer) error {
 		return err
 	}
 	nvml := map[string]int{}
-	if gs := d.web.sampled.Load(); gs != nil {
+	if gs := d.liveView().gpus; gs != nil {
 		for _, g := range gs.GPUs {
 			if g.NVMLIndex >= 0 {
 				nvml[g.UUID] = g.NVMLIndex
@@ -460,7 +455,7 @@ func (s webSource) Usage(ctx context.Context, month time.Time) (*web.Usage, erro
 		return nil, fmt.Errorf("reading the job records of %s: %w", start.Format("2006-01"), err)
 	}
 	gpus := 0
-	if p := d.web.sampled.Load(); p != nil {
+	if p := d.liveView().gpus; p != nil {
 		for _, g := range p.GPUs {
 			if g.Index >= 0 {
 				gpus++

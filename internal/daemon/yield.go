@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
@@ -23,10 +24,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
 )
-
-// afterYield: the supervisor ended the job for a yield; requeue it with its
-// new request, its priority and its eligible time.
-const afterYield = "yield"
 
 // yieldPlan is what a yield in progress will do once the job has stopped.
 type yieldPlan struct {
@@ -51,21 +48,32 @@ type yieldPlan struct {
 	// requeued (buffered: the loop never waits on a caller that left).
 	done chan stepd.Status
 	// steps are what a waited-for yield has done so far, for scontrol's
-	// progress lines (yieldSteps); under Daemon.mu.
+	// progress lines (yieldSteps); under Daemon.yieldWaits.mu.
 	steps []api.YieldStep
+}
+
+// yieldWaiters are the yields a caller waits for, by job, until the
+// answer (past finishYield, through the GPUs' release): their steps are
+// what GET PathYieldSteps shows. Their own lock, which also guards each
+// plan's steps: a terminal's polling never takes the daemon's mu.
+type yieldWaiters struct {
+	mu    sync.Mutex
+	byJob map[uint32]*yieldPlan
 }
 
 // addStep records a step of a waited-for yield for yieldSteps.
 func (d *Daemon) addStep(plan *yieldPlan, st api.YieldStep) {
-	d.mu.Lock()
+	w := &d.yieldWaits
+	w.mu.Lock()
 	plan.steps = append(plan.steps, st)
-	d.mu.Unlock()
+	w.mu.Unlock()
 }
 
 // stepsOf is a copy of a plan's steps so far.
 func (d *Daemon) stepsOf(plan *yieldPlan) []api.YieldStep {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	w := &d.yieldWaits
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return slices.Clone(plan.steps)
 }
 
@@ -82,9 +90,10 @@ func (d *Daemon) yieldSteps(ctx context.Context, req *localapi.Request[struct{}]
 	if d.yieldDenied(req.Caller, j) != "" {
 		return nil, refusal(slurm.ErrAccessDenied, slurm.ErrAccessDenied.Error())
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if plan := d.yieldWaits[j.ID]; plan != nil {
+	w := &d.yieldWaits
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if plan := w.byJob[j.ID]; plan != nil {
 		return slices.Clone(plan.steps), nil
 	}
 	return []api.YieldStep{}, nil
@@ -180,15 +189,16 @@ func (d *Daemon) yield(ctx context.Context, req *localapi.Request[api.Yield]) (a
 	if s := j.Request.Signal; s != nil && s.Signal != 0 {
 		sig = "SIG" + slurmsyntax.SignalName(s.Signal)
 	}
-	d.mu.Lock()
-	d.yieldWaits[j.ID] = plan
-	d.mu.Unlock()
+	w := &d.yieldWaits
+	w.mu.Lock()
+	w.byJob[j.ID] = plan
+	w.mu.Unlock()
 	defer func() {
-		d.mu.Lock()
-		if d.yieldWaits[j.ID] == plan {
-			delete(d.yieldWaits, j.ID)
+		w.mu.Lock()
+		if w.byJob[j.ID] == plan {
+			delete(w.byJob, j.ID)
 		}
-		d.mu.Unlock()
+		w.mu.Unlock()
 	}()
 	d.addStep(plan, api.YieldStep{JobID: j.ID, Step: "signalled", Signal: sig, GraceSeconds: int(grace / time.Second)})
 	select {
@@ -226,25 +236,17 @@ func (d *Daemon) graceOf(j store.Job) time.Duration {
 // remembers the plan for finishYield. Both scontrol yield and the
 // scheduler's own shrinks, regrows and payback stops start here.
 func (d *Daemon) startYield(j store.Job, plan *yieldPlan, grace time.Duration) error {
-	d.mu.Lock()
-	if _, busy := d.after[j.ID]; busy {
-		d.mu.Unlock()
+	plan.priority = d.liveView().prio[j.ID]
+	if !d.stops.claim(j.ID, stopIntent{kind: stopYield, yield: plan}) {
 		return localapi.Errorf(http.StatusConflict, "job %d is already being stopped", j.ID)
 	}
-	plan.priority = d.prio[j.ID]
-	d.after[j.ID] = afterYield
-	d.yields[j.ID] = plan
-	d.mu.Unlock()
 
 	creq := stepd.Request{Op: stepd.OpCancel, Why: stepd.WhyRequeue, Grace: grace, By: &plan.by}
 	if s := j.Request.Signal; s != nil && s.Signal != 0 {
 		creq.Signal = s.Signal // the signal the job checkpoints on
 	}
 	if _, err := d.callSupervisor(j, creq); err != nil {
-		d.mu.Lock()
-		delete(d.after, j.ID)
-		delete(d.yields, j.ID)
-		d.mu.Unlock()
+		d.stops.take(j.ID)
 		return d.whyUnreached(j, err)
 	}
 	gpus := len(j.Alloc.GPUs)
@@ -268,10 +270,7 @@ func (d *Daemon) autoYield(ctx context.Context, id uint32, gpus int, forJob uint
 	if err != nil || j.State != slurm.Running {
 		return
 	}
-	d.mu.Lock()
-	_, busy := d.after[id]
-	d.mu.Unlock()
-	if busy {
+	if d.stops.busy(id) {
 		return // a stop already under way: the core plans it again each pass until it ends
 	}
 	plan := &yieldPlan{by: uint32(os.Geteuid()), byName: "slurmd-lite (" + what + ")", eligible: j.Eligible,
@@ -396,9 +395,7 @@ func (d *Daemon) yieldFor(ctx context.Context, caller localapi.Identity, j store
 		return 0
 	}
 	jobs = slices.DeleteFunc(jobs, func(o store.Job) bool { return o.ID == j.ID })
-	d.mu.Lock()
-	gs := d.gsnap
-	d.mu.Unlock()
+	gs := d.liveView().sample()
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 	freed := map[string]bool{}
 	held := gs.Jobs[strconv.Itoa(int(j.ID))].Memory
@@ -464,11 +461,8 @@ func setGPUCount(r *jobscript.Request, n int) {
 
 // finishYield requeues a yielded job with its new request, its priority
 // and its eligible time, records the yield, and tells the waiting caller.
-func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status) error {
-	d.mu.Lock()
-	plan := d.yields[j.ID]
-	delete(d.yields, j.ID)
-	d.mu.Unlock()
+// Without a plan (the daemon that made it is gone) it is a plain requeue.
+func (d *Daemon) finishYield(ctx context.Context, j store.Job, st stepd.Status, plan *yieldPlan) error {
 	if plan == nil {
 		return d.requeue(ctx, j, st, slurm.Requeued)
 	}
@@ -568,13 +562,9 @@ func requeuedWith(batch, gpus int, gpuMem int64, limit time.Duration) string {
 	return " with" + b.String()
 }
 
-// dropYield forgets the yield planned for job id, whose script ended by
-// itself before the signal came, and tells a waiting scontrol.
-func (d *Daemon) dropYield(id uint32, st stepd.Status) {
-	d.mu.Lock()
-	plan := d.yields[id]
-	delete(d.yields, id)
-	d.mu.Unlock()
+// dropYield tells a waiting scontrol of the yield planned (plan, nil for
+// none) for a job whose script ended by itself before the signal came.
+func dropYield(plan *yieldPlan, st stepd.Status) {
 	if plan != nil {
 		plan.done <- st
 	}
