@@ -338,13 +338,20 @@ func (d *Daemon) pass(ctx context.Context) (planned time.Duration) {
 // killed, GPUs that did not come back drained, jobs on a lost GPU ended.
 func (d *Daemon) sample(now time.Time, jobs []store.Job) gpu.Snapshot {
 	var gjobs []gpu.Job
+	running := map[uint32]time.Time{} // job -> its run's start
 	for _, j := range jobs {
-		if (j.State != slurm.Running && j.State != slurm.Completing) || len(j.Alloc.GPUs) == 0 {
+		if j.State != slurm.Running && j.State != slurm.Completing {
 			continue
 		}
-		gjobs = append(gjobs, gpuJob(j, time.Time{}))
+		running[j.ID] = j.Start
+		if len(j.Alloc.GPUs) > 0 {
+			gjobs = append(gjobs, gpuJob(j, time.Time{}))
+		}
 	}
 	d.mu.Lock()
+	for _, id := range foldRestarted(d.releasing, running) {
+		d.log.Info("the job runs again: its earlier run's GPU processes are the new run's now", "job", id)
+	}
 	for _, rj := range d.releasing {
 		gjobs = append(gjobs, rj)
 	}
@@ -408,6 +415,29 @@ func gpuJob(j store.Job, ended time.Time) gpu.Job {
 		gj.MemPerGPU = uint64(g.Mem)
 	}
 	return gj
+}
+
+// foldRestarted stops waiting for the GPUs of an earlier run of a job that
+// runs again (requeued, resumed after a yield) and returns those jobs.
+// The GPU sample knows a job's processes by its id (SLURM_JOB_ID, its
+// cgroup), which the two runs share: waiting on, it would take the new
+// run's processes for the old run's survivors and kill them, and drain
+// the GPU when the "release" never came (seen when a requeued run started
+// 40 ms after the last ended). What the old run left behind is the job's
+// still, and is the new run's to account for and to end with it. A run
+// is new when it started no earlier than the earlier one ended: a job
+// list read just before an end still shows the ended run, which started
+// before, and its release goes on.
+func foldRestarted(releasing map[uint32]gpu.Job, running map[uint32]time.Time) []uint32 {
+	var folded []uint32
+	for id, rj := range releasing {
+		if start, ok := running[id]; ok && !start.Before(rj.Ended) {
+			delete(releasing, id)
+			folded = append(folded, id)
+		}
+	}
+	slices.Sort(folded)
+	return folded
 }
 
 // saveDrains keeps the inventory's drains in the store, so that a drain

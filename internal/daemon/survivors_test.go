@@ -3,9 +3,12 @@ package daemon
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/gpu"
 )
 
 // A pid NVML reports is killed only when it is a real process of the
@@ -51,5 +54,39 @@ func TestOnlyVerifiedSurvivorsAreKilled(t *testing.T) {
 		if got := survivorOf(c.pid, c.ended); got != c.want {
 			t.Errorf("%s (pid %d): killable %v, want %v", c.what, c.pid, got, c.want)
 		}
+	}
+}
+
+// TestARunAgainIsNotItsOwnSurvivor: a job requeued or resumed runs again
+// under the same id, which is how the GPU sample knows its processes; the
+// earlier run's release is no longer waited on (its "survivors" would be
+// the new run's processes, killed), unless the running run in the list is
+// the ended one itself, read just before its end.
+func TestARunAgainIsNotItsOwnSurvivor(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	releasing := map[uint32]gpu.Job{
+		7:  {ID: "7", Ended: t0},                   // runs again 40 ms later
+		8:  {ID: "8", Ended: t0},                   // the list still shows the ended run
+		9:  {ID: "9", Ended: t0},                   // not running: still released
+		10: {ID: "10", Ended: t0.Add(time.Second)}, // runs again at the very moment
+	}
+	running := map[uint32]time.Time{
+		7:  t0.Add(40 * time.Millisecond),
+		8:  t0.Add(-time.Hour),
+		10: t0.Add(time.Second),
+		11: t0,
+	}
+	got := foldRestarted(releasing, running)
+	if !slices.Equal(got, []uint32{7, 10}) {
+		t.Errorf("folded %v, want [7 10]", got)
+	}
+	if _, ok := releasing[8]; !ok {
+		t.Error("the release of job 8's ended run was dropped because a stale list showed it running")
+	}
+	if _, ok := releasing[9]; !ok {
+		t.Error("job 9's release was dropped, and it is not running")
+	}
+	if len(releasing) != 2 {
+		t.Errorf("releasing keeps %d jobs, want 2 (8 and 9)", len(releasing))
 	}
 }
