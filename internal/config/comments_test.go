@@ -17,8 +17,8 @@ func TestCommentLinesChangeNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, data := range map[string]string{
-		"the example":        string(example),
-		"comments in arrays": "a = [\n  # one\n  1,\n\t# two\n  2,\n]\n# end\n",
+		"the example":         string(example),
+		"comments in arrays":  "a = [\n  # one\n  1,\n\t# two\n  2,\n]\n# end\n",
 		"a multi-line string": "s = \"\"\"\n# kept: part of the string\nx\"\"\"\n# a comment\n",
 		"a literal one":       "s = '''\n  # kept\n'''\n",
 		"CRLF lines":          "# c\r\na = 1 # after\r\n  # c2\r\n",
