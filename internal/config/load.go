@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -89,7 +91,7 @@ func Parse(name string, data []byte) (*Config, error) {
 func parse(name string, data []byte) (*Config, *parser) {
 	p := &parser{file: name, given: map[string]bool{}}
 	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
+	if _, err := toml.Decode(withoutCommentLines(data), &raw); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			p.errs = Errors{{File: name, Line: pe.Position.Line, Msg: "TOML syntax: " + pe.Message}}
@@ -114,6 +116,43 @@ func parse(name string, data []byte) (*Config, *parser) {
 	}
 	p.resolve(c)
 	return c, p
+}
+
+// withoutCommentLines is data with each line that is only a comment made
+// empty, for the TOML parser: it lexes every comment into a token of its
+// own, and the example configuration is four fifths comments, so this
+// halves the parse that every command makes (docs/bench.md, "The fast
+// paths"). Line numbers stay as they are, for the parser's errors. What
+// the parser would refuse in a comment (a control character, invalid
+// UTF-8) is left for it to refuse, and a file with a multi-line string,
+// where a line starting with # may be the string's, is left whole.
+func withoutCommentLines(data []byte) string {
+	if bytes.Contains(data, []byte(`"""`)) || bytes.Contains(data, []byte("'''")) {
+		return string(data)
+	}
+	out := make([]byte, 0, len(data))
+	for rest := data; len(rest) > 0; {
+		line, after, found := bytes.Cut(rest, []byte{'\n'})
+		rest = after
+		if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '#' && plainComment(t) {
+			line = nil
+		}
+		out = append(out, line...)
+		if found {
+			out = append(out, '\n')
+		}
+	}
+	return string(out)
+}
+
+// plainComment says a comment has nothing the TOML parser refuses in one.
+func plainComment(c []byte) bool {
+	for _, b := range c {
+		if (b < 0x20 && b != '\t') || b == 0x7f {
+			return false
+		}
+	}
+	return utf8.Valid(c)
 }
 
 // Host is what the daemon learns about the machine it runs on.

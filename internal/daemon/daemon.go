@@ -307,10 +307,11 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Log == nil {
 		opts.Log = os.Stderr
 	}
-	cfg, path, err := loadConfig(opts.ConfigPath)
+	cfg, path, cfgID, err := loadConfigID(opts.ConfigPath)
 	if err != nil {
 		return err
 	}
+	settings := config.SettingsOf(cfg)
 	log := newLogger(opts.Log, cfg.LogFormat)
 	exe := opts.Exe
 	if exe == "" {
@@ -352,6 +353,8 @@ func Run(ctx context.Context, opts Options) error {
 			log.Info("stopped")
 		}
 	}()
+	// Once this daemon holds the state: sbatch's settings, beside the file.
+	leaveSettings(log, path, cfgID, settings)
 	// squeue, every scheduling pass and every submission's checks read
 	// the jobs of the last MinJobAge: the store keeps those decoded.
 	if err := d.st.CacheJobs(ctx, max(cfg.MinJobAge, time.Minute)); err != nil {
@@ -494,23 +497,55 @@ func Run(ctx context.Context, opts Options) error {
 
 // loadConfig reads the configuration and fills in the host's facts.
 func loadConfig(path string) (*config.Config, string, error) {
+	cfg, used, _, err := loadConfigID(path)
+	return cfg, used, err
+}
+
+// loadConfigID is loadConfig, also returning the file's identity from
+// before it was read, or nil where it may have changed while it was read
+// (or there is no file): the identity the commands' settings file is
+// written for (leaveSettings).
+func loadConfigID(path string) (*config.Config, string, *syscall.Stat_t, error) {
+	located, _ := config.Locate(path, os.Getenv, func(p string) bool { _, err := os.Stat(p); return err == nil })
+	before, beforeErr := config.StatConfig(located)
 	cfg, used, err := config.Find(path)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
+	}
+	var id *syscall.Stat_t
+	if after, err := config.StatConfig(used); beforeErr == nil && err == nil && used == located && config.SameConfig(before, after) {
+		id = &before
 	}
 	host, err := config.DetectHost()
 	if err != nil {
-		return nil, "", fmt.Errorf("reading this machine's CPUs and memory: %w", err)
+		return nil, "", nil, fmt.Errorf("reading this machine's CPUs and memory: %w", err)
 	}
 	cfg.ApplyHost(host)
-	return cfg, used, nil
+	return cfg, used, id, nil
+}
+
+// leaveSettings writes the few settings sbatch needs beside the
+// configuration file (config.WriteSettings), so that a submission need not
+// parse the file; where it cannot (a read-only directory), sbatch parses
+// the file as before.
+func leaveSettings(log *slog.Logger, used string, id *syscall.Stat_t, s config.Settings) {
+	if id == nil || used == "" {
+		return
+	}
+	if err := config.WriteSettings(used, *id, s); err != nil {
+		log.Info("sbatch will parse the configuration file itself", "err", err)
+	}
 }
 
 // reload is SIGHUP: a new configuration replaces the old one only when it
 // is valid, and keeps what cannot change without a restart.
 func (d *Daemon) reload() {
-	cfg, _, err := loadConfig(d.cfgPath)
+	cfg, used, id, err := loadConfigID(d.cfgPath)
+	var settings config.Settings
 	if err == nil {
+		// What the file says, before what cannot change without a
+		// restart is put back: what sbatch would read from it.
+		settings = config.SettingsOf(cfg)
 		// The directories as they will be in force: those that change
 		// only with a restart stay as they are (below), and a new value
 		// of theirs is neither made nor checked now.
@@ -541,6 +576,7 @@ func (d *Daemon) reload() {
 		d.log.Warn("LogFormat changes only with a restart")
 	}
 	d.startNotifier(cfg)
+	leaveSettings(d.log, used, id, settings)
 	d.log.Info("configuration reloaded", "config", d.cfgPath)
 	warnSite(cfg, d.log)
 	d.wake()

@@ -37,10 +37,23 @@ const Version = slurm.Version
 // sbatch does (every refusal prints Slurm's text and exit code, and creates
 // nothing), then hands it to the daemon.
 func Main(args []string, sio cmdio.IO) int {
-	// The configuration is read once, here: it was a third of the
-	// command's own time, read twice.
-	cfg, cfgPath, cfgErr := config.Find("")
-	req, code := readJob("sbatch", args, sio, cfg)
+	// sbatch needs a few settings only: from the daemon's settings file
+	// where it is the configuration's (config.FindSettings), which saves
+	// parsing the whole TOML file, and not at all for --version or --help.
+	var (
+		cfg     *config.Settings
+		cfgPath string
+		cfgErr  error
+	)
+	load := func() *config.Settings {
+		s, path, err := config.FindSettings()
+		cfgPath, cfgErr = path, err
+		if err == nil {
+			cfg = &s
+		}
+		return cfg
+	}
+	req, code := readJob("sbatch", args, sio, load)
 	if req == nil {
 		return code
 	}
@@ -238,13 +251,20 @@ func submitEnv(sio cmdio.IO) []string {
 // (a file, standard input or --wrap), the SBATCH_* variables. It returns the
 // request, or nil and the exit code after printing what sbatch prints.
 func ReadJob(prog string, args []string, sio cmdio.IO) (*jobscript.Request, int) {
-	cfg, _, _ := config.Find("")
-	return readJob(prog, args, sio, cfg)
+	return readJob(prog, args, sio, func() *config.Settings {
+		cfg, _, err := config.Find("")
+		if err != nil {
+			return nil
+		}
+		s := config.SettingsOf(cfg)
+		return &s
+	})
 }
 
-// readJob is ReadJob with the configuration already read (nil when it
-// could not be).
-func readJob(prog string, args []string, sio cmdio.IO, cfg *config.Config) (*jobscript.Request, int) {
+// readJob is ReadJob with the way to read the settings, called once the
+// command line is known to ask for a job (it returns nil when they could
+// not be read).
+func readJob(prog string, args []string, sio cmdio.IO, load func() *config.Settings) (*jobscript.Request, int) {
 	cl, err := jobscript.ParseCommandLine(args)
 	if err != nil {
 		return nil, PrintJobError(prog, err, sio.Stderr)
@@ -266,9 +286,10 @@ func readJob(prog string, args []string, sio cmdio.IO, cfg *config.Config) (*job
 	// The script is read only up to max_script_size, which slurmctld
 	// would refuse it beyond: a 100 MB script is refused before it is
 	// read, in the controller's words.
+	cfg := load()
 	limit := config.DefaultMaxScriptSize
 	if cfg != nil {
-		limit = cfg.SchedulerParameters.MaxScript()
+		limit = cfg.MaxScriptSize
 	}
 	var body []byte
 	switch {

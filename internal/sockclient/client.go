@@ -87,6 +87,12 @@ func (c *Client) DoAccept(ctx context.Context, method, path string, in any, acce
 	return c.do(ctx, method, path, in, nil, accept, decode)
 }
 
+// JSONAppender is a request body that writes its own JSON, as
+// encoding/json would, without the reflection (api.Submit: sbatch's).
+type JSONAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in, out any, accept string, decode Decoder) error {
 	// A context already done sends nothing: the deadline set from it below
 	// is applied by another goroutine, and a quick daemon could answer
@@ -96,7 +102,13 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, accep
 	}
 	var body []byte
 	if in != nil {
-		b, err := json.Marshal(in)
+		var b []byte
+		var err error
+		if a, ok := in.(JSONAppender); ok {
+			b, err = a.AppendJSON(make([]byte, 0, 4096))
+		} else {
+			b, err = json.Marshal(in)
+		}
 		if err != nil {
 			return fmt.Errorf("encoding the request for %s %s: %w", method, path, err)
 		}
