@@ -130,10 +130,12 @@ type Daemon struct {
 	ln    *localapi.Listener
 	srv   *localapi.Server
 	// restSrv is srv for the web listener's REST API, which starts first
-	// (nil until srv is made); jwtKey is the auth/jwt key, nil when off.
-	restSrv atomic.Pointer[localapi.Server]
-	jwtKey  []byte
-	exe     string
+	// (nil until srv is made, when restReady closes); jwtKey is the
+	// auth/jwt key, nil when off.
+	restSrv   atomic.Pointer[localapi.Server]
+	restReady chan struct{}
+	jwtKey    []byte
+	exe       string
 	// stepd is the command that starts a job's supervisor: slurmstepd-lite
 	// beside the daemon's binary when it is there, else the daemon's own
 	// binary as `slurmd-lite stepd`.
@@ -266,6 +268,7 @@ func newDaemon(opts Options, cfg *config.Config) *Daemon {
 		cfg:        cfg,
 		boot:       clk.Now(),
 		kick:       make(chan struct{}, 1),
+		restReady:  make(chan struct{}),
 		ended:      make(chan uint32, 64),
 		decisions:  map[uint32]sched.Decision{},
 		prio:       map[uint32]uint32{},
@@ -453,6 +456,7 @@ func Run(ctx context.Context, opts Options) error {
 
 	d.srv = &localapi.Server{Routes: d.routes(), Logf: func(f string, a ...any) { log.Warn(fmt.Sprintf(f, a...)) }}
 	d.restSrv.Store(d.srv)
+	close(d.restReady)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.srv.Serve(d.ln) }()
 	log.Info("listening", "socket", cfg.SocketPath)

@@ -92,10 +92,26 @@ func (b restBackend) Identity(name string) (localapi.Identity, error) {
 	return localapi.Identity{UID: uint32(uid), GID: uint32(gid), User: u.Username, Groups: groups}, nil
 }
 
+// restStartWait is how long a REST request waits for a starting daemon.
+const restStartWait = 30 * time.Second
+
 func (b restBackend) Call(ctx context.Context, id localapi.Identity, method, path string, in, out any) error {
 	srv := b.d.restSrv.Load()
 	if srv == nil {
-		return localapi.Errorf(http.StatusServiceUnavailable, "slurmd-lite is starting; try again")
+		// The web listener opens before the socket's routes exist (the
+		// dashboard shows the start): a request that comes meanwhile
+		// waits for them, as a command waits for the socket, rather
+		// than fail while the daemon reattaches its jobs.
+		t := time.NewTimer(restStartWait)
+		defer t.Stop()
+		select {
+		case <-b.d.restReady:
+			srv = b.d.restSrv.Load()
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return localapi.Errorf(http.StatusServiceUnavailable, "slurmd-lite is starting; try again")
+		}
 	}
 	return srv.Call(ctx, id, method, path, in, out)
 }
