@@ -211,6 +211,9 @@ func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
 	if r.CheckpointInterval != 0 {
 		w.str("checkpoint_interval", r.CheckpointInterval.String())
 	}
+	if r.Cron != nil { // the daemon's own requests (scrontab), not sbatch's
+		w.value("cron", r.Cron)
+	}
 	if len(r.Other) > 0 {
 		w.settings("other", r.Other)
 	}
