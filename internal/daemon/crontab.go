@@ -17,6 +17,7 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/localapi"
 	"github.com/slurm-lite/slurm-lite/internal/notify"
+	"github.com/slurm-lite/slurm-lite/internal/sched"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -140,6 +141,26 @@ func (d *Daemon) installCrontab(ctx context.Context, req *localapi.Request[api.C
 		return api.CrontabInstalled{}, err
 	}
 	now := d.now()
+	// MaxJobCountPerUser counts every entry's job: each is admitted alone
+	// against the same queue, which holds none of the others yet.
+	// The pending jobs of the crontab this one replaces are cancelled in
+	// the same commit and do not count: editing a crontab at its limit
+	// must stay possible (a running one still counts: it runs on).
+	shareSnap, err := d.submitSnapshot(ctx, now, false)
+	if err != nil {
+		return api.CrontabInstalled{}, err
+	}
+	replaced, err := d.st.Jobs(ctx, store.Filter{States: []slurm.JobState{slurm.Pending}})
+	if err != nil {
+		return api.CrontabInstalled{}, err
+	}
+	gone := map[uint32]bool{}
+	for _, j := range replaced {
+		if j.UID == owner.UID && j.Request.Cron != nil && !j.Request.Cron.Off {
+			gone[j.ID] = true
+		}
+	}
+	shareSnap.Jobs = slices.DeleteFunc(slices.Clone(shareSnap.Jobs), func(j sched.Job) bool { return gone[j.ID] })
 	var jobs []store.NewJob
 	var admittedJobs []admitted
 	for _, e := range req.Body.Entries {
@@ -155,7 +176,7 @@ func (d *Daemon) installCrontab(ctx context.Context, req *localapi.Request[api.C
 		sub.Request.Cron = &jobscript.Cron{Spec: entry.Spec(), LineStart: e.LineStart, LineEnd: e.LineEnd}
 		// The trick of scrontab: the begin time gates the next run.
 		sub.Request.Begin = entry.Next(now)
-		a, err := d.admit(ctx, owner, sub, now)
+		a, err := d.admit(ctx, owner, sub, now, true)
 		if err != nil {
 			out := api.CrontabInstalled{FailedLines: lines, Error: err.Error()}
 			var le *api.Error
@@ -171,6 +192,16 @@ func (d *Daemon) installCrontab(ctx context.Context, req *localapi.Request[api.C
 				out.Error = strings.Join(msg, "\n")
 			}
 			return out, nil
+		}
+		if !shareExempt(owner.UID) {
+			if err := sched.CheckUserShare(owner.User, len(jobs)+1, shareSnap); err != nil {
+				var se *sched.SubmitError
+				if errors.As(err, &se) {
+					d.log.Info("crontab refused", "user", owner.User, "why", se.Detail)
+					return api.CrontabInstalled{FailedLines: lines, Code: int(se.Code), Hint: se.Detail}, nil
+				}
+				return api.CrontabInstalled{}, err
+			}
 		}
 		script := a.job.Request.Script
 		a.job.Request.Script = ""

@@ -108,7 +108,7 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	}
 	cfg := d.config()
 	now := d.now()
-	a, err := d.admit(ctx, caller, req.Body, now)
+	a, err := d.admit(ctx, caller, req.Body, now, false)
 	if err != nil {
 		return api.Submitted{}, err
 	}
@@ -156,8 +156,10 @@ type admitted struct {
 }
 
 // admit checks a submission as slurmctld does and makes its job row, not
-// yet stored: sbatch's and each scrontab entry's.
-func (d *Daemon) admit(ctx context.Context, caller localapi.Identity, body api.Submit, now time.Time) (admitted, error) {
+// yet stored: sbatch's and each scrontab entry's. shareCounted says the
+// caller checks MaxJobCountPerUser itself, for a batch of jobs (a
+// crontab's entries, which replace the crontab's pending jobs).
+func (d *Daemon) admit(ctx context.Context, caller localapi.Identity, body api.Submit, now time.Time, shareCounted bool) (admitted, error) {
 	r := body.Request
 	if !strings.HasPrefix(body.Cwd, "/") {
 		return admitted{}, localapi.Errorf(http.StatusBadRequest, "the submission directory %q is not an absolute path", body.Cwd)
@@ -228,7 +230,7 @@ func (d *Daemon) admit(ctx context.Context, caller localapi.Identity, body api.S
 	if err != nil {
 		return admitted{}, err
 	}
-	if shareExempt(j.UID) {
+	if shareExempt(j.UID) || shareCounted {
 		snap.Config.MaxJobCountPerUser = 0
 	}
 	j.Submit = now

@@ -156,6 +156,14 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	return p.checkFits(&pj)
 }
 
+// CheckUserShare is checkUserShare for tasks more records of user, made
+// together (a crontab's entries, each a job, checked as one batch:
+// checked one by one against the same snapshot, none would count the
+// others).
+func CheckUserShare(user string, tasks int, snap Snapshot) error {
+	return checkUserShare(&Job{User: user}, tasks, snap)
+}
+
 // checkUserShare refuses a job that would take its user past
 // MaxJobCountPerUser: the user's job records, counted as MaxJobCount counts
 // them (each array task, and finished jobs until MinJobAge), plus the
