@@ -85,9 +85,17 @@ type Options struct {
 	// that pace the loop and bound waits for processes and sockets (they
 	// wait real time, for real processes: clock.Deadline), and the
 	// supervisors (separate processes that count a job's limit on the
-	// machine's monotonic clock from their own start). A fake clock suits
-	// tests where no job's run depends on the two clocks agreeing.
+	// machine's monotonic clock from their own start, unless given the
+	// same clock: SupervisorEnv). A fake clock suits tests where no job's
+	// run depends on the two clocks agreeing.
 	Clock Clock
+	// SupervisorEnv is added to the supervisors' own environment (never
+	// the jobs'). The end-to-end test binary, whose supervisors are that
+	// binary, passes its test clock's file with it so that the
+	// supervisors count limits and KillWait on the daemon's Clock
+	// (stepd.MainClock); the real slurmd-lite passes nothing, and its
+	// supervisors read no environment for a clock.
+	SupervisorEnv []string
 	// NotifyBackoff is the wait before a webhook's second try (doubled
 	// before each next); 0 is the notifier's default. Tests shorten it.
 	NotifyBackoff time.Duration

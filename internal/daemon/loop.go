@@ -765,7 +765,7 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 	if err := stepd.WriteSpec(dir, spec); err != nil {
 		return err
 	}
-	p, err := stepd.Launch(d.stepd, supervisorEnv(), dir)
+	p, err := stepd.Launch(d.stepd, append(supervisorEnv(), d.opts.SupervisorEnv...), dir)
 	if err != nil {
 		return &supervisorNotStarted{err}
 	}
@@ -780,7 +780,7 @@ func (d *Daemon) launch(ctx context.Context, j store.Job, limit time.Duration) e
 }
 
 // supervisorEnv is the supervisor's own environment: enough to find
-// itself, nothing of the daemon's caller.
+// itself, nothing of the daemon's caller (Options.SupervisorEnv aside).
 func supervisorEnv() []string {
 	return []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"}
 }

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(waitingTests{m}, map[string]func(){
 		"sbatch": func() { os.Exit(sbatch.Main(os.Args[1:], testStdio())) },
 		"slurmd-lite": func() {
-			os.Exit(slurmdcmd.Main(os.Args[1:], cli.Stdio(), slurmdcmd.Daemon{Run: daemonMain, Stepd: stepd.Main}))
+			os.Exit(slurmdcmd.Main(os.Args[1:], cli.Stdio(), slurmdcmd.Daemon{Run: daemonMain, Stepd: stepdMain}))
 		},
 		"scrontab": func() { os.Exit(scrontab.Main(os.Args[1:], testStdio())) },
 		"squeue":   func() { os.Exit(squeue.Main(os.Args[1:], testStdio())) },
@@ -63,8 +63,21 @@ func daemonMain(path string, fresh, rebuild bool) int {
 	opts := daemon.Options{ConfigPath: path, Fresh: fresh, Rebuild: rebuild}
 	if f := os.Getenv(testClockFileEnv); f != "" {
 		opts.Clock = newFileClock(f)
+		// Its supervisors (this binary too: stepdMain) on the same clock.
+		opts.SupervisorEnv = []string{testClockFileEnv + "=" + f}
 	}
 	return daemon.MainOptions(opts)
+}
+
+// stepdMain is stepd.Main, whose supervisor counts time limits and
+// KillWait on the clock testClockFileEnv moves when the daemon passed it
+// (daemonMain): a script moves it by a minute and a one-minute limit
+// falls due at once, at the start plus the limit on the daemon's clock.
+func stepdMain(args []string) int {
+	if f := os.Getenv(testClockFileEnv); f != "" && len(args) > 0 && args[0] == "run" {
+		return stepd.MainClock(args, newFileClock(f))
+	}
+	return stepd.Main(args)
 }
 
 // update rewrites a script's cmp golden file (a file in the script's own

@@ -35,6 +35,7 @@ var wallClockAllowed = map[string]string{
 	// daemon saw), its time limit on the monotonic clock, and the lines
 	// it writes into the job's output as slurmstepd does ("CANCELLED AT").
 	"internal/stepd/supervisor.go": "the supervisor's own measurements (see above)",
+	"internal/stepd/clock.go":      "the supervisor's clock for the time limit and KillWait: the machine's monotonic clock",
 	"internal/stepd/adopt.go":      "the supervisor's own measurements of an adopted (interactive) job",
 	"internal/stepd/identity.go":   "the supervisor's identity: when its process started, to tell it from a reused pid",
 	"internal/stepd/control.go":    "the supervisor's control socket's deadlines (net.Conn takes a time of day)",

@@ -17,7 +17,12 @@ import (
 // launch spec is SPEC (in the job's state directory) and returns when the
 // job has ended and its status is written; "exec" is the launcher, the
 // supervisor's own child that becomes the batch script (internal).
-func Main(args []string) int {
+func Main(args []string) int { return MainClock(args, nil) }
+
+// MainClock is Main whose supervisor counts the time limit and KillWait
+// on clk (nil: the machine's clock, as Main). Only the end-to-end test
+// binary calls it, with its test clock (see Clock).
+func MainClock(args []string, clk Clock) int {
 	// What re-executes this binary as the launcher: the command words
 	// before Main's arguments ("slurmd-lite stepd").
 	if n := len(os.Args) - len(args); n >= 1 && slicesEqual(os.Args[n:], args) {
@@ -25,7 +30,7 @@ func Main(args []string) int {
 	}
 	switch {
 	case len(args) == 2 && args[0] == "run":
-		if err := Run(args[1]); err != nil {
+		if err := runOn(args[1], clk); err != nil {
 			fmt.Fprintf(os.Stderr, "slurmd-lite stepd: error: %v\n", err)
 			return 1
 		}

@@ -44,7 +44,10 @@ const (
 // status is written, or with an error if it could not start supervising
 // (another supervisor holds the directory, an unreadable spec): then no
 // status is written and the daemon reads the log.
-func Run(specPath string) error {
+func Run(specPath string) error { return runOn(specPath, nil) }
+
+// runOn is Run with the supervisor's timers on clk (nil: the machine's).
+func runOn(specPath string, clk Clock) error {
 	dir := filepath.Dir(specPath)
 	logf, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -82,6 +85,9 @@ func Run(specPath string) error {
 	if err != nil {
 		lg.Print(err)
 		return err
+	}
+	if clk != nil {
+		sv.clock, sv.daemonsClock = clk, true
 	}
 	return sv.run()
 }
@@ -162,10 +168,17 @@ type supervisor struct {
 	mainWS   syscall.WaitStatus
 	mainEnd  time.Time
 
-	// The time limit's timers, from loopStart on the monotonic clock;
-	// OpLimit re-arms them.
+	// The time limit's timers, from loopStart on clock (the machine's
+	// monotonic clock but in the end-to-end tests, see Clock); OpLimit
+	// re-arms them. daemonsClock: clock is the daemon's (a test's), on
+	// which the limit counts from the job's start as the daemon recorded
+	// it, the start its end is counted from (One clock), not from when
+	// this process came to count: the script that moves the clock once
+	// the job runs cannot know when that was.
+	clock         Clock
+	daemonsClock  bool
 	loopStart     time.Time
-	limitT, warnT *time.Timer
+	limitT, warnT Timer
 	limitC, warnC <-chan time.Time
 	// warned: --signal's warning was sent; as slurmctld's WARN_SENT, a
 	// later limit does not send it again.
@@ -182,7 +195,7 @@ type supervisor struct {
 	askUntil  time.Time
 	askGrace  time.Duration
 	signalled bool
-	killT     *time.Timer
+	killT     Timer
 	killC     <-chan time.Time
 	killAt    time.Time
 	killedAt  time.Time
@@ -196,7 +209,7 @@ type supervisor struct {
 }
 
 func newSupervisor(spec *Spec, dir string, lg *log.Logger) (*supervisor, error) {
-	sv := &supervisor{spec: spec, dir: dir, log: lg, calls: make(chan call), done: make(chan struct{})}
+	sv := &supervisor{spec: spec, dir: dir, log: lg, calls: make(chan call), done: make(chan struct{}), clock: machineClock{}}
 	// Our own session: the daemon's end, its terminal's hangup or a
 	// signal to its process group do not reach us.
 	_, _ = syscall.Setsid()
@@ -331,14 +344,18 @@ func dupFile(f *os.File) (*os.File, error) {
 
 // loop runs the job to its end: it reaps children, enforces the time
 // limit on the monotonic clock (Go's timers do not move with the wall
-// clock), delivers --signal, and answers the control socket. It returns
-// when the batch script and every process it left are gone.
+// clock; the test clock in the end-to-end tests, see Clock), delivers
+// --signal, and answers the control socket. It returns when the batch
+// script and every process it left are gone.
 func (sv *supervisor) loop() {
 	s := sv.spec
 	var pollC <-chan time.Time
 	var pollT *time.Timer
 	pollWait := firstPoll
-	sv.loopStart = time.Now()
+	sv.loopStart = sv.clock.Now()
+	if sv.daemonsClock && !s.Start.IsZero() {
+		sv.loopStart = s.Start
+	}
 	sv.armLimit()
 	sv.reap() // a SIGCHLD may have come before Notify saw it
 	for {
@@ -414,12 +431,12 @@ func (sv *supervisor) armLimit() {
 	if !s.limited() {
 		return
 	}
-	left := s.TimeLimit - time.Since(sv.loopStart)
-	sv.limitT = time.NewTimer(max(left, 0))
-	sv.limitC = sv.limitT.C
+	left := s.TimeLimit - sv.clock.Now().Sub(sv.loopStart)
+	sv.limitT = sv.clock.NewTimer(max(left, 0))
+	sv.limitC = sv.limitT.C()
 	if s.Signal != nil && !sv.warned {
-		sv.warnT = time.NewTimer(max(left-time.Duration(s.Signal.Seconds)*time.Second, 0))
-		sv.warnC = sv.warnT.C
+		sv.warnT = sv.clock.NewTimer(max(left-time.Duration(s.Signal.Seconds)*time.Second, 0))
+		sv.warnC = sv.warnT.C()
 	}
 }
 
@@ -506,9 +523,11 @@ func (sv *supervisor) end(e Ending, grace time.Duration, kill bool) {
 			// first waits for its askers: no more waiting.
 			sv.signalEnding()
 		}
-		if sv.killC != nil && time.Now().Add(grace).Before(sv.killAt) {
-			sv.killT.Reset(grace)
-			sv.killAt = time.Now().Add(grace)
+		if now := sv.clock.Now(); sv.killC != nil && now.Add(grace).Before(sv.killAt) {
+			sv.killT.Stop()
+			sv.killT = sv.clock.NewTimer(grace)
+			sv.killC = sv.killT.C()
+			sv.killAt = now.Add(grace)
 		}
 		return
 	}
@@ -566,9 +585,9 @@ func (sv *supervisor) signalEnding() {
 	grace := sv.askGrace
 	sv.log.Printf("job %d: ending (%s): SIG%s to %d processes, SIGKILL in %v",
 		sv.spec.JobID, cmp.Or(e.Why, "cancel"), slurmsyntax.SignalName(e.Signal), n, grace)
-	sv.killT = time.NewTimer(grace)
-	sv.killC = sv.killT.C
-	sv.killAt = time.Now().Add(grace)
+	sv.killT = sv.clock.NewTimer(grace)
+	sv.killC = sv.killT.C()
+	sv.killAt = sv.clock.Now().Add(grace)
 }
 
 // askingProc is one process a cancel waits for: its pid and start time,
