@@ -24,6 +24,8 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(roleEnv) {
 	case "stepd":
 		os.Exit(Main(os.Args[1:]))
+	case "stepd-clock":
+		os.Exit(MainClock(os.Args[1:], newFileClock(os.Getenv(clockFileEnv))))
 	case "daemon":
 		os.Exit(fakeDaemon(os.Args[1:]))
 	}
@@ -65,6 +67,7 @@ type testJob struct {
 	work string // working directory
 	spec *Spec
 	proc *os.Process
+	env  []string // the supervisor's environment; nil: supervisorEnv()
 }
 
 // newJob makes a job running script (a whole file, "#!" line included)
@@ -115,7 +118,11 @@ func (j *testJob) start() *testJob {
 	if err := WriteSpec(j.dir, j.spec); err != nil {
 		j.t.Fatal(err)
 	}
-	p, err := Launch([]string{os.Args[0]}, supervisorEnv(), j.dir)
+	env := j.env
+	if env == nil {
+		env = supervisorEnv()
+	}
+	p, err := Launch([]string{os.Args[0]}, env, j.dir)
 	if err != nil {
 		j.t.Fatal(err)
 	}
