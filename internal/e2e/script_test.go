@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,33 +102,6 @@ func (w waitingTests) Run() int {
 	return w.m.Run()
 }
 
-// minuteScripts wait out whole minutes of time limits (Slurm's limits
-// are whole minutes, and their outputs are compared with real Slurm's):
-// they start first, so that the other scripts run beside them rather
-// than after them.
-var minuteScripts = []string{"slurm_answers24", "daemon_limits", "srun_alloc_timeout"}
-
-// scriptFiles is testdata/script's archives, minuteScripts first.
-func scriptFiles(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var first, rest []string
-	for _, f := range files {
-		if slices.Contains(minuteScripts, strings.TrimSuffix(filepath.Base(f), ".txtar")) {
-			first = append(first, f)
-		} else {
-			rest = append(rest, f)
-		}
-	}
-	if len(first) != len(minuteScripts) {
-		t.Fatalf("minuteScripts names %v; testdata/script has %d of them", minuteScripts, len(first))
-	}
-	return append(first, rest...)
-}
-
 func TestScripts(t *testing.T) {
 	t.Parallel() // beside the other groups of scripts (waitingTests)
 	testscript.Run(t, testscript.Params{
@@ -138,7 +110,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
-		Files:               scriptFiles(t),
+		Dir:                 filepath.Join("testdata", "script"),
 		Cmds:                commands(),
 		Condition:           condition,
 		Setup: func(env *testscript.Env) error {
