@@ -90,8 +90,9 @@
 //     job's pid and cgroup; temporary file, rename, not synced: after a
 //     reboot its boot id is stale anyway); sends the instructions. The
 //     launcher executes the script.
-//  7. The job runs: the time limit on the monotonic clock, --signal, and
-//     requests on the socket.
+//  7. The job runs: the time limit on the monotonic clock (the daemon's
+//     test clock in the end-to-end tests: Clock), --signal, and requests
+//     on the socket.
 //  8. The batch script ends. What it left is killed at once, unless the
 //     job is being ended (7), when it keeps what is left of KillWait.
 //  9. Once no process of the job remains, status.json is written
