@@ -57,8 +57,10 @@ type pass struct {
 	memo       map[memoKey]searchResult
 	bounds     map[*eligible][]bound
 	// preemptFails are the shapes that failed to preempt, per eligible
-	// nodes and tier (see preemptFailed).
+	// set and tier, since the pass last stopped a job (preemptFailed);
+	// failsAt is how many stops (p.yielding) there were then.
 	preemptFails map[preemptKey][]shapeKey
+	failsAt      int
 
 	// resvs are the reservations placed on the timeline.
 	resvs    []resv

@@ -23,6 +23,7 @@ func (p *pass) tryPreempt(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 	}
 	pre, n, ok := p.tryPreemptShape(pj, sh)
 	if !ok && searchMemo {
+		p.forgetFailsAfterStops()
 		k := preemptKey{sh.eligible, pj.tier}
 		if fs := p.preemptFails[k]; len(fs) < maxBounds {
 			p.preemptFails[k] = append(fs, sh.key)
@@ -39,21 +40,36 @@ type preemptKey struct {
 
 // preemptFailed reports whether a job of the same tier and eligible nodes
 // that asked for no more than this one already failed to preempt in this
-// pass. Within a pass, what preemption could free only shrinks (jobs
-// start, reservations are made, victims go to the jobs they were stopped
-// for), so this one would fail too; skipping it saves the search, which
+// pass, with no job stopped since. Between stops, what preemption could
+// free only shrinks (jobs start, reservations are made), so this one would
+// fail too; skipping it saves the search, which
 // is most of a pass with a long queue and many preemptable jobs.
 func (p *pass) preemptFailed(pj *pjob, sh *shape) bool {
 	if !searchMemo {
 		return false
 	}
+	p.forgetFailsAfterStops()
 	for _, f := range p.preemptFails[preemptKey{sh.eligible, pj.tier}] {
-		if f.gpus <= sh.key.gpus && f.gpuMem <= sh.key.gpuMem && f.cpus <= sh.key.cpus &&
+		if f.gpus <= sh.key.gpus && f.gpuMem <= sh.key.gpuMem && f.cpus <= sh.key.cpus && f.ports <= sh.key.ports &&
 			f.mem <= sh.key.mem && f.length <= sh.key.length && (f.gpuMem == 0) == (sh.key.gpuMem == 0) {
 			return true
 		}
 	}
 	return false
+}
+
+// forgetFailsAfterStops empties the memo of failed preemptions once the
+// pass has stopped a job since they were recorded. A yield or shrink for
+// one job counts the stopped job as gone for every later preemption
+// (yieldingOn), so a preemption that failed before it may succeed after
+// it (found by TestSearchMemosChangeNoAnswer: job 27 failed to preempt,
+// then yielded job 2 for itself, after which job 24 of the same shape
+// could preempt job 3).
+func (p *pass) forgetFailsAfterStops() {
+	if len(p.yielding) != p.failsAt {
+		clear(p.preemptFails)
+		p.failsAt = len(p.yielding)
+	}
 }
 
 func (p *pass) tryPreemptShape(pj *pjob, sh *shape) ([]Preempt, int, bool) {

@@ -189,3 +189,22 @@ func TestCycleShrinksWhenEnabledAndBothResume(t *testing.T) {
 		t.Errorf("shrunk job runs on %d GPUs, want 2", got)
 	}
 }
+
+// A job that cannot preempt its way in does not stop a later one of its
+// tier that asks for fewer ports: the pass's memo of failed preemptions
+// compares ports too (found by TestSearchMemosChangeNoAnswer: job 22
+// needing 3 ports failed, and job 14 needing 2 was then never tried).
+func TestAFailedPreemptionNeedingMorePortsSkipsNoOneNeedingFewer(t *testing.T) {
+	now := st.Epoch
+	snap := st.Anchor().Job(
+		st.Job(10).User("root").GPUs(1).Running(now.Add(-time.Hour), "gpu01", 0).Ports(2).HoldsPorts(12000, 12001),
+		st.Job(11).User("bob").Partition("scavenger").GPUs(3).Running(now.Add(-time.Hour), "gpu01", 1, 2, 3).Ports(1).HoldsPorts(12002),
+		st.Job(20).User("alice").GPUs(1).Ports(3).Submitted(now.Add(-time.Minute)),
+		st.Job(21).User("alice").GPUs(1).Ports(2),
+	).Build()
+	snap.Ports = sched.PortRange{Lo: 12000, Hi: 12003}
+	plan := st.Cycle(t, snap)
+	if diff := cmp.Diff([]sched.Preempt{{JobID: 11, For: 21}}, plan.Preempts); diff != "" {
+		t.Errorf("preemptions (-want +got):\n%s", diff)
+	}
+}
