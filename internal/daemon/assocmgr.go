@@ -77,23 +77,6 @@ func uidOf(name string) uint32 {
 	return 0xfffffffe
 }
 
-// assocMgrAdminLevel is sacctmgr's AdminLevel of a user: root is Slurm's
-// Administrator, then the user's own AdminLevel, then Operators.
-func assocMgrAdminLevel(cfg *config.Config, name string) string {
-	if name == "root" {
-		return config.AdminAdministrator
-	}
-	for _, u := range cfg.Users {
-		if u.Name == name && u.AdminLevel != "" && u.AdminLevel != config.AdminNone {
-			return u.AdminLevel
-		}
-	}
-	if slices.Contains(cfg.Operators, name) {
-		return config.AdminOperator
-	}
-	return config.AdminNone
-}
-
 // assocMgrLimits is a limit per TRES in sched.AssocTRES's order.
 func assocMgrLimits(t config.TRES) []int64 {
 	out := make([]int64, len(sched.AssocTRES))
@@ -181,7 +164,7 @@ func (d *Daemon) assocMgr(ctx context.Context, req *localapi.Request[struct{}]) 
 			if len(users) > 0 && !hasFold(users, n) {
 				continue
 			}
-			u := api.AssocMgrUser{Name: n, UID: uidOf(n), AdminLevel: assocMgrAdminLevel(cfg, n)}
+			u := api.AssocMgrUser{Name: n, UID: uidOf(n), AdminLevel: cfg.AdminLevel(n)}
 			if accts, ok := cfg.UserAccounts(n); ok && len(accts) > 0 {
 				u.DefAccount = accts[0]
 			}

@@ -149,7 +149,7 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		u := format.MgrUser{Name: n, Admin: adminLevel(cfg, n)}
+		u := format.MgrUser{Name: n, Admin: cfg.AdminLevel(n)}
 		if accts, ok := cfg.UserAccounts(n); ok && len(accts) > 0 {
 			u.DefaultAccount = accts[0]
 		}
@@ -195,23 +195,6 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		tres(5, "billing", ""), tres(6, "fs", "disk"), tres(7, "vmem", ""), tres(8, "pages", ""),
 		tres(1001, "gres", "gpu")}
 	return d
-}
-
-// adminLevel is what sacctmgr shows as Admin: root is Slurm's
-// Administrator; Operators are operators.
-func adminLevel(cfg *config.Config, user string) string {
-	if user == "root" {
-		return config.AdminAdministrator
-	}
-	for _, u := range cfg.Users {
-		if u.Name == user && u.AdminLevel != "" && u.AdminLevel != config.AdminNone {
-			return u.AdminLevel
-		}
-	}
-	if slices.Contains(cfg.Operators, user) {
-		return config.AdminOperator
-	}
-	return config.AdminNone
 }
 
 // qosFlags lists a QOS's flags in slurmdb_qos_flags_str's order.
