@@ -90,6 +90,25 @@ func (c *Config) IsOperator(user string) bool {
 	return false
 }
 
+// AdminLevel is the user's Slurm AdminLevel as sacctmgr and scontrol show
+// assoc_mgr print it: root is Slurm's Administrator, then the level a
+// [[User]] entry of the user's sets, then Operator for a member of
+// Operators.
+func (c *Config) AdminLevel(user string) string {
+	if user == "root" {
+		return AdminAdministrator
+	}
+	for _, u := range c.Users {
+		if u.Name == user && u.AdminLevel != "" && u.AdminLevel != AdminNone {
+			return u.AdminLevel
+		}
+	}
+	if slices.Contains(c.Operators, user) {
+		return AdminOperator
+	}
+	return AdminNone
+}
+
 // GPUModelName is an NVML model name as Slurm's AutoDetect=nvml names GPU
 // types: lower case, spaces as underscores ("NVIDIA A100-SXM4-80GB" is
 // "nvidia_a100-sxm4-80gb").

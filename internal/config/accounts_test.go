@@ -64,7 +64,7 @@ func TestAccountTree(t *testing.T) {
 	}
 }
 
-func TestIsOperator(t *testing.T) {
+func TestIsOperatorAndAdminLevel(t *testing.T) {
 	c := mustParse(t, lines(`Operators = ["ops"]`,
 		`[[User]]`, `Name = "admin"`, `Account = "root"`, `AdminLevel = "Administrator"`,
 		`[[User]]`, `Name = "op2"`, `Account = "root"`, `AdminLevel = "Operator"`,
@@ -76,6 +76,15 @@ func TestIsOperator(t *testing.T) {
 	want := map[string]bool{"root": true, "ops": true, "admin": true, "op2": true, "alice": false, "nobody": false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("IsOperator (-want +got):\n%s", diff)
+	}
+	levels := map[string]string{}
+	for _, u := range []string{"root", "ops", "admin", "op2", "alice", "nobody"} {
+		levels[u] = c.AdminLevel(u)
+	}
+	wantLevels := map[string]string{"root": AdminAdministrator, "ops": AdminOperator, "admin": AdminAdministrator,
+		"op2": AdminOperator, "alice": AdminNone, "nobody": AdminNone}
+	if diff := cmp.Diff(wantLevels, levels); diff != "" {
+		t.Errorf("AdminLevel (-want +got):\n%s", diff)
 	}
 }
 

@@ -21,12 +21,9 @@ import (
 //
 // The associations are sshare's tree (sched.FairShareTree: slurmctld's
 // hierarchical order, users before sub-accounts, each by name) with the
-// numbers slurmdbd would have given them had the configuration been
-// loaded in its order (the root account, root's association, the
-// accounts, then the users, as slurmd-lite export's sacctmgr.sh adds
-// them): ids in that order, and Lft as slurmdbd's nested sets leave them,
-// each new association being put first under its parent, so siblings lie
-// in the reverse of that order. Usage per TRES is counted from the job
+// ids and Lft slurmdbd would have given them had the configuration been
+// loaded in its order (config.AssocNumbers, as sacctmgr shows them too).
+// Usage per TRES is counted from the job
 // records since the last PriorityUsageResetPeriod reset
 // (sched.AssocMgrCounts), as budgets are.
 //
@@ -78,23 +75,6 @@ func uidOf(name string) uint32 {
 		}
 	}
 	return 0xfffffffe
-}
-
-// assocMgrAdminLevel is sacctmgr's AdminLevel of a user: root is Slurm's
-// Administrator, then the user's own AdminLevel, then Operators.
-func assocMgrAdminLevel(cfg *config.Config, name string) string {
-	if name == "root" {
-		return config.AdminAdministrator
-	}
-	for _, u := range cfg.Users {
-		if u.Name == name && u.AdminLevel != "" && u.AdminLevel != config.AdminNone {
-			return u.AdminLevel
-		}
-	}
-	if slices.Contains(cfg.Operators, name) {
-		return config.AdminOperator
-	}
-	return config.AdminNone
 }
 
 // assocMgrLimits is a limit per TRES in sched.AssocTRES's order.
@@ -184,7 +164,7 @@ func (d *Daemon) assocMgr(ctx context.Context, req *localapi.Request[struct{}]) 
 			if len(users) > 0 && !hasFold(users, n) {
 				continue
 			}
-			u := api.AssocMgrUser{Name: n, UID: uidOf(n), AdminLevel: assocMgrAdminLevel(cfg, n)}
+			u := api.AssocMgrUser{Name: n, UID: uidOf(n), AdminLevel: cfg.AdminLevel(n)}
 			if accts, ok := cfg.UserAccounts(n); ok && len(accts) > 0 {
 				u.DefAccount = accts[0]
 			}
@@ -197,7 +177,7 @@ func (d *Daemon) assocMgr(ctx context.Context, req *localapi.Request[struct{}]) 
 		}
 	}
 	if flags.assoc {
-		for _, a := range assocMgrAssocs(cfg, rows, counts) {
+		for _, a := range assocMgrAssocs(cfg, rows, snap.Users, counts) {
 			switch {
 			case len(users) > 0 && a.User != "" && !hasFold(users, a.User),
 				len(accounts) > 0 && !hasFold(accounts, a.Account),
@@ -221,9 +201,10 @@ func (d *Daemon) assocMgr(ctx context.Context, req *localapi.Request[struct{}]) 
 	return out, nil
 }
 
-// assocMgrAssocs are the associations in the tree's order with their ids,
-// Lft, shares, usage and limits.
-func assocMgrAssocs(cfg *config.Config, rows []sched.ShareRow, counts map[[2]string]*sched.AssocCounts) []api.AssocMgrAssoc {
+// assocMgrAssocs are the associations in the tree's order with their ids
+// and Lft (config.AssocNumbers: implicit are the implicit account's
+// users), shares, usage and limits.
+func assocMgrAssocs(cfg *config.Config, rows []sched.ShareRow, implicit []string, counts map[[2]string]*sched.AssocCounts) []api.AssocMgrAssoc {
 	type key = [2]string
 	// Each row's parent account row (by index; -1 for the root).
 	parent := make([]int, len(rows))
@@ -238,52 +219,14 @@ func assocMgrAssocs(cfg *config.Config, rows []sched.ShareRow, counts map[[2]str
 			stack = append(stack, i)
 		}
 	}
-	// Ids in creation order.
-	ids := map[key]int{}
-	next := 1
-	id := func(k key) {
-		if _, ok := ids[k]; !ok {
-			ids[k] = next
-			next++
-		}
-	}
-	id(key{config.RootAccount, ""})
-	id(key{config.RootAccount, "root"})
-	for _, a := range cfg.AccountTree() {
-		id(key{a.Name, ""})
-	}
-	for _, u := range cfg.Users {
-		id(key{u.Account, u.Name})
-	}
-	for _, r := range rows {
-		id(key{r.Account, r.User})
-	}
-	// Lft: depth first, each association's children newest first.
+	// Each row's children, for its level's shares.
 	children := make([][]int, len(rows))
-	var tops []int
 	for i := range rows {
 		if p := parent[i]; p >= 0 {
 			children[p] = append(children[p], i)
-		} else {
-			tops = append(tops, i)
 		}
 	}
-	lft := make([]int, len(rows))
-	n := 0
-	var walk func(level []int)
-	walk = func(level []int) {
-		level = slices.Clone(level)
-		slices.SortFunc(level, func(a, b int) int {
-			return ids[key{rows[b].Account, rows[b].User}] - ids[key{rows[a].Account, rows[a].User}]
-		})
-		for _, i := range level {
-			n++
-			lft[i] = n
-			walk(children[i])
-			n++
-		}
-	}
-	walk(tops)
+	nums := cfg.AssocNumbers(implicit)
 
 	accts := map[string]config.Account{}
 	for _, a := range cfg.AccountTree() {
@@ -307,8 +250,8 @@ func assocMgrAssocs(cfg *config.Config, rows []sched.ShareRow, counts map[[2]str
 		if p := parent[i]; p >= 0 {
 			h = inh[p]
 		}
-		a := api.AssocMgrAssoc{Cluster: cfg.ClusterName, Account: r.Account, User: r.User,
-			ID: ids[key{r.Account, r.User}], Lft: lft[i],
+		num := nums[config.AssocKey{Account: r.Account, User: r.User}]
+		a := api.AssocMgrAssoc{Cluster: cfg.ClusterName, Account: r.Account, User: r.User, ID: num.ID, Lft: num.Lft,
 			SharesRaw: r.RawShares, SharesNorm: r.NormShares, LevelShares: 1, FSFactor: r.FairShare,
 			UsageRaw: r.RawUsage, UsageNorm: r.NormUsage, UsageEfctv: r.EffectvUsage,
 			GrpJobs: api.NoLimit, GrpJobsAccrue: api.NoLimit, GrpSubmitJobs: api.NoLimit, GrpWall: api.NoLimit,
@@ -331,7 +274,7 @@ func assocMgrAssocs(cfg *config.Config, rows []sched.ShareRow, counts map[[2]str
 			ac := accts[r.Account]
 			if p := parent[i]; p >= 0 {
 				a.ParentAccount = rows[p].Account
-				a.ParentID = ids[key{rows[p].Account, ""}]
+				a.ParentID = num.ParentID
 			}
 			if ac.Priority > 0 {
 				h.prio = ac.Priority

@@ -339,7 +339,7 @@ func parseGres(items []string) (out []Gres, ok bool) {
 
 // gresCount is _is_valid_number: strtoull then a suffix_mult suffix.
 func gresCount(s string) (uint64, bool) {
-	v, rest, _ := strtoull(s)
+	v, rest, _ := slurmsyntax.Strtoull(s)
 	if v == math.MaxUint64 {
 		return 0, false
 	}

@@ -3,6 +3,8 @@ package jobscript
 import (
 	"fmt"
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
 // --gpu-bind, as Slurm 22.05 checks it (tres_bind_verify_cmdline) and as
@@ -307,7 +309,7 @@ func hexDigit(c byte) int {
 
 // atoul is slurm_atoul: strtoul in base 10, 0 when no digits.
 func atoul(s string) int {
-	v, _, ok := strtoull(s)
+	v, _, ok := slurmsyntax.Strtoull(s)
 	if !ok || v > 1<<31-1 {
 		return 0
 	}

@@ -114,28 +114,12 @@ func (sp GPUSpec) node(tasks, sockets int) GPUNeed {
 	return need
 }
 
-// gresRecord is one GRES name and type and what each kind of option asks
-// of it.
-type gresRecord struct {
-	name, typ                           string
-	perJob, perNode, perSocket, perTask uint64
-}
-
 // records groups a spec as gres_job_state_validate and
 // gres_step_state_validate do: one record per name and type, in the order
 // first named, a later count of the same kind replacing an earlier one.
-func (sp GPUSpec) records() []*gresRecord {
-	var list []*gresRecord
-	rec := func(g Gres) *gresRecord {
-		for _, r := range list {
-			if r.name == g.Name && r.typ == g.Type {
-				return r
-			}
-		}
-		r := &gresRecord{name: g.Name, typ: g.Type}
-		list = append(list, r)
-		return r
-	}
+func (sp GPUSpec) records() gresList {
+	var list gresList
+	rec := list.record
 	for _, g := range sp.PerJob {
 		rec(g).perJob = g.Count
 	}
@@ -228,7 +212,7 @@ func validateStep(step, job GPUSpec) error {
 		return &StepGresError{"Step requested GRES but job doesn't have GRES"}
 	}
 	for _, s := range step.records() {
-		var j *gresRecord
+		var j *gresJob
 		for _, r := range jobRecs {
 			if r.name == s.name && (s.typ == "" || r.typ == s.typ) {
 				j = r

@@ -21,6 +21,23 @@ type gresJob struct {
 	total uint64
 }
 
+// gresList is the records of a request, one per GRES name and type, in
+// the order first named.
+type gresList []*gresJob
+
+// record is the list's record of g's name and type, added when there is
+// none yet.
+func (l *gresList) record(g Gres) *gresJob {
+	for _, j := range *l {
+		if j.name == g.Name && j.typ == g.Type {
+			return j
+		}
+	}
+	j := &gresJob{name: g.Name, typ: g.Type}
+	*l = append(*l, j)
+	return j
+}
+
 // counted is the negation of _generic_state: the record asks for the GRES
 // itself, not only carries --cpus-per-gpu or --mem-per-gpu.
 func (g *gresJob) counted() bool {
@@ -122,17 +139,8 @@ func (s *state) checkGres() *Error {
 	}
 
 	// 3. The records.
-	var list []*gresJob
-	record := func(g Gres) *gresJob {
-		for _, j := range list {
-			if j.name == g.Name && j.typ == g.Type {
-				return j
-			}
-		}
-		j := &gresJob{name: g.Name, typ: g.Type}
-		list = append(list, j)
-		return j
-	}
+	var list gresList
+	record := list.record
 	requestedGPU := false
 	fill := func(gs []Gres, set func(j *gresJob, n uint64) (total uint64)) {
 		for _, g := range gs {

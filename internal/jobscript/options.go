@@ -80,7 +80,7 @@ var options = []optDef{
 	{Option: row("contiguous", 0, none), cmds: all, set: keep("contiguous"), reset: drop("contiguous")},
 	{Option: row("constraint", 'C', req), cmds: all, set: str(func(r *Request) *string { return &r.Constraint })},
 	{Option: row("core-spec", 'S', req), cmds: all, set: setCoreSpec},
-	{Option: row("cores-per-socket", 0, req), cmds: all, set: layout("cores-per-socket", func(s *state) *int { return &s.cores })},
+	{Option: row("cores-per-socket", 0, req), cmds: all, set: positiveCount("cores-per-socket", func(s *state) *int { return &s.cores })},
 	{Option: row("cpu-bind", 0, req), cmds: Srun},
 	{Option: getopt.Option{Name: "cpu_bind", Arg: req, ID: "cpu-bind"}, cmds: Srun},
 	{Option: row("cpu-freq", 0, req), cmds: all, set: keep("cpu-freq")},
@@ -153,10 +153,10 @@ var options = []optDef{
 	{Option: row("nodes", 'N', req), cmds: all, set: setNodes},
 	{Option: row("ntasks", 'n', req), cmds: all, set: setNTasks},
 	{Option: row("ntasks-per-core", 0, req), cmds: all, set: keepInt("ntasks-per-core", "--ntasks-per-core", true)},
-	{Option: row("ntasks-per-gpu", 0, req), cmds: all, set: setNTasksPer("ntasks-per-gpu", func(s *state) *int { return &s.ntasksPerGPU })},
+	{Option: row("ntasks-per-gpu", 0, req), cmds: all, set: positiveCount("ntasks-per-gpu", func(s *state) *int { return &s.ntasksPerGPU })},
 	{Option: row("ntasks-per-node", 0, req), cmds: all, set: num("--ntasks-per-node", func(r *Request) *int { return &r.NTasksPerNode })},
 	{Option: row("ntasks-per-socket", 0, req), cmds: all, set: keepInt("ntasks-per-socket", "--ntasks-per-socket", true)},
-	{Option: row("ntasks-per-tres", 0, req), cmds: all, set: setNTasksPer("ntasks-per-tres", func(s *state) *int { return &s.ntasksPerTres })},
+	{Option: row("ntasks-per-tres", 0, req), cmds: all, set: positiveCount("ntasks-per-tres", func(s *state) *int { return &s.ntasksPerTres })},
 	{Option: row("open-mode", 0, req), cmds: Sbatch | Srun, set: setOpenMode},
 	{Option: row("output", 'o', req), cmds: Sbatch | Srun, set: file(func(r *Request) *string { return &r.Output })},
 	{Option: row("overcommit", 'O', none), cmds: all, set: keep("overcommit"), reset: drop("overcommit")},
@@ -187,7 +187,7 @@ var options = []optDef{
 	{Option: row("send-libs", 0, opt), cmds: Srun},
 	{Option: row("signal", 0, req), cmds: all, set: setSignal},
 	{Option: row("slurmd-debug", 0, req), cmds: Srun},
-	{Option: row("sockets-per-node", 0, req), cmds: all, set: layout("sockets-per-node", func(s *state) *int { return &s.sockets })},
+	{Option: row("sockets-per-node", 0, req), cmds: all, set: positiveCount("sockets-per-node", func(s *state) *int { return &s.sockets })},
 	{Option: row("spread-job", 0, none), cmds: all, set: keep("spread-job"), reset: drop("spread-job")},
 	{Option: row("switches", 0, req), cmds: all, set: setSwitches},
 	{Option: row("task-epilog", 0, req), cmds: Srun},
@@ -196,7 +196,7 @@ var options = []optDef{
 		set: num("--ntasks-per-node", func(r *Request) *int { return &r.NTasksPerNode })},
 	{Option: row("test-only", 0, none), cmds: Sbatch | Srun, set: func(s *state, _ string, _ bool) *Error { s.r.TestOnly = true; return nil }},
 	{Option: row("thread-spec", 0, req), cmds: all, set: setThreadSpec},
-	{Option: row("threads-per-core", 0, req), cmds: all, set: layout("threads-per-core", func(s *state) *int { return &s.threads })},
+	{Option: row("threads-per-core", 0, req), cmds: all, set: positiveCount("threads-per-core", func(s *state) *int { return &s.threads })},
 	{Option: row("time", 't', req), cmds: all, set: limit("--time", func(r *Request) *Limit { return &r.TimeLimit })},
 	{Option: row("time-min", 0, req), cmds: all, set: limit("--time-min", func(r *Request) *Limit { return &r.TimeMin })},
 	{Option: row("tmp", 0, req), cmds: all, set: setTmp},
@@ -405,9 +405,11 @@ func num(flag string, field func(*Request) *int) func(*state, string, bool) *Err
 	}
 }
 
-// layout sets one of --sockets-per-node, --cores-per-socket and
-// --threads-per-core, which sbatch multiplies into a default task count.
-func layout(name string, field func(*state) *int) func(*state, string, bool) *Error {
+// positiveCount sets a whole count above 0 that is not a field of the
+// request but shapes it: --sockets-per-node, --cores-per-socket and
+// --threads-per-core, which sbatch multiplies into a default task count,
+// and --ntasks-per-gpu and --ntasks-per-tres.
+func positiveCount(name string, field func(*state) *int) func(*state, string, bool) *Error {
 	return func(s *state, v string, has bool) *Error {
 		n, err := parseInt("--"+name, v, true)
 		if err != nil {
@@ -466,18 +468,6 @@ func setNTasks(s *state, v string, _ bool) *Error {
 	}
 	s.r.NTasks, s.r.NTasksSet = n, true
 	return nil
-}
-
-func setNTasksPer(name string, field func(*state) *int) func(*state, string, bool) *Error {
-	return func(s *state, v string, has bool) *Error {
-		n, err := parseInt("--"+name, v, true)
-		if err != nil {
-			return err
-		}
-		*field(s) = n
-		s.other(name, v, has)
-		return nil
-	}
 }
 
 func setNodes(s *state, v string, _ bool) *Error {

@@ -13,41 +13,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
 )
 
-// strtoull parses like C's strtoull(s, &end, 10). A minus sign negates in
-// unsigned arithmetic, as C does ("-1" is the largest value).
-func strtoull(s string) (v uint64, rest string, ok bool) {
-	i := 0
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	over := false
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		d := uint64(s[i] - '0')
-		if v > (math.MaxUint64-d)/10 {
-			over = true
-		} else {
-			v = v*10 + d
-		}
-		i++
-	}
-	if i == start {
-		return 0, s, false
-	}
-	if over {
-		return math.MaxUint64, s[i:], true
-	}
-	if neg {
-		v = -v
-	}
-	return v, s[i:], true
-}
-
 // parseInt is Slurm's parse_int: a whole decimal number, positive (> 0) when
 // asked, else not negative, cut to a C int. Its errors exit 1, not 255.
 func parseInt(name, val string, positive bool) (int, *Error) {

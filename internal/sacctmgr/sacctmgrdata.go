@@ -19,9 +19,9 @@ import (
 // creates them with the cluster.
 type mgrData struct {
 	cluster string
-	// assocs are every association in slurmdbd's lft order: each account
-	// before what is under it, its sub-accounts before its users, both in
-	// the configuration's order (root's own association last under root).
+	// assocs are every association in slurmdbd's lft order
+	// (config.AssocNumbers): each account before what is under it, its
+	// sub-accounts and users newest first.
 	assocs   []format.MgrAssoc
 	users    []format.MgrUser    // by name
 	accounts []format.MgrAccount // by name
@@ -86,25 +86,6 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		users[config.RootAccount] = append(users[config.RootAccount], config.User{Name: "root", Account: config.RootAccount, Shares: 1})
 	}
 
-	// Association ids in creation order: the root account and root's
-	// association, the accounts, then the users.
-	ids := map[[2]string]int{}
-	next := 1
-	id := func(acct, user string) {
-		ids[[2]string{acct, user}] = next
-		next++
-	}
-	id(config.RootAccount, "")
-	id(config.RootAccount, "root")
-	for _, a := range tree {
-		id(a.Name, "")
-	}
-	for _, u := range all {
-		if _, dup := ids[[2]string{u.Account, u.Name}]; !dup {
-			id(u.Account, u.Name)
-		}
-	}
-
 	// An account's limits as sacctmgr prints them: TRES by name
 	// (billing,cpu,gres/gpu), where sshare prints them in id order.
 	tresStr := func(t config.TRES) string {
@@ -122,13 +103,10 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		byName[a.Name] = a
 	}
 
-	lft := 0
 	// MaxTRESMinsPerJob and MaxJobs (max_* limits) are inherited: an
 	// association that sets none shows its parent's.
 	var walk func(name, parent string, shares int, maxTM string, maxJobs int)
 	walk = func(name, parent string, shares int, maxTM string, maxJobs int) {
-		lft++
-		i := len(d.assocs)
 		q, qi := qosOf(nil)
 		a := byName[name]
 		if t := tresStr(a.MaxTRESMinsPerJob); t != "" {
@@ -137,29 +115,30 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		if a.MaxJobs > 0 {
 			maxJobs = a.MaxJobs
 		}
-		d.assocs = append(d.assocs, format.MgrAssoc{ID: ids[[2]string{name, ""}], LFT: lft, Cluster: d.cluster,
+		d.assocs = append(d.assocs, format.MgrAssoc{Cluster: d.cluster,
 			Account: name, Parent: parent, Shares: shares, QOS: q, QOSIDs: qi,
-			ParentID: ids[[2]string{parent, ""}], GrpTRESMins: tresStr(a.GrpTRESMins), GrpTRES: tresStr(a.GrpTRES),
+			GrpTRESMins: tresStr(a.GrpTRESMins), GrpTRES: tresStr(a.GrpTRES),
 			GrpTRESRunMins: tresStr(a.GrpTRESRunMins), MaxTRESMins: maxTM, MaxJobs: maxJobs})
 		for _, s := range subs[name] {
 			walk(s.Name, name, s.Shares, maxTM, maxJobs)
 		}
 		for _, u := range users[name] {
-			lft++
 			q, qi := qosOf(u.QOS)
 			uj := maxJobs
 			if u.MaxJobs > 0 {
 				uj = u.MaxJobs
 			}
-			d.assocs = append(d.assocs, format.MgrAssoc{ID: ids[[2]string{name, u.Name}], LFT: lft, RGT: lft + 1,
-				Cluster: d.cluster, Account: name, User: u.Name, Shares: u.Shares, QOS: q, QOSIDs: qi,
-				ParentID: ids[[2]string{name, ""}], MaxTRESMins: maxTM, MaxJobs: uj})
-			lft++
+			d.assocs = append(d.assocs, format.MgrAssoc{Cluster: d.cluster, Account: name, User: u.Name,
+				Shares: u.Shares, QOS: q, QOSIDs: qi, MaxTRESMins: maxTM, MaxJobs: uj})
 		}
-		lft++
-		d.assocs[i].RGT = lft
 	}
 	walk(config.RootAccount, "", 1, "", 0)
+	nums := cfg.AssocNumbers(implicit)
+	for i, a := range d.assocs {
+		n := nums[config.AssocKey{Account: a.Account, User: a.User}]
+		d.assocs[i].ID, d.assocs[i].ParentID, d.assocs[i].LFT, d.assocs[i].RGT = n.ID, n.ParentID, n.Lft, n.Rgt
+	}
+	slices.SortFunc(d.assocs, func(a, b format.MgrAssoc) int { return a.LFT - b.LFT })
 
 	// Users, by name, with their associations in lft order.
 	names := []string{"root"}
@@ -170,7 +149,7 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		u := format.MgrUser{Name: n, Admin: adminLevel(cfg, n)}
+		u := format.MgrUser{Name: n, Admin: cfg.AdminLevel(n)}
 		if accts, ok := cfg.UserAccounts(n); ok && len(accts) > 0 {
 			u.DefaultAccount = accts[0]
 		}
@@ -216,23 +195,6 @@ func newMgrData(cfg *config.Config, implicit []string) *mgrData {
 		tres(5, "billing", ""), tres(6, "fs", "disk"), tres(7, "vmem", ""), tres(8, "pages", ""),
 		tres(1001, "gres", "gpu")}
 	return d
-}
-
-// adminLevel is what sacctmgr shows as Admin: root is Slurm's
-// Administrator; Operators are operators.
-func adminLevel(cfg *config.Config, user string) string {
-	if user == "root" {
-		return config.AdminAdministrator
-	}
-	for _, u := range cfg.Users {
-		if u.Name == user && u.AdminLevel != "" && u.AdminLevel != config.AdminNone {
-			return u.AdminLevel
-		}
-	}
-	if slices.Contains(cfg.Operators, user) {
-		return config.AdminOperator
-	}
-	return config.AdminNone
 }
 
 // qosFlags lists a QOS's flags in slurmdb_qos_flags_str's order.

@@ -87,24 +87,22 @@ QOS = ["high"]
 	d := newMgrData(cfg, nil)
 	type assoc struct {
 		Account, User, Parent string
-		ID, LFT, RGT, PID     int
+		ID, PID, LFT, RGT     int
 	}
 	var got []assoc
 	for _, a := range d.assocs {
-		got = append(got, assoc{a.Account, a.User, a.Parent, a.ID, a.LFT, a.RGT, a.ParentID})
+		got = append(got, assoc{a.Account, a.User, a.Parent, a.ID, a.ParentID, a.LFT, a.RGT})
 	}
-	// lft order: each account before what is under it, sub-accounts before
-	// users, root's own association last; ids in creation order (the root
-	// account and root's association, the accounts, then the users as the
-	// configuration lists them: [[User]] entries first).
+	// In lft order, with config.AssocNumbers' numbers (its tests hold the
+	// rule): each account before what is under it, newest first.
 	want := []assoc{
-		{"root", "", "", 1, 1, 14, 0},
-		{"lab", "", "root", 3, 2, 11, 1},
-		{"sub", "", "lab", 4, 3, 6, 3},
-		{"sub", "carol", "", 5, 4, 5, 4},
-		{"lab", "bob", "", 6, 7, 8, 3},
-		{"lab", "alice", "", 7, 9, 10, 3},
-		{"root", "root", "", 2, 12, 13, 1},
+		{"root", "", "", 1, 0, 1, 14},
+		{"lab", "", "root", 3, 1, 2, 11},
+		{"lab", "alice", "", 7, 3, 3, 4},
+		{"lab", "bob", "", 6, 3, 5, 6},
+		{"sub", "", "lab", 4, 3, 7, 10},
+		{"sub", "carol", "", 5, 4, 8, 9},
+		{"root", "root", "", 2, 1, 12, 13},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("associations (-want +got):\n%s", diff)

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-
-	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
 // Jobs larger than one node. The daemon has one machine; the simulator
@@ -111,13 +109,7 @@ func (p *pass) tryPreemptGang(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 	var picks []pick
 	var rels []release
 	for i, n := range sh.nodes {
-		var victims []int
-		for k := range p.running {
-			r := &p.running[k]
-			if !r.gone && r.preemptable && r.pj.tier < pj.tier && r.node == n && r.job.State == slurm.Running && len(r.more) == 0 {
-				victims = append(victims, k)
-			}
-		}
+		victims := p.preemptVictims(pj, n)
 		var fits bool
 		if rels, fits = p.fitsWithout(sh, sh.per, i, end, victims, rels); fits {
 			p.byRecency(victims) // the plan must not depend on the snapshot's job order

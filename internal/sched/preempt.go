@@ -81,13 +81,7 @@ func (p *pass) tryPreemptShape(pj *pjob, sh *shape) ([]Preempt, int, bool) {
 	bestEntry := -1
 	var rels []release
 	for i, n := range sh.nodes {
-		var cands []int
-		for k := range p.running {
-			r := &p.running[k]
-			if !r.gone && r.preemptable && r.pj.tier < pj.tier && r.node == n && r.job.State == slurm.Running && len(r.more) == 0 {
-				cands = append(cands, k)
-			}
-		}
+		cands := p.preemptVictims(pj, n)
 		if len(cands) == 0 {
 			continue
 		}
@@ -187,6 +181,20 @@ func (p *pass) holdNow(sh *shape, i int, end int64) {
 	slots := p.choose(sh, n, agg)
 	p.deltas = p.holdDeltas(sh, n, slots, p.deltas)
 	p.add(n, p.now, ceilTo(end, p.res), p.deltas)
+}
+
+// preemptVictims are the running jobs on node n that preemption may stop
+// for pj (by index in p.running): lower-tier REQUEUE jobs running on that
+// node alone (a gang's members are stopped together or not at all).
+func (p *pass) preemptVictims(pj *pjob, n int) []int {
+	var out []int
+	for k := range p.running {
+		r := &p.running[k]
+		if !r.gone && r.preemptable && r.pj.tier < pj.tier && r.node == n && r.job.State == slurm.Running && len(r.more) == 0 {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // byRecency orders running jobs most recently started first, then by

@@ -163,20 +163,25 @@ const (
 
 // FormatPorts is a list of ports (MpiParams' reserved ports) as Slurm writes SLURM_STEP_RESV_PORTS
 // and ResvPorts: ascending runs, "12000-12003" or "12000-12001,12005".
-func FormatPorts(ports []int) string {
+func FormatPorts(ports []int) string { return FormatRanges(ports) }
+
+// FormatRanges writes ascending, distinct numbers as runs of consecutive
+// ones "a-b", others alone, joined by commas ("0-3,7,9-10"), never cut
+// short: reserved ports, and the store's pending array tasks.
+func FormatRanges(ids []int) string {
 	var b strings.Builder
-	for i := 0; i < len(ports); {
+	for i := 0; i < len(ids); {
 		j := i
-		for j+1 < len(ports) && ports[j+1] == ports[j]+1 {
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
 			j++
 		}
 		if b.Len() > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Itoa(ports[i]))
+		b.WriteString(strconv.Itoa(ids[i]))
 		if j > i {
 			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(ports[j]))
+			b.WriteString(strconv.Itoa(ids[j]))
 		}
 		i = j + 1
 	}

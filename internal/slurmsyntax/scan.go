@@ -46,23 +46,20 @@ const (
 	Zero
 )
 
-// Strtol reads a number as C's strtol(s, &end, 10) does: white space, an
-// optional sign, digits. rest is what follows the digits; ok is false when
-// there is no digit (C then leaves end at s and returns 0: v is 0 and rest
-// is s). A number beyond int64 is read as overflow says.
-func Strtol(s string, overflow Overflow) (v int64, rest string, ok bool) {
+// scanDecimal reads the start of a number as C's strto* family does: white
+// space, an optional sign, digits. u is the digits' value and over whether
+// it passed uint64; end is where the digits stop, and ok is false when
+// there are none.
+func scanDecimal(s string) (neg bool, u uint64, over bool, end int, ok bool) {
 	i := 0
 	for i < len(s) && isCSpace(s[i]) {
 		i++
 	}
-	neg := false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		neg = s[i] == '-'
 		i++
 	}
 	start := i
-	var u uint64
-	over := false
 	for i < len(s) && isDigit(s[i]) {
 		d := uint64(s[i] - '0')
 		if u > (math.MaxUint64-d)/10 {
@@ -72,7 +69,16 @@ func Strtol(s string, overflow Overflow) (v int64, rest string, ok bool) {
 		}
 		i++
 	}
-	if i == start {
+	return neg, u, over, i, i > start
+}
+
+// Strtol reads a number as C's strtol(s, &end, 10) does: white space, an
+// optional sign, digits. rest is what follows the digits; ok is false when
+// there is no digit (C then leaves end at s and returns 0: v is 0 and rest
+// is s). A number beyond int64 is read as overflow says.
+func Strtol(s string, overflow Overflow) (v int64, rest string, ok bool) {
+	neg, u, over, i, ok := scanDecimal(s)
+	if !ok {
 		return 0, s, false
 	}
 	if over || !neg && u > math.MaxInt64 || neg && u > 1<<63 {
@@ -90,6 +96,23 @@ func Strtol(s string, overflow Overflow) (v int64, rest string, ok bool) {
 		return -int64(u), s[i:], true
 	}
 	return int64(u), s[i:], true
+}
+
+// Strtoull reads a number as C's strtoull(s, &end, 10) does: as Strtol,
+// but a minus sign negates in unsigned arithmetic ("-1" is the largest
+// value), and a number beyond uint64 is the largest value whatever its
+// sign.
+func Strtoull(s string) (v uint64, rest string, ok bool) {
+	neg, u, over, i, ok := scanDecimal(s)
+	switch {
+	case !ok:
+		return 0, s, false
+	case over:
+		return math.MaxUint64, s[i:], true
+	case neg:
+		return -u, s[i:], true
+	}
+	return u, s[i:], true
 }
 
 // strtol is Strtol saturating, as this package's parsers read numbers: n

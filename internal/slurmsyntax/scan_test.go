@@ -40,3 +40,30 @@ func TestStrtol(t *testing.T) {
 		})
 	}
 }
+
+func TestStrtoull(t *testing.T) {
+	type out struct {
+		V    uint64
+		Rest string
+		OK   bool
+	}
+	for _, tc := range []struct {
+		name string
+		in   string
+		want out
+	}{
+		{"digits, then the rest", " +12k", out{12, "k", true}},
+		{"a minus sign negates in unsigned arithmetic", "-1", out{math.MaxUint64, "", true}},
+		{"the largest uint64 is no overflow", "18446744073709551615x", out{math.MaxUint64, "x", true}},
+		{"past it: the largest, whatever the sign", "-18446744073709551616", out{math.MaxUint64, "", true}},
+		{"no digit: 0 and all of s", "-", out{0, "-", false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got out
+			got.V, got.Rest, got.OK = Strtoull(tc.in)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Strtoull(%q) (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}

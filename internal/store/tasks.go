@@ -5,32 +5,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
 
-// formatTasks writes task ids as the array_pending column keeps them: runs
-// of consecutive ids as "a-b", others alone, joined by commas ("0-3,7,9-10").
-// Unlike Slurm's printed form (slurmsyntax.FormatTasks) it is never cut short,
-// and it stays small for the usual ranges. The ids must be ascending and
-// distinct.
-func formatTasks(ids []int) string {
-	var b strings.Builder
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(ids[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(ids[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
-}
+// formatTasks writes task ids as the array_pending column keeps them
+// (slurm.FormatRanges: "0-3,7,9-10"). Unlike Slurm's printed form
+// (slurmsyntax.FormatTasks) it is never cut short, and it stays small for
+// the usual ranges. The ids must be ascending and distinct.
+func formatTasks(ids []int) string { return slurm.FormatRanges(ids) }
 
 // parseTasks reads what formatTasks writes.
 func parseTasks(s string) ([]int, error) {
