@@ -53,6 +53,16 @@ type Options struct {
 	RealSlurm string
 	// PortBase moves real Slurm's ports (scripts/real-slurm --port-base).
 	PortBase int
+	// MaxJobs, when set, makes room for that many jobs, or one array of
+	// that many tasks: MaxJobCount 2×MaxJobs (slurm-lite's per-user half
+	// must still hold them all; Slurm refuses a job once MaxJobCount are
+	// in) and MaxArraySize one more. Both systems' defaults stop at 10,000
+	// jobs and 1,001 tasks.
+	MaxJobs int
+	// Accounting starts real Slurm with slurmdbd and MariaDB
+	// (scripts/real-slurm --accounting), which sacct needs; slurm-lite
+	// keeps its accounting itself.
+	Accounting bool
 }
 
 // Start starts the system that opts name and waits until it answers.
@@ -96,6 +106,10 @@ Type   = "a100"
 Memory = "80G"
 Count  = %d
 `, sock, filepath.Join(dir, "state"), max(opts.GPUs, 1))
+	if opts.MaxJobs > 0 {
+		// Top-level keys go before the first table.
+		toml = fmt.Sprintf("MaxJobCount  = %d\nMaxArraySize = %d\n", 2*opts.MaxJobs, 2*opts.MaxJobs+1) + toml
+	}
 	if err := os.WriteFile(conf, []byte(toml), 0o644); err != nil {
 		return nil, err
 	}
@@ -161,6 +175,12 @@ func startSlurm(opts Options) (*System, error) {
 	args := []string{"start", "--dir", dir}
 	if opts.PortBase != 0 {
 		args = append(args, "--port-base", strconv.Itoa(opts.PortBase))
+	}
+	if opts.MaxJobs > 0 {
+		args = append(args, "--max-jobs", strconv.Itoa(2*opts.MaxJobs))
+	}
+	if opts.Accounting {
+		args = append(args, "--accounting")
 	}
 	out, err := exec.Command(opts.RealSlurm, args...).CombinedOutput()
 	if err != nil {

@@ -35,7 +35,15 @@ type field[R, X any] struct {
 	// sized, when set, replaces value for a field whose value depends on
 	// its column's width (sinfo's default partition, marked '*').
 	sized func(r R, width int) string
-	x     X
+	// task marks a field whose value changes with squeue's row's array
+	// task (Row.Task): the one column of squeue -r's lines for a pending
+	// array that AppendTasks formats for each task (TestAppendTasks keeps
+	// the mark honest over every field).
+	task bool
+	// appendValue, when set, appends value's text to b, and AppendTasks
+	// uses it: no string made per line.
+	appendValue func(r R, b []byte) []byte
+	x           X
 }
 
 // col is one item of a parsed -o or -O format: a field with its width,
@@ -167,15 +175,10 @@ func (cs columns[R, X]) header() string {
 // appendLine appends one row in the columns, with its newline, to b:
 // squeue writes its thousands of rows into one buffer.
 func (cs columns[R, X]) appendLine(b []byte, r R) []byte {
-	for _, c := range cs {
+	for i := range cs {
+		c := &cs[i]
 		if f := c.f; f != nil {
-			var v string
-			if f.sized != nil {
-				v = f.sized(r, c.width)
-			} else {
-				v = f.value(r)
-			}
-			b = appendCell(b, v, c.width, c.right, !f.whole)
+			b = appendCell(b, c.value(r), c.width, c.right, !f.whole)
 		}
 		b = append(b, c.suffix...)
 	}

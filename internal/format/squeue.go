@@ -73,22 +73,30 @@ func (r *Row) cpus() int {
 // or array_task_id set).
 func (r *Row) array() bool { return r.Tasks != "" || r.Task != jobrec.NoTask }
 
-// String is the job's squeue %i: 12, 7_3, 7_[0-3%2].
+// jobID is the job's squeue %i: 12, 7_3, 7_[0-3%2].
 func (r *Row) jobID() string {
+	var buf [32]byte
+	return string(r.appendJobID(buf[:0]))
+}
+
+// appendJobID appends jobID to b.
+func (r *Row) appendJobID(b []byte) []byte {
 	j := r.Job
-	var s string
+	start := len(b)
 	switch {
 	case r.Tasks != "":
-		s = uitoa(j.ArrayJobID) + "_[" + r.Tasks + "]"
+		b = strconv.AppendUint(b, uint64(j.ArrayJobID), 10)
+		b = append(append(append(b, "_["...), r.Tasks...), ']')
 	case r.Task != jobrec.NoTask:
-		s = uitoa(j.ArrayJobID) + "_" + strconv.Itoa(r.Task)
+		b = strconv.AppendUint(b, uint64(j.ArrayJobID), 10)
+		b = strconv.AppendInt(append(b, '_'), int64(r.Task), 10)
 	default:
-		s = uitoa(j.ID)
+		b = strconv.AppendUint(b, uint64(j.ID), 10)
 	}
-	if len(s) > 31 { // squeue prints it into 32 bytes
-		s = s[:31]
+	if len(b)-start > 31 { // squeue prints it into 32 bytes
+		b = b[:start+31]
 	}
-	return s
+	return b
 }
 
 func na(s string) string {
@@ -135,12 +143,12 @@ var jobFields = []*jobField{
 	{letter: 'G', names: []string{"groupid"}, header: "GROUP", value: func(r *Row) string { return uitoa(r.Job.GID) }},
 	{letter: 'h', names: []string{"oversubscribe", "shared"}, header: "OVER_SUBSCRIBE", value: func(r *Row) string { return overSubscribe(r.Full) }},
 	{letter: 'H', names: []string{"sockets"}, header: "SOCKETS_PER_NODE", value: str("*")},
-	{letter: 'i', names: []string{"jobarrayid"}, header: "JOBID", value: (*Row).jobID},
+	{letter: 'i', names: []string{"jobarrayid"}, header: "JOBID", task: true, value: (*Row).jobID, appendValue: (*Row).appendJobID},
 	{letter: 'I', names: []string{"cores"}, header: "CORES_PER_SOCKET", value: str("*")},
 	{letter: 'j', names: []string{"name"}, header: "NAME", value: func(r *Row) string { return orNull(r.Job.Name) }},
 	{letter: 'J', names: []string{"threads"}, header: "THREADS_PER_CORE", value: str("*")},
 	{letter: 'k', names: []string{"comment"}, header: "COMMENT", value: func(r *Row) string { return orNull(r.Full.Request.Comment) }},
-	{letter: 'K', names: []string{"arraytaskid"}, header: "ARRAY_TASK_ID", value: func(r *Row) string {
+	{letter: 'K', names: []string{"arraytaskid"}, header: "ARRAY_TASK_ID", task: true, value: func(r *Row) string {
 		switch {
 		case r.Tasks != "":
 			return r.Tasks

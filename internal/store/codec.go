@@ -92,11 +92,19 @@ func scanJob(row scanner) (Job, uint32, error) {
 	if err := json.Unmarshal([]byte(reqJSON), &j.Request); err != nil {
 		return Job{}, 0, fmt.Errorf("job %d: decoding its request: %w", j.ID, err)
 	}
-	if err := json.Unmarshal([]byte(alloc), &j.Alloc); err != nil {
-		return Job{}, 0, fmt.Errorf("job %d: decoding its allocation: %w", j.ID, err)
+	// A pending job's allocation is "{}" and most jobs' notes "[]" (or
+	// "null" from older rows): nothing to decode into the zero values they
+	// already are (none notes read back as nil, below), and encoding/json
+	// costs a microsecond each even so (sacct reads thousands).
+	if alloc != "{}" {
+		if err := json.Unmarshal([]byte(alloc), &j.Alloc); err != nil {
+			return Job{}, 0, fmt.Errorf("job %d: decoding its allocation: %w", j.ID, err)
+		}
 	}
-	if err := json.Unmarshal([]byte(notes), &j.Notes); err != nil {
-		return Job{}, 0, fmt.Errorf("job %d: decoding its notes: %w", j.ID, err)
+	if notes != "[]" && notes != "null" {
+		if err := json.Unmarshal([]byte(notes), &j.Notes); err != nil {
+			return Job{}, 0, fmt.Errorf("job %d: decoding its notes: %w", j.ID, err)
+		}
 	}
 	if len(j.Notes) == 0 {
 		j.Notes = nil // none reads back as none, however it was written
