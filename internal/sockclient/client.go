@@ -93,6 +93,13 @@ type JSONAppender interface {
 	AppendJSON(dst []byte) ([]byte, error)
 }
 
+// AnswerDecoder is an answer that reads its common shape itself, without
+// encoding/json's reflection (api.Submitted: sbatch's); DecodeAnswer
+// returns false for any other, which encoding/json then reads.
+type AnswerDecoder interface {
+	DecodeAnswer(body []byte) bool
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in, out any, accept string, decode Decoder) error {
 	// A context already done sends nothing: the deadline set from it below
 	// is applied by another goroutine, and a quick daemon could answer
@@ -194,6 +201,16 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, accep
 	}
 	if out == nil {
 		return nil
+	}
+	if d, ok := out.(AnswerDecoder); ok {
+		b, err := io.ReadAll(rd)
+		if err != nil {
+			return fmt.Errorf("reading slurmd-lite's answer to %s %s: %w", method, path, err)
+		}
+		if d.DecodeAnswer(b) {
+			return nil
+		}
+		rd = bytes.NewReader(b)
 	}
 	// Lenient, unlike the server: a newer daemon may add fields that this
 	// client does not know.
