@@ -86,7 +86,7 @@ func DialView(prog string, sio IO) (*sockclient.Client, *config.View, int) {
 func client(socket string, timeout time.Duration, path string, sio IO) *sockclient.Client {
 	c := sockclient.New(socket)
 	env, _ := sio.Getenv(config.EnvVar)
-	c.SetAdvice(config.NoDaemonAdvice(path, env))
+	c.SetAdvice(func() string { return config.NoDaemonAdvice(path, env) })
 	// A stopped or wedged daemon: the command says so after
 	// MessageTimeout instead of waiting for it (sockclient's answer.go).
 	c.SetMessageTimeout(timeout)

@@ -77,7 +77,7 @@ func Main(args []string, sio cmdio.IO) int {
 	c := sockclient.New(cfg.SocketPath)
 	c.SetMessageTimeout(cfg.MessageTimeout)
 	env, _ := sio.Getenv(config.EnvVar)
-	c.SetAdvice(config.NoDaemonAdvice(cfgPath, env))
+	c.SetAdvice(func() string { return config.NoDaemonAdvice(cfgPath, env) })
 	ctx := context.Background()
 	var resp api.Submitted
 	// sbatch retries a controller that is temporarily unable to take the

@@ -42,15 +42,17 @@ type Client struct {
 	answer time.Duration
 	// peer, when set, learns the daemon's pid once connected (Ping).
 	peer func(pid int)
-	// advice ends the error of a daemon that is not running (SetAdvice).
-	advice string
+	// advice gives the end of the error of a daemon that is not running
+	// (SetAdvice).
+	advice func() string
 }
 
-// SetAdvice gives the lines that end the error when no daemon runs at the
-// socket: where the socket came from and what a user and an administrator
-// can do (config.NoDaemonAdvice). Without it the error says only how to
-// start a daemon.
-func (c *Client) SetAdvice(advice string) { c.advice = advice }
+// SetAdvice gives what writes the lines that end the error when no daemon
+// runs at the socket: where the socket came from and what a user and an
+// administrator can do (config.NoDaemonAdvice). It is called only for that
+// error, so that a command that reaches its daemon does not write them.
+// Without it the error says only how to start a daemon.
+func (c *Client) SetAdvice(advice func() string) { c.advice = advice }
 
 // New returns a client for the daemon at socket; the first request says
 // whether one answers there.
@@ -266,7 +268,9 @@ func (c *Client) dial(ctx context.Context) (f *os.File, pid int, err error) {
 	if err != nil {
 		syscall.Close(fd)
 		ue := unreachable(c.socket, err)
-		ue.Advice = c.advice
+		if c.advice != nil {
+			ue.Advice = c.advice()
+		}
 		return nil, 0, ue
 	}
 	pid = peerPID(fd)
