@@ -17,9 +17,10 @@ import (
 
 // Settings are the few settings sbatch reads from the configuration. The
 // daemon leaves them, for the file it loaded, in a small file beside that
-// file (SettingsPath), so that a submission does not parse the whole TOML
-// file: for the example configuration the parse was half of sbatch's CPU
-// time (docs/bench.md, "The fast paths").
+// file (SettingsPath), with what squeue, sacct and scancel read (View), so
+// that a command does not parse the whole TOML file: for the example
+// configuration the parse was half of sbatch's CPU time (docs/bench.md,
+// "The fast paths").
 type Settings struct {
 	SocketPath     string
 	MessageTimeout time.Duration
