@@ -66,13 +66,31 @@ func Dial(prog string, sio IO) (*sockclient.Client, *config.Config, int) {
 		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
 		return nil, nil, 1
 	}
-	c := sockclient.New(cfg.SocketPath)
+	return client(cfg.SocketPath, cfg.MessageTimeout, path, sio), cfg, 0
+}
+
+// DialView is Dial for a command that needs only the configuration's
+// View (squeue, sacct, scancel): from the daemon's settings file where it
+// is the configuration's, which saves parsing the TOML file, else from the
+// file, with Dial's errors (config.FindView).
+func DialView(prog string, sio IO) (*sockclient.Client, *config.View, int) {
+	v, path, err := config.FindView()
+	if err != nil {
+		fmt.Fprintf(sio.Stderr, "%s: error: %v\n", prog, err)
+		return nil, nil, 1
+	}
+	return client(v.SocketPath, v.MessageTimeout, path, sio), v, 0
+}
+
+// client is the daemon's client at socket, for the configuration at path.
+func client(socket string, timeout time.Duration, path string, sio IO) *sockclient.Client {
+	c := sockclient.New(socket)
 	env, _ := sio.Getenv(config.EnvVar)
-	c.SetAdvice(config.NoDaemonAdvice(path, env))
+	c.SetAdvice(func() string { return config.NoDaemonAdvice(path, env) })
 	// A stopped or wedged daemon: the command says so after
 	// MessageTimeout instead of waiting for it (sockclient's answer.go).
-	c.SetMessageTimeout(cfg.MessageTimeout)
-	return c, cfg, 0
+	c.SetMessageTimeout(timeout)
+	return c
 }
 
 // RequestTimeout bounds one question to the daemon; a yield can take
@@ -165,7 +183,16 @@ func PrintHint(prog string, le *api.Error, sio IO) {
 // NewEnv is the output environment of a command: its clock, the
 // configuration and this machine's group names.
 func NewEnv(sio IO, cfg *config.Config) *format.Env {
-	return &format.Env{Now: sio.Now(), Config: cfg, GroupName: groupName}
+	env := &format.Env{Now: sio.Now(), GroupName: groupName}
+	if cfg != nil {
+		env.View, env.Node = config.ViewOf(cfg), &cfg.Node
+	}
+	return env
+}
+
+// NewViewEnv is NewEnv for a command that holds only the View.
+func NewViewEnv(sio IO, v *config.View) *format.Env {
+	return &format.Env{Now: sio.Now(), View: v, GroupName: groupName}
 }
 
 func groupName(gid uint32) string {
@@ -175,19 +202,15 @@ func groupName(gid uint32) string {
 // UserID is Slurm's uid_from_string: a user name, or a number. Names the
 // configuration lists count too, with the uid unknown (-1), so that a lab's
 // users are known before their first login on this machine.
-func UserID(name string, cfg *config.Config) (int64, bool) {
+func UserID(name string, cfg *config.View) (int64, bool) {
 	if u, err := userdb.ByName(name); err == nil {
 		return int64(u.UID), true
 	}
 	if id, err := strconv.ParseUint(name, 10, 32); err == nil {
 		return int64(id), true
 	}
-	if cfg != nil {
-		for _, u := range cfg.Users {
-			if u.Name == name {
-				return -1, true
-			}
-		}
+	if cfg != nil && cfg.HasUser(name) {
+		return -1, true
 	}
 	return 0, false
 }

@@ -462,20 +462,35 @@ func (p *parser) checkPriority(c *Config) {
 	}
 	for i := range pr.Flags {
 		if p.enum(at("Flags").index(i), "Priority.Flags", &pr.Flags[i], priorityFlags...) {
-			if why, refused := unsupportedPriorityFlags[pr.Flags[i]]; refused {
+			if why := refusedWhy(unsupportedPriorityFlags, pr.Flags[i]); why != "" {
 				p.errorf(at("Flags").index(i), "Priority.Flags %s is not supported: %s; remove it", pr.Flags[i], why)
 			}
 		}
 	}
 }
 
+// refusal is a word slurm-lite refuses and why. The lists of them are
+// slices, not maps: a slice of constants costs nothing at start, and every
+// command that links this package starts (docs/bench.md, "The fast paths").
+type refusal struct{ word, why string }
+
+// refusedWhy is why list refuses w, "" when it does not.
+func refusedWhy(list []refusal, w string) string {
+	for _, r := range list {
+		if r.word == w {
+			return r.why
+		}
+	}
+	return ""
+}
+
 // enforceRefused are AccountingStorageEnforce's words slurm-lite cannot
 // obey, with why.
-var enforceRefused = map[string]string{
-	"nojobs":  "slurm-lite always keeps job records (sacct, fair share and budgets count them)",
-	"nosteps": "slurm-lite always keeps job step records",
-	"wckeys":  "slurm-lite has no WCKeys",
-	"all":     "it includes wckeys, and slurm-lite has no WCKeys",
+var enforceRefused = []refusal{
+	{"nojobs", "slurm-lite always keeps job records (sacct, fair share and budgets count them)"},
+	{"nosteps", "slurm-lite always keeps job step records"},
+	{"wckeys", "slurm-lite has no WCKeys"},
+	{"all", "it includes wckeys, and slurm-lite has no WCKeys"},
 }
 
 // checkEnforce checks AccountingStorageEnforce: Slurm's words, lower case,
@@ -490,8 +505,8 @@ func (p *parser) checkEnforce(c *Config) {
 		switch {
 		case w == "associations" || w == "limits" || w == "qos" || w == "safe":
 			words[w] = true
-		case enforceRefused[w] != "":
-			p.errorf(at, "AccountingStorageEnforce %s is not supported: %s; remove it", w, enforceRefused[w])
+		case refusedWhy(enforceRefused, w) != "":
+			p.errorf(at, "AccountingStorageEnforce %s is not supported: %s; remove it", w, refusedWhy(enforceRefused, w))
 			return
 		default:
 			p.errorf(at, "AccountingStorageEnforce %q is not one of associations, limits, qos, safe; write \"associations,limits,qos\" (the default) or add \",safe\"", w)
@@ -510,23 +525,23 @@ func (p *parser) checkEnforce(c *Config) {
 
 // unsupportedPriorityFlags are Slurm's PriorityFlags that slurm-lite would
 // accept and not obey, refused with why: each is obeyed or refused.
-var unsupportedPriorityFlags = map[string]string{
-	"CALCULATE_RUNNING": "slurm-lite does not recompute the priority of running jobs",
-	"DEPTH_OBLIVIOUS":   "slurm-lite has Fair Tree and the classic formula (NO_FAIR_TREE), not the depth-oblivious one",
-	"INCR_ONLY":         "slurm-lite keeps no earlier priority of a job to hold the new one above",
+var unsupportedPriorityFlags = []refusal{
+	{"CALCULATE_RUNNING", "slurm-lite does not recompute the priority of running jobs"},
+	{"DEPTH_OBLIVIOUS", "slurm-lite has Fair Tree and the classic formula (NO_FAIR_TREE), not the depth-oblivious one"},
+	{"INCR_ONLY", "slurm-lite keeps no earlier priority of a job to hold the new one above"},
 }
 
 // unsupportedQOSFlags are sacctmgr's QOS flags that slurm-lite refuses,
 // with why; DenyOnLimit and NoDecay are obeyed.
-var unsupportedQOSFlags = map[string]string{
-	"EnforceUsageThreshold": "slurm-lite has no UsageThreshold for it to enforce",
-	"NoReserve":             "slurm-lite's backfill reserves resources for every blocked job",
-	"OverPartQOS":           "slurm-lite checks the partition's QOS first, then the job's, always",
-	"PartitionMaxNodes":     "on one machine there is no partition node limit to ignore",
-	"PartitionMinNodes":     "on one machine there is no partition node limit to ignore",
-	"PartitionTimeLimit":    "slurm-lite always holds a job to its partition's MaxTime",
-	"RequiresReservation":   "slurm-lite's jobs may not name a reservation",
-	"UsageFactorSafe":       "slurm-lite has no AccountingStorageEnforce safe, whose estimate of a job's TRES-minutes UsageFactorSafe would scale",
+var unsupportedQOSFlags = []refusal{
+	{"EnforceUsageThreshold", "slurm-lite has no UsageThreshold for it to enforce"},
+	{"NoReserve", "slurm-lite's backfill reserves resources for every blocked job"},
+	{"OverPartQOS", "slurm-lite checks the partition's QOS first, then the job's, always"},
+	{"PartitionMaxNodes", "on one machine there is no partition node limit to ignore"},
+	{"PartitionMinNodes", "on one machine there is no partition node limit to ignore"},
+	{"PartitionTimeLimit", "slurm-lite always holds a job to its partition's MaxTime"},
+	{"RequiresReservation", "slurm-lite's jobs may not name a reservation"},
+	{"UsageFactorSafe", "slurm-lite has no AccountingStorageEnforce safe, whose estimate of a job's TRES-minutes UsageFactorSafe would scale"},
 }
 
 // enforcedQOSTRES are the TRES a QOS's MaxTRESPerUser and MaxTRESPerJob may
@@ -566,7 +581,7 @@ func (p *parser) checkQOS(c *Config) {
 		}
 		for j := range q.Flags {
 			if p.enum(at("Flags").index(j), label+": Flags", &q.Flags[j], qosFlags...) {
-				if why, refused := unsupportedQOSFlags[q.Flags[j]]; refused {
+				if why := refusedWhy(unsupportedQOSFlags, q.Flags[j]); why != "" {
 					p.errorf(at("Flags").index(j), "%s: flag %s is not supported: %s; remove it", label, q.Flags[j], why)
 				}
 			}

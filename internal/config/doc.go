@@ -17,6 +17,11 @@
 //	       resolve               inherited and derived values (accounts.go)
 //	  -> (*Config).ApplyHost(DetectHost())   node name, CPUs, memory not given
 //
+// The commands that need little of it (sbatch: Settings; squeue, sacct,
+// scancel: View) read instead what the daemon left beside the file it
+// loaded, while it is that file's (FindSettings, FindView; settings.go),
+// and fall back to Locate and Load.
+//
 // Every problem becomes an Error "FILE:LINE: message that says the fix";
 // Parse reports all of them at once, in line order.
 //

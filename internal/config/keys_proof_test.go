@@ -257,7 +257,8 @@ func TestEveryKeyIsProven(t *testing.T) {
 
 // Each QOS flag slurm-lite cannot obey is refused, saying why.
 func TestUnsupportedQOSFlagsAreRefused(t *testing.T) {
-	for flag := range unsupportedQOSFlags {
+	for _, r := range unsupportedQOSFlags {
+		flag := r.word
 		data := "[[QOS]]\nName = \"normal\"\nFlags = [\"" + flag + "\"]\n"
 		_, err := Parse("f.toml", []byte(data))
 		if err == nil || !strings.Contains(err.Error(), "flag "+flag+" is not supported: ") {

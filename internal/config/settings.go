@@ -1,12 +1,14 @@
 package config
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,9 +17,10 @@ import (
 
 // Settings are the few settings sbatch reads from the configuration. The
 // daemon leaves them, for the file it loaded, in a small file beside that
-// file (SettingsPath), so that a submission does not parse the whole TOML
-// file: for the example configuration the parse was half of sbatch's CPU
-// time (docs/bench.md, "The fast paths").
+// file (SettingsPath), with what squeue, sacct and scancel read (View), so
+// that a command does not parse the whole TOML file: for the example
+// configuration the parse was half of sbatch's CPU time (docs/bench.md,
+// "The fast paths").
 type Settings struct {
 	SocketPath     string
 	MessageTimeout time.Duration
@@ -38,7 +41,7 @@ func SettingsOf(c *Config) Settings {
 
 // settingsMagic opens the settings file; a new layout gets a new number,
 // and a file of another is ignored (the full parse is always right).
-const settingsMagic = "slurm-lite settings 1"
+const settingsMagic = "slurm-lite settings 2"
 
 // SettingsPath is where the settings of the configuration file path are
 // left: a hidden file beside it, so that only who can write the
@@ -50,9 +53,31 @@ func SettingsPath(path string) string {
 // fileID is what identifies one version of a file's contents: a settings
 // file is used only while the configuration's identity is the one it was
 // written for, so an edit (or a replacement by rename) makes it stale.
+// Written with strconv rather than fmt: every command computes it.
 func fileID(st *syscall.Stat_t) string {
-	return fmt.Sprintf("%d %d %d %d.%09d %d.%09d", st.Dev, st.Ino, st.Size,
-		st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
+	b := make([]byte, 0, 96)
+	b = strconv.AppendUint(b, st.Dev, 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, st.Ino, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, st.Size, 10)
+	b = append(b, ' ')
+	b = appendStamp(b, st.Mtim)
+	b = append(b, ' ')
+	b = appendStamp(b, st.Ctim)
+	return string(b)
+}
+
+// appendStamp appends t as seconds.nanoseconds, the nanoseconds in nine
+// digits.
+func appendStamp(b []byte, t syscall.Timespec) []byte {
+	b = strconv.AppendInt(b, t.Sec, 10)
+	b = append(b, '.')
+	ns := strconv.AppendInt(nil, t.Nsec, 10)
+	for range 9 - len(ns) {
+		b = append(b, '0')
+	}
+	return append(b, ns...)
 }
 
 // StatConfig returns the identity of the configuration file at path as
@@ -67,16 +92,38 @@ func StatConfig(path string) (syscall.Stat_t, error) {
 // the file (its access time aside, which reading it may change).
 func SameConfig(a, b syscall.Stat_t) bool { return fileID(&a) == fileID(&b) }
 
-// WriteSettings leaves s, parsed from the configuration file whose identity
+// WriteSettings leaves v, parsed from the configuration file whose identity
 // was id before it was read, in SettingsPath(path): written to a temporary
 // file and renamed into place, with the configuration's read permissions
 // (a user who cannot read the configuration cannot read its settings), and
 // never through a symbolic link. The caller has checked that the file is
 // unchanged since id (StatConfig before and after the parse).
-func WriteSettings(path string, id syscall.Stat_t, s Settings) error {
+func WriteSettings(path string, id syscall.Stat_t, v *View) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\nConfigFile %s\nSocketPath %s\nMessageTimeout %d\nMaxScriptSize %d\nMaxArraySize %d\n",
-		settingsMagic, fileID(&id), strconv.Quote(s.SocketPath), int64(s.MessageTimeout), s.MaxScriptSize, s.MaxArraySize)
+		settingsMagic, fileID(&id), strconv.Quote(v.SocketPath), int64(v.MessageTimeout), v.MaxScriptSize, v.MaxArraySize)
+	fmt.Fprintf(&b, "ClusterName %s\nTRESBillingWeights %s\n", strconv.Quote(v.ClusterName), quoteWeights(v.TRESBillingWeights))
+	for _, p := range v.Partitions {
+		fmt.Fprintf(&b, "Partition %s %t %d %s\n", strconv.Quote(p.Name), p.Hidden, int64(p.DefaultLimit), quoteWeights(p.TRESBillingWeights))
+	}
+	for _, t := range v.SimulatedGPUTypes {
+		fmt.Fprintf(&b, "SimulatedGPUType %s\n", strconv.Quote(t))
+	}
+	for _, a := range v.Accounts {
+		b.WriteString("Account " + strconv.Quote(a.Name))
+		for _, u := range a.Users {
+			b.WriteString(" " + strconv.Quote(u))
+		}
+		b.WriteString("\n")
+	}
+	for _, u := range v.Users {
+		fmt.Fprintf(&b, "User %s\n", strconv.Quote(u))
+	}
+	// The last line: a file without it was cut short.
+	b.WriteString("End\n")
+	if b.Len() > maxSettingsSize {
+		return fmt.Errorf("writing the commands' settings: %d bytes, more than the %d a command reads", b.Len(), maxSettingsSize)
+	}
 	dst := SettingsPath(path)
 	tmp := fmt.Sprintf("%s.%d.tmp", dst, os.Getpid())
 	mode := os.FileMode(id.Mode) & 0o644
@@ -102,6 +149,41 @@ func WriteSettings(path string, id syscall.Stat_t, s Settings) error {
 	return nil
 }
 
+// maxSettingsSize bounds the settings file a command reads (and so the
+// daemon writes): a lab's accounts and users fit many times over.
+const maxSettingsSize = 256 << 10
+
+// quoteWeights writes weights as one quoted word: name=value pairs by
+// name, the values in the fewest digits that read back exactly.
+func quoteWeights(w TRESWeights) string {
+	var b []byte
+	for _, k := range slices.Sorted(maps.Keys(w)) {
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, k...)
+		b = append(b, '=')
+		b = strconv.AppendFloat(b, w[k], 'g', -1, 64)
+	}
+	return strconv.Quote(string(b))
+}
+
+// parseWeights reads quoteWeights' text, unquoted.
+func parseWeights(s string) (TRESWeights, error) {
+	w := TRESWeights{}
+	for s != "" {
+		var pair string
+		pair, s, _ = strings.Cut(s, ",")
+		k, val, ok := strings.Cut(pair, "=")
+		f, err := strconv.ParseFloat(val, 64)
+		if !ok || err != nil {
+			return nil, errStale
+		}
+		w[k] = f
+	}
+	return w, nil
+}
+
 // errStale says the settings file is not to be used; the caller parses the
 // configuration instead.
 var errStale = errors.New("no usable settings file")
@@ -112,69 +194,179 @@ var errStale = errors.New("no usable settings file")
 // or by the configuration's owner, writable by no one else, and written for
 // the configuration's present identity; and the caller must be able to
 // read the configuration itself. Anything else is errStale.
-func readSettings(path string) (Settings, error) {
+func readSettings(path string) (*View, error) {
 	var cst syscall.Stat_t
 	if syscall.Stat(path, &cst) != nil || syscall.Access(path, 4 /* R_OK */) != nil {
-		return Settings{}, errStale
+		return nil, errStale
 	}
 	f, err := os.OpenFile(SettingsPath(path), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return Settings{}, errStale
+		return nil, errStale
 	}
 	defer f.Close()
 	var sst syscall.Stat_t
 	if syscall.Fstat(int(f.Fd()), &sst) != nil || sst.Mode&syscall.S_IFMT != syscall.S_IFREG ||
-		sst.Mode&0o022 != 0 || (sst.Uid != 0 && sst.Uid != cst.Uid) || sst.Size > 64<<10 {
-		return Settings{}, errStale
+		sst.Mode&0o022 != 0 || (sst.Uid != 0 && sst.Uid != cst.Uid) || sst.Size > maxSettingsSize {
+		return nil, errStale
 	}
-	var buf [4096]byte
-	n, _ := f.Read(buf[:])
+	// One byte more than the file's size: a file that grew since is read
+	// no further, and fails to parse (its End line is not last).
+	buf := make([]byte, sst.Size+1)
+	n, _ := io.ReadFull(f, buf)
 	return parseSettings(buf[:n], fileID(&cst))
 }
 
 // parseSettings reads WriteSettings' layout, for a configuration whose
 // identity is now id.
-func parseSettings(data []byte, id string) (Settings, error) {
-	var s Settings
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	seen := 0
-	for line := 0; sc.Scan(); line++ {
-		text := sc.Text()
+func parseSettings(data []byte, id string) (*View, error) {
+	text := string(data)
+	v := &View{}
+	const singles = 7 // ConfigFile ... TRESBillingWeights, once each
+	seen, end := 0, false
+	for line := 0; text != ""; line++ {
+		var l string
+		var ok bool
+		if l, text, ok = strings.Cut(text, "\n"); !ok || end {
+			return nil, errStale // the last line is End, with its newline
+		}
 		if line == 0 {
-			if text != settingsMagic {
-				return s, errStale
+			if l != settingsMagic {
+				return nil, errStale
 			}
 			continue
 		}
-		key, val, _ := strings.Cut(text, " ")
+		key, val, _ := strings.Cut(l, " ")
 		var err error
 		switch key {
 		case "ConfigFile":
 			if val != id {
-				return s, errStale
+				return nil, errStale
 			}
+			seen++
 		case "SocketPath":
-			s.SocketPath, err = strconv.Unquote(val)
+			v.SocketPath, err = strconv.Unquote(val)
+			seen++
 		case "MessageTimeout":
 			var ns int64
 			ns, err = strconv.ParseInt(val, 10, 64)
-			s.MessageTimeout = time.Duration(ns)
+			v.MessageTimeout = time.Duration(ns)
+			seen++
 		case "MaxScriptSize":
-			s.MaxScriptSize, err = strconv.Atoi(val)
+			v.MaxScriptSize, err = strconv.Atoi(val)
+			seen++
 		case "MaxArraySize":
-			s.MaxArraySize, err = strconv.Atoi(val)
+			v.MaxArraySize, err = strconv.Atoi(val)
+			seen++
+		case "ClusterName":
+			v.ClusterName, err = strconv.Unquote(val)
+			seen++
+		case "TRESBillingWeights":
+			v.TRESBillingWeights, err = unquoteWeights(val)
+			seen++
+		case "Partition":
+			err = v.parsePartition(val)
+		case "SimulatedGPUType":
+			var t string
+			t, err = strconv.Unquote(val)
+			v.SimulatedGPUTypes = append(v.SimulatedGPUTypes, t)
+		case "Account":
+			var words []string
+			words, err = unquoteAll(val)
+			if err == nil && len(words) > 0 {
+				v.Accounts = append(v.Accounts, AccountView{Name: words[0], Users: words[1:]})
+			} else if err == nil {
+				err = errStale
+			}
+		case "User":
+			var u string
+			u, err = strconv.Unquote(val)
+			v.Users = append(v.Users, u)
+		case "End":
+			end = val == ""
+			if !end {
+				return nil, errStale
+			}
 		default:
-			return s, errStale
+			return nil, errStale
 		}
 		if err != nil {
-			return s, errStale
+			return nil, errStale
 		}
-		seen++
 	}
-	if seen != 5 {
-		return s, errStale
+	if seen != singles || !end {
+		return nil, errStale
 	}
-	return s, nil
+	return v, nil
+}
+
+// parsePartition reads a Partition line's value: name, hidden, the
+// default limit in nanoseconds, weights.
+func (v *View) parsePartition(val string) error {
+	name, rest, err := unquoteFirst(val)
+	if err != nil {
+		return err
+	}
+	fields := strings.SplitN(rest, " ", 3)
+	if len(fields) != 3 {
+		return errStale
+	}
+	p := PartitionView{Name: name}
+	if p.Hidden, err = strconv.ParseBool(fields[0]); err != nil {
+		return err
+	}
+	ns, err := strconv.ParseInt(fields[1], 10, 64)
+	if err != nil {
+		return err
+	}
+	p.DefaultLimit = time.Duration(ns)
+	if p.TRESBillingWeights, err = unquoteWeights(fields[2]); err != nil {
+		return err
+	}
+	v.Partitions = append(v.Partitions, p)
+	return nil
+}
+
+// unquoteWeights reads quoteWeights' word.
+func unquoteWeights(q string) (TRESWeights, error) {
+	s, err := strconv.Unquote(q)
+	if err != nil {
+		return nil, err
+	}
+	return parseWeights(s)
+}
+
+// unquoteFirst reads the quoted word that s starts with, and returns what
+// follows its separating space.
+func unquoteFirst(s string) (string, string, error) {
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", "", err
+	}
+	word, err := strconv.Unquote(q)
+	if err != nil {
+		return "", "", err
+	}
+	rest := s[len(q):]
+	if rest != "" {
+		if rest[0] != ' ' {
+			return "", "", errStale
+		}
+		rest = rest[1:]
+	}
+	return word, rest, nil
+}
+
+// unquoteAll reads space-separated quoted words.
+func unquoteAll(s string) ([]string, error) {
+	var out []string
+	for s != "" {
+		w, rest, err := unquoteFirst(s)
+		if err != nil {
+			return nil, err
+		}
+		out, s = append(out, w), rest
+	}
+	return out, nil
 }
 
 // FindSettings is Find for a command that needs only Settings: from the
@@ -182,18 +374,27 @@ func parseSettings(data []byte, id string) (Settings, error) {
 // readSettings), else from the configuration itself, so that what it
 // returns, errors included, is what Find would give.
 func FindSettings() (Settings, string, error) {
+	v, path, err := FindView()
+	if err != nil {
+		return Settings{}, path, err
+	}
+	return v.Settings, path, nil
+}
+
+// FindView is FindSettings for a command that needs the View.
+func FindView() (*View, string, error) {
 	path, err := Locate("", os.Getenv, fileExists)
 	if err != nil {
-		return Settings{}, "", err
+		return nil, "", err
 	}
 	if path != "" {
-		if s, err := readSettings(path); err == nil {
-			return s, path, nil
+		if v, err := readSettings(path); err == nil {
+			return v, path, nil
 		}
 	}
 	c, err := Load(path)
 	if err != nil {
-		return Settings{}, path, err
+		return nil, path, err
 	}
-	return SettingsOf(c), path, nil
+	return ViewOf(c), path, nil
 }

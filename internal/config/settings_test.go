@@ -23,7 +23,7 @@ func writeConf(t *testing.T, body string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSettings(path, id, SettingsOf(c)); err != nil {
+	if err := WriteSettings(path, id, ViewOf(c)); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -44,8 +44,8 @@ func TestSettingsFileGivesWhatTheFileSays(t *testing.T) {
 		t.Fatalf("readSettings: %v", err)
 	}
 	want := Settings{SocketPath: `/tmp/x y/"s".sock`, MessageTimeout: 33 * time.Second, MaxScriptSize: 12345, MaxArraySize: 77}
-	if got != want {
-		t.Fatalf("settings file gave %+v, want %+v", got, want)
+	if got.Settings != want {
+		t.Fatalf("settings file gave %+v, want %+v", got.Settings, want)
 	}
 	c, _ := Load(path)
 	if SettingsOf(c) != want {
@@ -164,7 +164,7 @@ func TestSettingsFollowTheConfigurationsPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSettings(path, id, SettingsOf(c)); err != nil {
+	if err := WriteSettings(path, id, ViewOf(c)); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Lstat(SettingsPath(path))

@@ -100,8 +100,11 @@ func ParseTRES(s string) (TRES, error) {
 	return t, nil
 }
 
-// unitSteps is how many factors of 1024 each suffix is above one unit.
-var unitSteps = map[byte]int{'K': 1, 'M': 2, 'G': 3, 'T': 4, 'P': 5}
+// unitSteps is how many factors of 1024 suffix u is above one unit, 0
+// for none.
+func unitSteps(u byte) int {
+	return strings.IndexByte("KMGTP", u) + 1
+}
 
 // ParseTRESWeights parses "CPU=0,Mem=0.25G,GRES/gpu=1.0". The empty string
 // is no weights.
@@ -117,11 +120,11 @@ func ParseTRESWeights(s string) (TRESWeights, error) {
 	for i, n := range names {
 		v := values[i]
 		steps := 0
-		if u, ok := unitSteps[strings.ToUpper(v[len(v)-1:])[0]]; ok {
+		if u := unitSteps(strings.ToUpper(v[len(v)-1:])[0]); u > 0 {
 			steps = u
 			v = v[:len(v)-1]
 			if n == "mem" {
-				steps -= unitSteps['M'] // mem's base unit is the megabyte
+				steps -= unitSteps('M') // mem's base unit is the megabyte
 			}
 		}
 		f, err := strconv.ParseFloat(v, 64)

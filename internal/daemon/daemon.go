@@ -322,7 +322,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	settings := config.SettingsOf(cfg)
+	settings := config.ViewOf(cfg)
 	log := newLogger(opts.Log, cfg.LogFormat)
 	exe := opts.Exe
 	if exe == "" {
@@ -364,7 +364,8 @@ func Run(ctx context.Context, opts Options) error {
 			log.Info("stopped")
 		}
 	}()
-	// Once this daemon holds the state: sbatch's settings, beside the file.
+	// Once this daemon holds the state: the commands' settings, beside the
+	// file.
 	leaveSettings(log, path, cfgID, settings)
 	// squeue, every scheduling pass and every submission's checks read
 	// the jobs of the last MinJobAge: the store keeps those decoded.
@@ -536,16 +537,16 @@ func loadConfigID(path string) (*config.Config, string, *syscall.Stat_t, error) 
 	return cfg, used, id, nil
 }
 
-// leaveSettings writes the few settings sbatch needs beside the
-// configuration file (config.WriteSettings), so that a submission need not
-// parse the file; where it cannot (a read-only directory), sbatch parses
+// leaveSettings writes what sbatch, squeue, sacct and scancel read of the
+// configuration beside its file (config.WriteSettings), so that they need
+// not parse the file; where it cannot (a read-only directory), they parse
 // the file as before.
-func leaveSettings(log *slog.Logger, used string, id *syscall.Stat_t, s config.Settings) {
+func leaveSettings(log *slog.Logger, used string, id *syscall.Stat_t, s *config.View) {
 	if id == nil || used == "" {
 		return
 	}
 	if err := config.WriteSettings(used, *id, s); err != nil {
-		log.Info("sbatch will parse the configuration file itself", "err", err)
+		log.Info("the commands will parse the configuration file themselves", "err", err)
 	}
 }
 
@@ -553,11 +554,11 @@ func leaveSettings(log *slog.Logger, used string, id *syscall.Stat_t, s config.S
 // is valid, and keeps what cannot change without a restart.
 func (d *Daemon) reload() {
 	cfg, used, id, err := loadConfigID(d.cfgPath)
-	var settings config.Settings
+	var settings *config.View
 	if err == nil {
 		// What the file says, before what cannot change without a
-		// restart is put back: what sbatch would read from it.
-		settings = config.SettingsOf(cfg)
+		// restart is put back: what the commands would read from it.
+		settings = config.ViewOf(cfg)
 		// The directories as they will be in force: those that change
 		// only with a restart stay as they are (below), and a new value
 		// of theirs is neither made nor checked now.

@@ -117,7 +117,8 @@ func (b restBackend) Call(ctx context.Context, id localapi.Identity, method, pat
 }
 
 func (b restBackend) Env() *format.Env {
-	return &format.Env{Now: b.d.now(), Config: b.d.config(), GroupName: userdb.GroupName}
+	cfg := b.d.config()
+	return &format.Env{Now: b.d.now(), View: config.ViewOf(cfg), Node: &cfg.Node, GroupName: userdb.GroupName}
 }
 
 func (b restBackend) UserName(uid uint32) string { return userdb.Name(uid) }

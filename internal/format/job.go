@@ -2,7 +2,6 @@ package format
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,8 +19,12 @@ import (
 // defaults) and the user database of the machine the command runs on.
 type Env struct {
 	Now time.Time
-	// Config is the configuration the daemon runs with, nil for none.
-	Config *config.Config
+	// View is what the listings use of the configuration the daemon
+	// runs with (config.View), nil for none.
+	View *config.View
+	// Node is the configured node, for scontrol show job's node figures;
+	// nil for none.
+	Node *config.Node
 	// GroupName is getgrgid's name for gid, "" when there is none.
 	GroupName func(gid uint32) string
 	// NoConvert is --noconvert: sizes keep their unit (MiB).
@@ -211,7 +214,7 @@ func gresCount(j *api.Job, name string) int {
 
 // billing is the job's billing TRES under its partition's weights (empty
 // weights: the CPU count, Slurm's default).
-func billing(j *api.Job, cfg *config.Config) uint64 {
+func billing(j *api.Job, cfg *config.View) uint64 {
 	var w config.TRESWeights
 	if cfg != nil {
 		if p := cfg.Partition(j.Partition); p != nil {
@@ -220,6 +223,11 @@ func billing(j *api.Job, cfg *config.Config) uint64 {
 			w = cfg.TRESBillingWeights
 		}
 	}
+	return billingUnder(j, w)
+}
+
+// billingUnder is the job's billing TRES under weights w.
+func billingUnder(j *api.Job, w config.TRESWeights) uint64 {
 	if len(w) == 0 {
 		return uint64(cpus(j))
 	}
@@ -231,7 +239,7 @@ func billing(j *api.Job, cfg *config.Config) uint64 {
 
 // tres is scontrol's TRES= and squeue's tres-alloc: what the job holds,
 // or asks for, in Slurm's TRES order (cpu, mem, node, billing, gres).
-func tres(j *api.Job, cfg *config.Config) string {
+func tres(j *api.Job, cfg *config.View) string {
 	parts := []string{"cpu=" + strconv.Itoa(cpus(j))}
 	if m := memTotal(j); m > 0 {
 		parts = append(parts, "mem="+mebi(m, false))
@@ -357,7 +365,7 @@ func exitCode(e jobrec.ExitCode) string {
 
 // gpuType is the GPU type Slurm would name in JOB_GRES: the type asked
 // for, else the configured simulated GPUs' when they are of one type.
-func gpuType(j *api.Job, cfg *config.Config) string {
+func gpuType(j *api.Job, cfg *config.View) string {
 	for _, list := range [][]jobscript.Gres{j.Request.GPUs, j.Request.GPUsPerNode, j.Request.Gres} {
 		for _, g := range list {
 			if g.Name == "gpu" && g.Type != "" {
@@ -368,14 +376,8 @@ func gpuType(j *api.Job, cfg *config.Config) string {
 	if cfg == nil {
 		return ""
 	}
-	var types []string
-	for _, g := range cfg.Node.SimulatedGPUs {
-		if !slices.Contains(types, g.Type) {
-			types = append(types, g.Type)
-		}
-	}
-	if len(types) == 1 {
-		return types[0]
+	if len(cfg.SimulatedGPUTypes) == 1 {
+		return cfg.SimulatedGPUTypes[0]
 	}
 	return ""
 }

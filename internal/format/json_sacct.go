@@ -42,8 +42,8 @@ func recordJSON(rec *jobrec.Record, env *Env, userName func(uint32) string) json
 	row := &AcctRow{Rec: rec, Env: env}
 	ran := row.started()
 	cluster := ""
-	if env.Config != nil {
-		cluster = env.Config.ClusterName
+	if env.View != nil {
+		cluster = env.View.ClusterName
 	}
 	var taskID, taskStr any
 	if j.ArrayJobID != 0 && j.ArrayTaskID != jobrec.NoTask && !j.ArrayRecord() {
@@ -287,7 +287,7 @@ func (r *AcctRow) reqTRESItems() []tresCount {
 	if mib > 0 {
 		out = append(out, tresCount{"mem", "", 2, int64(mib)})
 	}
-	out = append(out, tresCount{"node", "", 4, 1}, tresCount{"billing", "", 5, int64(billing(j, r.Env.Config))})
+	out = append(out, tresCount{"node", "", 4, 1}, tresCount{"billing", "", 5, int64(billing(j, r.Env.View))})
 	p := *j
 	p.State = slurm.Pending // what was asked, not what was given
 	return append(out, gresTRES(&p)...)
@@ -304,7 +304,7 @@ func (r *AcctRow) allocTRESItems() []tresCount {
 		out = append(out, tresCount{"mem", "", 2, int64(m)})
 	}
 	out = append(out, tresCount{"energy", "", 3, 0}, tresCount{"node", "", 4, 1},
-		tresCount{"billing", "", 5, int64(billing(j, r.Env.Config))})
+		tresCount{"billing", "", 5, int64(billing(j, r.Env.View))})
 	return append(out, gresTRES(j)...)
 }
 
@@ -361,9 +361,9 @@ func acctLimit(j *jobrec.Job, env *Env) time.Duration {
 	if j.TimeLimit != 0 {
 		return j.TimeLimit
 	}
-	if env.Config != nil {
-		if p := env.Config.Partition(j.Partition); p != nil {
-			return p.DefaultLimit()
+	if env.View != nil {
+		if p := env.View.Partition(j.Partition); p != nil {
+			return p.DefaultLimit
 		}
 	}
 	return slurmsyntax.Infinite

@@ -53,7 +53,7 @@ func TestSacctJSONAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Config: cfg, GroupName: func(gid uint32) string { return recordedGroups[gid] }}
+	env := &Env{View: config.ViewOf(cfg), Node: &cfg.Node, GroupName: func(gid uint32) string { return recordedGroups[gid] }}
 	userName := func(uid uint32) string {
 		for name, id := range recordedUIDs {
 			if id == uid {

@@ -35,8 +35,8 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 	// refused) has no task and CPU counts any more, as in slurmctld.
 	gone := j.State.Finished() && !ran
 	cluster := ""
-	if env.Config != nil {
-		cluster = env.Config.ClusterName
+	if env.View != nil {
+		cluster = env.View.ClusterName
 	}
 	o := jsonObject{
 		{"account", j.Account},
@@ -62,7 +62,7 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 		{"core_spec", nil},
 		{"thread_spec", nil},
 		{"cores_per_socket", nil},
-		{"billable_tres", jsNil(ran, float64(billing(j, env.Config)))},
+		{"billable_tres", jsNil(ran, float64(billing(j, env.View)))},
 		// Slurm 22.05 tests cpu_freq_min here, never set: always null.
 		{"cpus_per_task", nil},
 		{"cpu_frequency_minimum", nil},
@@ -153,7 +153,7 @@ func jobJSON(j *api.Job, env *Env) jsonObject {
 		{"tres_per_socket", ""},
 		{"tres_per_task", tresPerTask(j)},
 		{"tres_req_str", reqTRESJSON(j, env)},
-		{"tres_alloc_str", jsEmpty(ran, tres(j, env.Config))},
+		{"tres_alloc_str", jsEmpty(ran, tres(j, env.View))},
 		{"user_id", int64(j.UID)},
 		{"user_name", j.User},
 		{"wckey", ""},
@@ -256,11 +256,11 @@ func arrayTasksJSON(j *api.Job) string {
 // job's account, after the 3 associations slurmdbd makes first (the
 // cluster's root, root's own, the account).
 func associationID(j *api.Job, env *Env) int {
-	if env.Config == nil {
+	if env.View == nil {
 		return 0
 	}
 	n := 3
-	for _, a := range env.Config.Accounts {
+	for _, a := range env.View.Accounts {
 		for _, u := range a.Users {
 			n++
 			if a.Name == j.Account && u == j.User {
@@ -378,9 +378,9 @@ func minutesJSON(d time.Duration) any {
 // reqTRESJSON is tres_req_str: what the job asks for.
 func reqTRESJSON(j *api.Job, env *Env) string {
 	if started(sq(j)) {
-		return tres(j, env.Config)
+		return tres(j, env.View)
 	}
 	p := *j
 	p.Alloc = jobrec.Alloc{}
-	return tres(&p, env.Config)
+	return tres(&p, env.View)
 }

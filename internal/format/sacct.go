@@ -97,8 +97,8 @@ var acctFields = []*acctField{
 	{"AveVMSize", 10, kindStr, blank},
 	{"BlockID", 16, kindStr, blank},
 	{"Cluster", 10, kindStr, func(r *AcctRow) acctVal {
-		if r.Env.Config != nil {
-			return str0(r.Env.Config.ClusterName)
+		if r.Env.View != nil {
+			return str0(r.Env.View.ClusterName)
 		}
 		return unset
 	}},
@@ -642,7 +642,7 @@ func (r *AcctRow) reqTRES() []tresItem {
 	if perCPU {
 		mib *= uint64(ncpu)
 	}
-	items := []tresItem{{"billing", billing(j, r.Env.Config)}, {"cpu", uint64(ncpu)}, {"node", 1}}
+	items := []tresItem{{"billing", billing(j, r.Env.View)}, {"cpu", uint64(ncpu)}, {"node", 1}}
 	if mib > 0 {
 		items = append(items, tresItem{"mem", mib})
 	}
@@ -663,7 +663,7 @@ func (r *AcctRow) allocTRES() acctVal {
 		items = append(items, tresItem{"mem", m})
 	}
 	if r.Step == nil {
-		items = append(items, tresItem{"billing", billing(j, r.Env.Config)})
+		items = append(items, tresItem{"billing", billing(j, r.Env.View)})
 		if n := gpus(j); n > 0 {
 			items = append(items, tresItem{"gres/gpu", uint64(n)})
 		}

@@ -127,7 +127,7 @@ func TestElapsedIsInWholeSeconds(t *testing.T) {
 // Slurm by scripts/test-slurm).
 func TestTRESLeavesOutZero(t *testing.T) {
 	cfg := &config.Config{TRESBillingWeights: config.TRESWeights{"gres/gpu": 1}}
-	env := &Env{Now: testNow, Config: cfg}
+	env := &Env{Now: testNow, View: config.ViewOf(cfg), Node: &cfg.Node}
 	start := testNow.Add(-time.Minute)
 	rec := &jobrec.Record{Latest: true, Job: jobrec.Job{ID: 5, ArrayTaskID: jobrec.NoTask, State: slurm.Completed,
 		Start: start, End: testNow, Request: jobscript.Request{NTasks: 1}}}
@@ -137,7 +137,7 @@ func TestTRESLeavesOutZero(t *testing.T) {
 		t.Errorf("AllocTRES %q, want cpu=1,node=1", got)
 	}
 	j := &api.Job{Job: rec.Job}
-	if got := tres(j, cfg); strings.Contains(got, "billing") {
+	if got := tres(j, env.View); strings.Contains(got, "billing") {
 		t.Errorf("scontrol's TRES %q shows a billing of 0", got)
 	}
 }

@@ -125,10 +125,10 @@ func ShowJob(j *api.Job, task int, details int, oneLiner bool, env *Env) string 
 		w("BatchHost=%s", j.Alloc.Node)
 		nl()
 	}
-	w("NumNodes=%s NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:%s:%s", numNodes(j, env.Config),
+	w("NumNodes=%s NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:%s:%s", numNodes(j, env.Node),
 		cpus(j), tasks(j), cpusPerTask(j), otherOr(j, "cores-per-socket", "*"), otherOr(j, "threads-per-core", "*"))
 	nl()
-	w("TRES=%s", showTRES(j, env.Config))
+	w("TRES=%s", showTRES(j, env))
 	nl()
 	w("Socks/Node=%s NtasksPerN:B:S:C=%d:0:%s:%s CoreSpec=*", otherOr(j, "sockets-per-node", "*"), j.Request.NTasksPerNode,
 		otherOr(j, "ntasks-per-socket", "*"), otherOr(j, "ntasks-per-core", "*"))
@@ -233,8 +233,8 @@ func lastSchedEval(j *api.Job) time.Time {
 // allocNode is the submitting host of AllocNode:Sid, which slurm-lite does
 // not keep: the machine itself, as every job is submitted on it.
 func allocNode(env *Env) string {
-	if env.Config != nil && env.Config.Node.NodeName != "" {
-		return env.Config.Node.NodeName
+	if env.Node != nil && env.Node.NodeName != "" {
+		return env.Node.NodeName
 	}
 	return "localhost"
 }
@@ -245,7 +245,7 @@ func jobGres(j *api.Job, env *Env) string {
 	if n == 0 {
 		return ""
 	}
-	if t := gpuType(j, env.Config); t != "" {
+	if t := gpuType(j, env.View); t != "" {
 		return "gpu:" + t + ":" + strconv.Itoa(n)
 	}
 	return "gpu:" + strconv.Itoa(n)

@@ -106,7 +106,7 @@ func timeMin(j *api.Job) time.Duration {
 // min_nodes, from the task count over what one node holds, at least
 // --nodes' minimum) and --nodes' maximum when one was given ("1-1" for an
 // explicit -N1), the minimum cut to the maximum.
-func numNodes(j *api.Job, cfg *config.Config) string {
+func numNodes(j *api.Job, node *config.Node) string {
 	if !isPending(j) {
 		return "1"
 	}
@@ -116,8 +116,8 @@ func numNodes(j *api.Job, cfg *config.Config) string {
 		lo, hi = max(r.Nodes.Min, 1), r.Nodes.Max
 	}
 	maxCPU := 1
-	if cfg != nil && cfg.Node.CPUs > 0 {
-		maxCPU = cfg.Node.CPUs
+	if node != nil && node.CPUs > 0 {
+		maxCPU = node.CPUs
 	}
 	tasks := 0 // details->num_tasks: 0 unless -n was given or derived
 	if r.NTasksSet {
@@ -151,15 +151,15 @@ func numNodes(j *api.Job, cfg *config.Config) string {
 
 // showTRES is TRES=: tres, where --mem=0 (all of the node's memory) counts
 // the node's memory, as slurmctld's request does.
-func showTRES(j *api.Job, cfg *config.Config) string {
-	s := tres(j, cfg)
+func showTRES(j *api.Job, env *Env) string {
+	s := tres(j, env.View)
 	m := j.Request.MemPerNode
 	all := j.MemAll || (m != nil && *m == 0)
-	if !all || cfg == nil || cfg.Node.RealMemory <= 0 || memTotal(j) != 0 {
+	if !all || env.Node == nil || env.Node.RealMemory <= 0 || memTotal(j) != 0 {
 		return s
 	}
 	node := "node=1"
-	mem := "mem=" + mebi(uint64(cfg.Node.RealMemory/slurmsyntax.MiB), false) + ","
+	mem := "mem=" + mebi(uint64(env.Node.RealMemory/slurmsyntax.MiB), false) + ","
 	return strings.Replace(s, node, mem+node, 1)
 }
 

@@ -59,7 +59,7 @@ func TestNumNodes(t *testing.T) {
 		for _, f := range tt.set {
 			f(&j.Request)
 		}
-		if got := numNodes(j, cfg); got != tt.want {
+		if got := numNodes(j, &cfg.Node); got != tt.want {
 			t.Errorf("%s: NumNodes=%s, want %s", tt.name, got, tt.want)
 		}
 	}

@@ -204,8 +204,8 @@ var jobFields = []*jobField{
 	{names: []string{"burstbuffer"}, header: "BURST_BUFFER", value: str(Null)},
 	{names: []string{"burstbufferstate"}, header: "BURST_BUFFER_STATE", value: str(Null)},
 	{names: []string{"cluster"}, header: "CLUSTER", value: func(r *Row) string {
-		if r.Env.Config != nil {
-			return orNull(r.Env.Config.ClusterName)
+		if r.Env.View != nil {
+			return orNull(r.Env.View.ClusterName)
 		}
 		return Null
 	}},
@@ -282,7 +282,7 @@ var jobFields = []*jobField{
 		}
 		return "N/A"
 	}},
-	{names: []string{"tres", "tres-alloc"}, header: "TRES_ALLOC", value: func(r *Row) string { return tres(r.Full, r.Env.Config) }},
+	{names: []string{"tres", "tres-alloc"}, header: "TRES_ALLOC", value: func(r *Row) string { return tres(r.Full, r.Env.View) }},
 	{names: []string{"tres-bind"}, header: "TRES_BIND", value: func(r *Row) string { return na(tresOption(r.Full, "gpu-bind")) }},
 	{names: []string{"tres-freq"}, header: "TRES_FREQ", value: str("N/A")},
 	{names: []string{"tres-per-job"}, header: "TRES_PER_JOB", value: func(r *Row) string { return na(tresPerJob(r.Full)) }},

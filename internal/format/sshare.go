@@ -272,6 +272,18 @@ func TRESSet(names []string, counts map[string]uint64) string {
 	return strings.Join(parts, ",")
 }
 
+// partitionWeights are the billing weights of partition's jobs under cfg,
+// as billing finds them in a View.
+func partitionWeights(cfg *config.Config, partition string) config.TRESWeights {
+	if cfg == nil {
+		return nil
+	}
+	if p := cfg.Partition(partition); p != nil {
+		return p.TRESBillingWeights
+	}
+	return cfg.TRESBillingWeights
+}
+
 // TRESRunMins is what a running job holds times the time it has left, in
 // TRES-minutes (Slurm's grp_used_tres_run_secs / 60, per TRES): the time
 // left runs to its limit, or a year for a job without one, from the whole
@@ -289,7 +301,7 @@ func TRESRunMins(j *api.Job, now time.Time, cfg *config.Config) map[string]uint6
 		"cpu":        uint64(cpus(j)),
 		"mem":        memTotal(j),
 		"node":       1,
-		"billing":    billing(j, cfg),
+		"billing":    billingUnder(j, partitionWeights(cfg, j.Partition)),
 		"gres/gpu":   uint64(gpus(j)),
 		"gres/shard": uint64(gresCount(j, "shard")),
 	}

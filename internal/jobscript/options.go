@@ -3,6 +3,7 @@ package jobscript
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/slurm-lite/slurm-lite/internal/getopt"
 	"github.com/slurm-lite/slurm-lite/internal/slurmsyntax"
@@ -309,27 +310,50 @@ func extRow(name string, a getopt.ArgKind) getopt.Option {
 // Table returns the getopt rows of command c's options (one command), in
 // the table's order. The caller may not modify it.
 func Table(c Command) []getopt.Option {
-	return tables[c]
+	switch c {
+	case Sbatch:
+		return sbatchTable()
+	case Srun:
+		return srunTable()
+	case Salloc:
+		return sallocTable()
+	}
+	return nil
 }
 
-var tables = func() map[Command][]getopt.Option {
-	m := map[Command][]getopt.Option{}
-	for _, c := range []Command{Sbatch, Srun, Salloc} {
-		for _, d := range options {
-			if d.cmds&c != 0 {
-				m[c] = append(m[c], d.Option)
-			}
+// The tables and byKey are built when first asked for, not at package
+// initialisation: a submission uses sbatch's table alone, and byKey only
+// for an SBATCH_* variable, and sbatch's start is what a workflow tool
+// pays thousands of times (docs/bench.md, "The fast paths").
+var (
+	sbatchTable = sync.OnceValue(func() []getopt.Option { return tableOf(Sbatch) })
+	srunTable   = sync.OnceValue(func() []getopt.Option { return tableOf(Srun) })
+	sallocTable = sync.OnceValue(func() []getopt.Option { return tableOf(Salloc) })
+)
+
+// tableOf builds command c's rows of options.
+func tableOf(c Command) []getopt.Option {
+	n := 0
+	for i := range options {
+		if options[i].cmds&c != 0 {
+			n++
 		}
 	}
-	return m
-}()
+	t := make([]getopt.Option, 0, n)
+	for i := range options {
+		if options[i].cmds&c != 0 {
+			t = append(t, options[i].Option)
+		}
+	}
+	return t
+}
 
 // table is sbatch's.
-func table() []getopt.Option { return tables[Sbatch] }
+func table() []getopt.Option { return sbatchTable() }
 
 // byKey finds sbatch's option of a key.
-var byKey = func() map[string]*optDef {
-	m := map[string]*optDef{}
+var byKey = sync.OnceValue(func() map[string]*optDef {
+	m := make(map[string]*optDef, len(options)+len(envOnly))
 	for i := range options {
 		if options[i].cmds&Sbatch == 0 {
 			continue
@@ -342,7 +366,7 @@ var byKey = func() map[string]*optDef {
 		m[k] = &d
 	}
 	return m
-}()
+})
 
 // Setters shared by many options.
 

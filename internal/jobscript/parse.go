@@ -312,7 +312,7 @@ func (s *state) environment(getenv func(string) (string, bool)) *Error {
 		if !ok {
 			continue
 		}
-		d := byKey[ev.key]
+		d := byKey()[ev.key]
 		has := true
 		switch d.Arg {
 		case getopt.NoArgument:

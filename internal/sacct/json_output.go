@@ -13,13 +13,13 @@ import (
 // sacctJSON is sacct --json over the runs sacct selected (which, for
 // --json, include the earlier runs of requeued jobs); -X leaves the steps
 // out, as it sets skip_steps.
-func sacctJSON(recs []jobrec.Record, noSteps bool, cfg *config.Config, sio cli.IO) int {
+func sacctJSON(recs []jobrec.Record, noSteps bool, cfg *config.View, sio cli.IO) int {
 	if noSteps {
 		for i := range recs {
 			recs[i].Steps = nil
 		}
 	}
-	io.WriteString(sio.Stdout, format.SacctJSON(recs, cli.NewEnv(sio, cfg), userNameByID))
+	io.WriteString(sio.Stdout, format.SacctJSON(recs, cli.NewViewEnv(sio, cfg), userNameByID))
 	return 0
 }
 

@@ -114,7 +114,7 @@ func Main(args []string, sio cli.IO) int {
 	if done {
 		return code
 	}
-	c, cfg, code := cli.Dial("sacct", sio)
+	c, cfg, code := cli.DialView("sacct", sio)
 	if c == nil {
 		return code
 	}
@@ -139,7 +139,7 @@ func Main(args []string, sio cli.IO) int {
 		return sacctJSON(recs, a.noSteps, cfg, sio)
 	}
 	p := &format.AcctPrinter{Columns: a.cols, Parsable: a.parsable, NoEnding: a.noEnding, Delimiter: a.delimiter}
-	env := cli.NewEnv(sio, cfg)
+	env := cli.NewViewEnv(sio, cfg)
 	var b strings.Builder
 	if !a.noHeader {
 		b.WriteString(p.Header())
@@ -371,7 +371,7 @@ func parseAcctSels(spec string) ([]acctSel, bool) {
 }
 
 // fetch asks the daemon for the runs.
-func (a *sacctArgs) fetch(c *sockclient.Client, cfg *config.Config) ([]jobrec.Record, error) {
+func (a *sacctArgs) fetch(c *sockclient.Client, cfg *config.View) ([]jobrec.Record, error) {
 	q := url.Values{}
 	for _, s := range a.jobs {
 		q.Add("id", strconv.FormatUint(uint64(s.id), 10))
@@ -423,7 +423,7 @@ func (a *sacctArgs) fetch(c *sockclient.Client, cfg *config.Config) ([]jobrec.Re
 }
 
 // acctUserName is the name a -u item stands for (a name, or a uid).
-func acctUserName(u string, cfg *config.Config) string {
+func acctUserName(u string, cfg *config.View) string {
 	if _, err := strconv.ParseUint(u, 10, 32); err == nil {
 		if id, _ := strconv.ParseUint(u, 10, 32); userdb.Name(uint32(id)) != "" {
 			return userdb.Name(uint32(id))

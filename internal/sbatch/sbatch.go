@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -77,7 +78,7 @@ func Main(args []string, sio cmdio.IO) int {
 	c := sockclient.New(cfg.SocketPath)
 	c.SetMessageTimeout(cfg.MessageTimeout)
 	env, _ := sio.Getenv(config.EnvVar)
-	c.SetAdvice(config.NoDaemonAdvice(cfgPath, env))
+	c.SetAdvice(func() string { return config.NoDaemonAdvice(cfgPath, env) })
 	ctx := context.Background()
 	var resp api.Submitted
 	// sbatch retries a controller that is temporarily unable to take the
@@ -232,20 +233,27 @@ func submitEnv(sio cmdio.IO) []string {
 	mask := syscall.Umask(0)
 	syscall.Umask(mask)
 	env = append(env, fmt.Sprintf("SLURM_UMASK=%04o", mask))
-	for name, res := range map[string]int{"CPU": 0, "FSIZE": 1, "DATA": 2, "STACK": 3, "CORE": 4,
-		"RSS": 5, "NPROC": 6, "NOFILE": 7, "MEMLOCK": 8, "AS": 9} {
+	for _, r := range rlimits {
 		var rl syscall.Rlimit
-		if syscall.Getrlimit(res, &rl) != nil {
+		if syscall.Getrlimit(r.res, &rl) != nil {
 			continue
 		}
-		v := fmt.Sprint(rl.Cur)
+		v := strconv.FormatUint(rl.Cur, 10)
 		if rl.Cur == ^uint64(0) {
 			v = "unlimited"
 		}
-		env = append(env, "SLURM_RLIMIT_"+name+"="+v)
+		env = append(env, "SLURM_RLIMIT_"+r.name+"="+v)
 	}
 	return env
 }
+
+// rlimits are the resource limits submitEnv passes on, with their numbers
+// (RLIMIT_*); a slice, not a map, so that nothing is built at start.
+var rlimits = []struct {
+	name string
+	res  int
+}{{"CPU", 0}, {"FSIZE", 1}, {"DATA", 2}, {"STACK", 3}, {"CORE", 4},
+	{"RSS", 5}, {"NPROC", 6}, {"NOFILE", 7}, {"MEMLOCK", 8}, {"AS", 9}}
 
 // ReadJob runs sbatch's two passes over args: the command line, the script
 // (a file, standard input or --wrap), the SBATCH_* variables. It returns the

@@ -74,7 +74,7 @@ func Main(args []string, sio cli.IO) int {
 	if done {
 		return code
 	}
-	c, cfg, code := cli.Dial("scancel", sio)
+	c, cfg, code := cli.DialView("scancel", sio)
 	if c == nil {
 		return code
 	}
@@ -314,7 +314,7 @@ func (a *scancelArgs) cancel(c *sockclient.Client, jobs []string, sio cli.IO) in
 // loaded, the ids checked against them (an unknown one is an error even
 // without -v), the filters applied, and the jobs left cancelled by id,
 // pending ones first.
-func (a *scancelArgs) cancelFiltered(c *sockclient.Client, cfg *config.Config, sio cli.IO) int {
+func (a *scancelArgs) cancelFiltered(c *sockclient.Client, cfg *config.View, sio cli.IO) int {
 	q := url.Values{}
 	for _, id := range a.ids {
 		q.Add("id", strconv.FormatUint(uint64(id.job), 10))

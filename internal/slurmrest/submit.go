@@ -78,7 +78,7 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request, id localapi.Iden
 	var req *jobscript.Request
 	if err == nil {
 		lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-		cfg := s.b.Env().Config
+		cfg := s.b.Env().View
 		maxArray := 0
 		if cfg != nil {
 			maxArray = cfg.MaxArraySize

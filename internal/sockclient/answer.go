@@ -77,34 +77,52 @@ func Ping(socket string, timeout time.Duration) error {
 
 // Watch pings the daemon every half timeout until stop is called, each
 // ping given the other half; when a ping is not answered it calls dead
-// once, and stops.
+// once, and stops. It waits on a timer, not in a goroutine of its own:
+// every command's request is watched, and nearly every one is answered
+// before the first ping, so the goroutine (and the thread woken to start
+// it) would be a cost of every command (docs/bench.md, "The fast paths").
 func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) (stop func()) {
-	done := make(chan struct{})
-	var once sync.Once
-	half := max(timeout/2, time.Millisecond)
-	go func() {
-		t := time.NewTimer(half)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			var na *NotAnsweringError
-			if err := Ping(socket, half); errors.As(err, &na) {
-				na.Timeout = timeout
-				select {
-				case <-done:
-				default:
-					dead(na)
-				}
-				return
-			}
-			t.Reset(half)
-		}
-	}()
-	return func() { once.Do(func() { close(done) }) }
+	w := &watch{socket: socket, timeout: timeout, half: max(timeout/2, time.Millisecond), dead: dead}
+	w.mu.Lock()
+	w.t = time.AfterFunc(w.half, w.ping)
+	w.mu.Unlock()
+	return w.stop
+}
+
+// watch is one Watch.
+type watch struct {
+	socket        string
+	timeout, half time.Duration
+	dead          func(*NotAnsweringError)
+
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+// ping is the timer's: one ping, then the next one armed, or dead called.
+func (w *watch) ping() {
+	var na *NotAnsweringError
+	err := Ping(w.socket, w.half)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	if errors.As(err, &na) {
+		na.Timeout = w.timeout
+		w.stopped = true
+		w.dead(na)
+		return
+	}
+	w.t.Reset(w.half)
+}
+
+func (w *watch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	w.t.Stop()
 }
 
 // peerPID is the process at the other end of a connected Unix socket.

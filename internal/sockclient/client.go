@@ -42,15 +42,17 @@ type Client struct {
 	answer time.Duration
 	// peer, when set, learns the daemon's pid once connected (Ping).
 	peer func(pid int)
-	// advice ends the error of a daemon that is not running (SetAdvice).
-	advice string
+	// advice gives the end of the error of a daemon that is not running
+	// (SetAdvice).
+	advice func() string
 }
 
-// SetAdvice gives the lines that end the error when no daemon runs at the
-// socket: where the socket came from and what a user and an administrator
-// can do (config.NoDaemonAdvice). Without it the error says only how to
-// start a daemon.
-func (c *Client) SetAdvice(advice string) { c.advice = advice }
+// SetAdvice gives what writes the lines that end the error when no daemon
+// runs at the socket: where the socket came from and what a user and an
+// administrator can do (config.NoDaemonAdvice). It is called only for that
+// error, so that a command that reaches its daemon does not write them.
+// Without it the error says only how to start a daemon.
+func (c *Client) SetAdvice(advice func() string) { c.advice = advice }
 
 // New returns a client for the daemon at socket; the first request says
 // whether one answers there.
@@ -91,6 +93,13 @@ func (c *Client) DoAccept(ctx context.Context, method, path string, in any, acce
 // encoding/json would, without the reflection (api.Submit: sbatch's).
 type JSONAppender interface {
 	AppendJSON(dst []byte) ([]byte, error)
+}
+
+// AnswerDecoder is an answer that reads its common shape itself, without
+// encoding/json's reflection (api.Submitted: sbatch's); DecodeAnswer
+// returns false for any other, which encoding/json then reads.
+type AnswerDecoder interface {
+	DecodeAnswer(body []byte) bool
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any, accept string, decode Decoder) error {
@@ -195,6 +204,16 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, accep
 	if out == nil {
 		return nil
 	}
+	if d, ok := out.(AnswerDecoder); ok {
+		b, err := io.ReadAll(rd)
+		if err != nil {
+			return fmt.Errorf("reading slurmd-lite's answer to %s %s: %w", method, path, err)
+		}
+		if d.DecodeAnswer(b) {
+			return nil
+		}
+		rd = bytes.NewReader(b)
+	}
 	// Lenient, unlike the server: a newer daemon may add fields that this
 	// client does not know.
 	if err := json.NewDecoder(rd).Decode(out); err != nil {
@@ -249,7 +268,9 @@ func (c *Client) dial(ctx context.Context) (f *os.File, pid int, err error) {
 	if err != nil {
 		syscall.Close(fd)
 		ue := unreachable(c.socket, err)
-		ue.Advice = c.advice
+		if c.advice != nil {
+			ue.Advice = c.advice()
+		}
 		return nil, 0, ue
 	}
 	pid = peerPID(fd)

@@ -92,7 +92,7 @@ func Main(args []string, sio cli.IO) int {
 	if done {
 		return code
 	}
-	c, cfg, code := cli.Dial("squeue", sio)
+	c, cfg, code := cli.DialView("squeue", sio)
 	if c == nil {
 		return code
 	}
@@ -282,7 +282,7 @@ func parseSqueue(args []string, sio cli.IO) (a squeueArgs, code int, done bool) 
 }
 
 // userNames are the -u names, resolved once the configuration is read.
-func (a *squeueArgs) resolveUsers(sio cli.IO, cfg *config.Config) {
+func (a *squeueArgs) resolveUsers(sio cli.IO, cfg *config.View) {
 	if a.me {
 		a.users = []cli.UserMatch{cli.Me()}
 		return

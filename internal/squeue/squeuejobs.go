@@ -21,13 +21,13 @@ import (
 )
 
 // show asks for the jobs and prints them once, as squeue's _print_job.
-func (a *squeueArgs) show(c *sockclient.Client, cfg *config.Config, sio cli.IO) int {
+func (a *squeueArgs) show(c *sockclient.Client, cfg *config.View, sio cli.IO) int {
 	f, warnings := a.parsedFormat()
 	sortSpec := a.sort
 	if sortSpec == "" {
 		sortSpec = format.SqueueSort
 	}
-	env := cli.NewEnv(sio, cfg)
+	env := cli.NewViewEnv(sio, cfg)
 	env.NoConvert = a.noConvert
 	var rows []format.Row
 	var err error
@@ -134,7 +134,7 @@ func parseBitFmt(s string) []int {
 // the jobs squeue shows (its _filter_job and _filter_job_part), narrows
 // array records to the tasks asked for, and, unless -r, merges pending
 // tasks back into their array's record (_combine_pending_array_tasks).
-func (a *squeueArgs) selectRows(all []format.Row, cfg *config.Config) []format.Row {
+func (a *squeueArgs) selectRows(all []format.Row, cfg *config.View) []format.Row {
 	format.ControllerOrderRows(all)
 	rows := all[:0]
 	for _, r := range all {
@@ -166,7 +166,7 @@ func (a *squeueArgs) selectRows(all []format.Row, cfg *config.Config) []format.R
 // keep applies every filter but the job list. The filters on the
 // request's licenses and reservation read the full record, which squeue
 // asks for when they are given (lean).
-func (a *squeueArgs) keep(r *format.Row, cfg *config.Config) bool {
+func (a *squeueArgs) keep(r *format.Row, cfg *config.View) bool {
 	j := r.Job
 	if len(a.licenses) > 0 && !anyLicense(r.Full.Request.Licenses, a.licenses) {
 		return false
