@@ -104,7 +104,11 @@ func (d *Daemon) adoptSpec(j store.Job, spec *stepd.Spec) {
 // waitAlloc is GET /v1/alloc?job=N&wait=SECONDS: the job as its caller
 // waits for it, held while it is pending (up to wait, at most a minute).
 // Once it runs, the answer carries its allocation and environment, and
-// the caller is adopted into the job.
+// the caller is adopted into the job. A pending answer waits, past wait,
+// for a scheduling pass to have decided on the job: slurmctld tries an
+// allocation at once and srun says "queued and waiting" only when that
+// try fails, so a loaded machine whose pass comes late must not make srun
+// say it (srun_alloc.txtar failed so at a load of 30).
 func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}]) (api.Allocation, error) {
 	n, err := strconv.ParseUint(req.Query.Get("job"), 10, 32)
 	if err != nil || n == 0 {
@@ -113,6 +117,7 @@ func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}])
 	id := uint32(n)
 	wait, _ := strconv.Atoi(req.Query.Get("wait"))
 	deadline := clock.After(time.Duration(min(max(wait, 0), 60)) * time.Second)
+	undecided := clock.After(time.Minute)
 	for {
 		j, err := d.st.Job(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
@@ -123,7 +128,7 @@ func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}])
 		if req.Caller.UID != 0 && req.Caller.UID != j.UID {
 			return api.Allocation{}, stepRefusal(slurm.ErrAccessDenied)
 		}
-		if j.State != slurm.Pending || deadline.Passed() {
+		if j.State != slurm.Pending || deadline.Passed() && (d.passDecided(j.ID) || undecided.Passed()) {
 			return d.allocAnswer(ctx, j, req.Caller.PID)
 		}
 		select {
@@ -132,6 +137,13 @@ func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}])
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// passDecided reports whether a scheduling pass has decided on job id
+// and left it pending: the published view holds its decision.
+func (d *Daemon) passDecided(id uint32) bool {
+	_, ok := d.liveView().decisions[id]
+	return ok
 }
 
 // allocAnswer is the job as its caller sees it, adopting the caller once
