@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/clock/clocktest"
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
 	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/sacct"
@@ -61,7 +62,7 @@ func TestMain(m *testing.M) {
 func daemonMain(path string, fresh, rebuild bool) int {
 	opts := daemon.Options{ConfigPath: path, Fresh: fresh, Rebuild: rebuild}
 	if f := os.Getenv(testClockFileEnv); f != "" {
-		opts.Clock = newFileClock(f)
+		opts.Clock = clocktest.NewFile(f)
 		// Its supervisors (this binary too: stepdMain) on the same clock.
 		opts.SupervisorEnv = []string{testClockFileEnv + "=" + f}
 	}
@@ -74,7 +75,7 @@ func daemonMain(path string, fresh, rebuild bool) int {
 // falls due at once, at the start plus the limit on the daemon's clock.
 func stepdMain(args []string) int {
 	if f := os.Getenv(testClockFileEnv); f != "" && len(args) > 0 && args[0] == "run" {
-		return stepd.MainClock(args, newFileClock(f))
+		return stepd.MainClock(args, clocktest.NewFile(f))
 	}
 	return stepd.Main(args)
 }
