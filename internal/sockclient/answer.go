@@ -79,6 +79,12 @@ func Ping(socket string, timeout time.Duration) error {
 // ping given the other half; when a ping is not answered it calls dead
 // once, and stops.
 func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) (stop func()) {
+	return watch(timeout, func(wait time.Duration) error { return Ping(socket, wait) }, dead)
+}
+
+// watch is Watch with the ping given: its timing is all here, and a test
+// times it with a ping of its own, in memory.
+func watch(timeout time.Duration, ping func(wait time.Duration) error, dead func(*NotAnsweringError)) (stop func()) {
 	done := make(chan struct{})
 	var once sync.Once
 	half := max(timeout/2, time.Millisecond)
@@ -92,7 +98,7 @@ func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) 
 			case <-t.C:
 			}
 			var na *NotAnsweringError
-			if err := Ping(socket, half); errors.As(err, &na) {
+			if err := ping(half); errors.As(err, &na) {
 				na.Timeout = timeout
 				select {
 				case <-done:
