@@ -273,11 +273,8 @@ State         = "DOWN"
 		clock.advance(step)
 		wait := clock.Now().Unix() - submit.Unix()
 		want := float64(weight) * min(1, float64(wait)/maxAge.Seconds())
-		got := age()
-		for deadline := time.Now().Add(10 * time.Second); got != want && time.Now().Before(deadline); got = age() {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if got != want {
+		clock.passes.wait(t, 1, "a pass on the moved clock, which recomputes the priorities")
+		if got := age(); got != want {
 			t.Errorf("after %ds of waiting on the daemon's clock: age factor %v, want %v (WeightAge %d, MaxAge %v)",
 				wait, got, want, weight, maxAge)
 		}
@@ -340,11 +337,8 @@ Users = ["alice"]
 		}
 		clock.advance(time.Hour) // 00:30: midnight came by
 		// A pass makes the reset; they run every GPUSampleInterval.
-		got := raw
-		for deadline := time.Now().Add(10 * time.Second); got != 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			got = usage(c)
-		}
-		if got != 0 {
+		clock.passes.wait(t, 1, "a pass after midnight")
+		if got := usage(c); got != 0 {
 			t.Fatalf("after midnight: alice's usage %v, want 0", got)
 		}
 		stop()
@@ -402,7 +396,8 @@ NodeName = "gpu01"
 CPUs     = 4
 GPUs     = "none"
 `, pattern)
-	clockDaemon(t, conf, &fakeClock{t: t0}, func(st *store.Store) {
+	clock := &fakeClock{t: t0}
+	clockDaemon(t, conf, clock, func(st *store.Store) {
 		if _, err := st.Submit(context.Background(), []store.NewJob{{Job: old}, {Job: young}}); err != nil {
 			t.Fatal(err)
 		}
@@ -411,8 +406,7 @@ GPUs     = "none"
 		_, err := os.Stat(checkpointDir(pattern, j))
 		return errors.Is(err, os.ErrNotExist)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !gone(old) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-	}
+	clock.passes.wait(t, 1, "a pass, which sweeps the checkpoints")
 	if !gone(old) {
 		t.Errorf("the checkpoint of job 1, ended 8 days ago, is still there (CheckpointKeepDays = 7)")
 	}

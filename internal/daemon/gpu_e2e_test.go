@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -57,17 +56,47 @@ type nvmlDaemon struct {
 // passCount counts a daemon's passes (Options.Passed): a test that must
 // see that nothing happens over a pass or two waits for them rather than
 // for a time, which a loaded machine may fill with no pass at all.
-type passCount struct{ n atomic.Uint64 }
+type passCount struct {
+	mu sync.Mutex
+	n  uint64
+	// passed is closed at the next pass (and then made anew by a waiter).
+	passed chan struct{}
+}
 
-func (p *passCount) add() { p.n.Add(1) }
+func (p *passCount) add() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if p.passed != nil {
+		close(p.passed)
+		p.passed = nil
+	}
+}
 
 // wait waits (up to 20 s) for n whole passes that begin after the call:
-// the pass under way at the call may have looked before the change.
+// the pass under way at the call may have looked before the change. It
+// is woken by each pass, not by polling.
 func (p *passCount) wait(t testing.TB, n uint64, what string) {
 	t.Helper()
-	want := p.n.Load() + n + 1
-	for deadline := time.Now().Add(20 * time.Second); p.n.Load() < want; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
+	p.mu.Lock()
+	want := p.n + n + 1
+	p.mu.Unlock()
+	limit := time.NewTimer(20 * time.Second)
+	defer limit.Stop()
+	for {
+		p.mu.Lock()
+		if p.n >= want {
+			p.mu.Unlock()
+			return
+		}
+		if p.passed == nil {
+			p.passed = make(chan struct{})
+		}
+		passed := p.passed
+		p.mu.Unlock()
+		select {
+		case <-passed:
+		case <-limit.C:
 			t.Fatalf("timed out waiting for %d passes (%s)", n, what)
 		}
 	}
