@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,11 +112,18 @@ func TestCloseStopsAtOnceAndCountsWhatItDrops(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
+	// The mail program says it started through a FIFO: the test's read
+	// returns when it has written, with no polling.
 	started := filepath.Join(dir, "started")
-	prog := filepath.Join(dir, "hangmail")
-	if err := os.WriteFile(prog, []byte("#!/bin/sh\ntouch "+started+"\nexec sleep 600\n"), 0o755); err != nil {
+	if err := syscall.Mkfifo(started, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	prog := filepath.Join(dir, "hangmail")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho started > "+started+"\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mailStarted := make(chan error, 1)
+	go func() { _, err := os.ReadFile(started); mailStarted <- err }()
 	n := Start(Options{MailProg: prog, Hooks: []Hook{{URL: srv.URL, Events: []string{All}}}, Timeout: time.Hour})
 	n.Send(Event{Kind: End, Job: job("END")}) // mailed, and posted
 	select {
@@ -123,13 +131,13 @@ func TestCloseStopsAtOnceAndCountsWhatItDrops(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the webhook got no request")
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break
+	select {
+	case err := <-mailStarted:
+		if err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("MailProg did not start")
-		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("MailProg did not start")
 	}
 	// Queued behind the two under way: two more for the hook, one mail.
 	n.Send(Event{Kind: Begin, Job: job()})
