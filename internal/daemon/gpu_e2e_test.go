@@ -156,51 +156,10 @@ GPUs       = "nvml"
 	if prepare != nil {
 		prepare(nd.m)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, Passed: nd.passes.add,
-			OpenNVML: func(o gpu.Options) *gpu.Inventory {
-				o.ReleaseTimeout = 5 * time.Second
-				return gpu.FromNVML(nd.m.Lib(), o)
-			}})
-	}()
-	t.Cleanup(func() {
-		// Jobs outlive a daemon by design: cancel them first.
-		var jobs []api.Job
-		if nd.c != nil && nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs) == nil {
-			for _, j := range jobs {
-				if !j.State.Finished() {
-					_ = nd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(j.ID))}}, nil)
-				}
-			}
-			nd.waitFor(func() bool {
-				_ = nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs)
-				for _, j := range jobs {
-					if !j.State.Finished() {
-						return false
-					}
-				}
-				return true
-			}, "every job ended at cleanup")
-		}
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", nd.logs.String())
-		}
-	})
-	sock := filepath.Join(dir, "d.sock")
-	nd.waitFor(func() bool {
-		c := sockclient.New(sock)
-		if c.Reach(context.Background()) != nil {
-			return false
-		}
-		nd.c = c
-		return true
-	}, "the daemon's socket")
+	nd.run(Options{ConfigPath: conf, Exe: exe, OpenNVML: func(o gpu.Options) *gpu.Inventory {
+		o.ReleaseTimeout = 5 * time.Second
+		return gpu.FromNVML(nd.m.Lib(), o)
+	}}, true)
 	return nd
 }
 
@@ -213,6 +172,68 @@ func (nd *nvmlDaemon) waitFor(cond func() bool, what string) {
 		}
 	}
 	nd.t.Fatalf("timed out waiting for %s", what)
+}
+
+// run starts the daemon in this process (Run: a test that gives it a fake
+// clock or a go-nvml mock machine cannot give those to a process), with
+// nd's log and pass count, and waits for its socket in nd.dir. When the
+// test ends it cancels the jobs still running, waiting for them to end
+// when settle is set, stops the daemon and shows its log if the test
+// failed. stop stops it sooner (then the jobs are left as they are).
+func (nd *nvmlDaemon) run(opts Options, settle bool) (stop func()) {
+	t := nd.t
+	t.Helper()
+	opts.Log, opts.Passed = nd.logs, nd.passes.add
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, opts) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("daemon: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", nd.logs.String())
+		}
+	}
+	t.Cleanup(func() {
+		// Jobs outlive a daemon by design: cancel them first.
+		var jobs []api.Job
+		if !stopped && nd.c != nil && nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs) == nil {
+			for _, j := range jobs {
+				if !j.State.Finished() {
+					_ = nd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(j.ID))}}, nil)
+				}
+			}
+			if settle {
+				nd.waitFor(func() bool {
+					_ = nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs)
+					for _, j := range jobs {
+						if !j.State.Finished() {
+							return false
+						}
+					}
+					return true
+				}, "every job ended at cleanup")
+			}
+		}
+		stop()
+	})
+	sock := filepath.Join(nd.dir, "d.sock")
+	nd.waitFor(func() bool {
+		c := sockclient.New(sock)
+		if c.Reach(context.Background()) != nil {
+			return false
+		}
+		nd.c = c
+		return true
+	}, "the daemon's socket")
+	return stop
 }
 
 // submit submits a batch script with sbatch's options and returns its id.
