@@ -103,17 +103,22 @@ func (w waitingTests) Run() int {
 	return w.m.Run()
 }
 
+// runScripts runs a group of scripts with the rules every group keeps
+// (issue 28): every program is run with exec and no two names in an
+// archive collide, so that a typo is an error, not a silent no-op; and
+// -update rewrites the archives' cmp files.
+func runScripts(t *testing.T, p testscript.Params) {
+	t.Helper()
+	p.RequireExplicitExec, p.RequireUniqueNames, p.UpdateScripts = true, true, *update
+	testscript.Run(t, p)
+}
+
 func TestScripts(t *testing.T) {
 	t.Parallel() // beside the other groups of scripts (waitingTests)
-	testscript.Run(t, testscript.Params{
-		// Every program is run with exec, and no two names in an archive
-		// collide (issue 28): a typo is an error, not a silent no-op.
-		RequireExplicitExec: true,
-		RequireUniqueNames:  true,
-		UpdateScripts:       *update,
-		Dir:                 filepath.Join("testdata", "script"),
-		Cmds:                commands(),
-		Condition:           condition,
+	runScripts(t, testscript.Params{
+		Dir:       filepath.Join("testdata", "script"),
+		Cmds:      commands(),
+		Condition: condition,
 		Setup: func(env *testscript.Env) error {
 			// What the script's jobs left running ends with it.
 			work := env.WorkDir
