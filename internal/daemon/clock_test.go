@@ -110,6 +110,22 @@ func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *st
 	}
 }
 
+// aliceUsage is alice's raw usage in lab, as sshare shows it.
+func aliceUsage(t *testing.T, c *sockclient.Client) float64 {
+	t.Helper()
+	var rows []api.ShareRow
+	if err := c.Do(context.Background(), "GET", api.PathShares, nil, &rows); err != nil {
+		t.Fatalf("sshare: %v", err)
+	}
+	for _, r := range rows {
+		if r.Account == "lab" && r.User == "alice" {
+			return r.RawUsage
+		}
+	}
+	t.Fatalf("sshare has no row for alice in lab: %+v", rows)
+	return 0
+}
+
 // Fair-share usage decays by half every PriorityDecayHalfLife of the
 // daemon's clock: hours of decay pass in no time on a fake clock, and
 // sshare shows exactly the configured halving. The loop's passes run on
@@ -145,20 +161,6 @@ Users = ["alice"]
 			t.Fatal(err)
 		}
 	})
-	aliceUsage := func() float64 {
-		t.Helper()
-		var rows []api.ShareRow
-		if err := c.Do(context.Background(), "GET", api.PathShares, nil, &rows); err != nil {
-			t.Fatalf("sshare: %v", err)
-		}
-		for _, r := range rows {
-			if r.Account == "lab" && r.User == "alice" {
-				return r.RawUsage
-			}
-		}
-		t.Fatalf("sshare has no row for alice in lab: %+v", rows)
-		return 0
-	}
 
 	steps := []struct {
 		advance time.Duration
@@ -170,7 +172,7 @@ Users = ["alice"]
 	}
 	for _, s := range steps {
 		clock.advance(s.advance)
-		if got := aliceUsage(); got != s.want {
+		if got := aliceUsage(t, c); got != s.want {
 			t.Errorf("after %v of the daemon's clock: alice's raw usage = %v, want %v (%v halved every %v)",
 				clock.Now().Sub(t0), got, s.want, raw, halfLife)
 		}
@@ -313,32 +315,18 @@ Users = ["alice"]
 			t.Fatal(err)
 		}
 	}
-	usage := func(c *sockclient.Client) float64 {
-		t.Helper()
-		var rows []api.ShareRow
-		if err := c.Do(context.Background(), "GET", api.PathShares, nil, &rows); err != nil {
-			t.Fatalf("sshare: %v", err)
-		}
-		for _, r := range rows {
-			if r.Account == "lab" && r.User == "alice" {
-				return r.RawUsage
-			}
-		}
-		t.Fatalf("sshare has no row for alice in lab: %+v", rows)
-		return 0
-	}
 
 	t.Run("DAILY", func(t *testing.T) {
 		clock := &fakeClock{t: t0}
 		c, stop, state := clockDaemon(t, conf("DAILY"), clock, seed)
 		clock.advance(30 * time.Minute)
-		if got := usage(c); got != raw {
+		if got := aliceUsage(t, c); got != raw {
 			t.Fatalf("before midnight: alice's usage %v, want %v", got, raw)
 		}
 		clock.advance(time.Hour) // 00:30: midnight came by
 		// A pass makes the reset; they run every GPUSampleInterval.
 		clock.passes.wait(t, 1, "a pass after midnight")
-		if got := usage(c); got != 0 {
+		if got := aliceUsage(t, c); got != 0 {
 			t.Fatalf("after midnight: alice's usage %v, want 0", got)
 		}
 		stop()
@@ -358,7 +346,7 @@ Users = ["alice"]
 	t.Run("NOW", func(t *testing.T) {
 		clock := &fakeClock{t: t0}
 		c, _, _ := clockDaemon(t, conf("NOW"), clock, seed)
-		if got := usage(c); got != 0 {
+		if got := aliceUsage(t, c); got != 0 {
 			t.Errorf("a daemon started with NOW: alice's usage %v, want 0", got)
 		}
 	})
