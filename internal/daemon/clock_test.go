@@ -70,44 +70,13 @@ func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *st
 			t.Fatal(err)
 		}
 	}
-	logs := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	opts := Options{ConfigPath: path, Log: logs, Clock: clock}
+	nd := &nvmlDaemon{t: t, dir: dir, logs: &syncBuffer{}}
+	opts := Options{ConfigPath: path, Clock: clock}
 	if fc, ok := clock.(*fakeClock); ok {
 		opts.Passed = fc.passes.add
 	}
-	go func() { done <- Run(ctx, opts) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-	}
-	t.Cleanup(func() {
-		stop()
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", logs.String())
-		}
-	})
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c := sockclient.New(sock); c.Reach(context.Background()) == nil {
-			return c, stop, state
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the daemon stopped before it listened: %v\n%s", err, logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for the daemon's socket\n%s", logs.String())
-		}
-	}
+	stop := nd.run(opts, false)
+	return nd.c, stop, state
 }
 
 // aliceUsage is alice's raw usage in lab, as sshare shows it.

@@ -102,15 +102,48 @@ func (p *passCount) wait(t testing.TB, n uint64, what string) {
 	}
 }
 
+// syncBuffer is a daemon's log, written by its goroutines while the test
+// reads it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// wrote is closed at the next write (and then made anew by a waiter).
+	wrote chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
+}
+
+// await waits (up to 20 s) until the log holds text, woken by each write,
+// not by polling.
+func (s *syncBuffer) await(t testing.TB, text string) {
+	t.Helper()
+	limit := time.NewTimer(20 * time.Second)
+	defer limit.Stop()
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), text) {
+			s.mu.Unlock()
+			return
+		}
+		if s.wrote == nil {
+			s.wrote = make(chan struct{})
+		}
+		wrote := s.wrote
+		s.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-limit.C:
+			t.Fatalf("the daemon's log has no %q after 20 s:\n%s", text, s.String())
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -176,17 +209,23 @@ func (nd *nvmlDaemon) waitFor(cond func() bool, what string) {
 
 // run starts the daemon in this process (Run: a test that gives it a fake
 // clock or a go-nvml mock machine cannot give those to a process), with
-// nd's log and pass count, and waits for its socket in nd.dir. When the
+// nd's log and (unless opts has its own) pass count, and waits for its
+// socket in nd.dir. When the
 // test ends it cancels the jobs still running, waiting for them to end
 // when settle is set, stops the daemon and shows its log if the test
-// failed. stop stops it sooner (then the jobs are left as they are).
+// failed. stop stops it sooner (then the jobs are left as they are); a
+// daemon that stops by itself before it listens fails the test at once.
 func (nd *nvmlDaemon) run(opts Options, settle bool) (stop func()) {
 	t := nd.t
 	t.Helper()
-	opts.Log, opts.Passed = nd.logs, nd.passes.add
+	opts.Log = nd.logs
+	if opts.Passed == nil {
+		opts.Passed = nd.passes.add
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, opts) }()
+	exited := make(chan struct{})
+	var runErr error
+	go func() { runErr = Run(ctx, opts); close(exited) }()
 	stopped := false
 	stop = func() {
 		if stopped {
@@ -194,11 +233,9 @@ func (nd *nvmlDaemon) run(opts Options, settle bool) (stop func()) {
 		}
 		stopped = true
 		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", nd.logs.String())
+		<-exited
+		if runErr != nil && !errors.Is(runErr, context.Canceled) {
+			t.Errorf("daemon: %v", runErr)
 		}
 	}
 	t.Cleanup(func() {
@@ -223,9 +260,17 @@ func (nd *nvmlDaemon) run(opts Options, settle bool) (stop func()) {
 			}
 		}
 		stop()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", nd.logs.String())
+		}
 	})
 	sock := filepath.Join(nd.dir, "d.sock")
 	nd.waitFor(func() bool {
+		select {
+		case <-exited:
+			t.Fatalf("the daemon stopped before it listened: %v", runErr)
+		default:
+		}
 		c := sockclient.New(sock)
 		if c.Reach(context.Background()) != nil {
 			return false

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -73,18 +74,6 @@ func seconds(s ...float64) []time.Duration {
 	return d
 }
 
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // A hook that refuses every try is tried Attempts times, the waits
 // between them Backoff and doubling: with the defaults (5 tries, 1 s) at
 // 0, 1, 3, 7 and 15 s exactly; then given up, with one error in the log,
@@ -104,7 +93,7 @@ func TestWebhookBacksOffExactly(t *testing.T) {
 		if took := time.Since(hook.start); took != 15*time.Second {
 			t.Errorf("Close returned after %v, want 15s: as soon as the last try failed", took)
 		}
-		if got, want := hook.tries(), seconds(0, 1, 3, 7, 15); !equalDurations(got, want) {
+		if got, want := hook.tries(), seconds(0, 1, 3, 7, 15); !slices.Equal(got, want) {
 			t.Errorf("tries at %v, want %v", got, want)
 		}
 		log := logged.String()
@@ -127,7 +116,7 @@ func TestWebhookTryTimesOutExactly(t *testing.T) {
 		if took := time.Since(hook.start); took != 21*time.Second {
 			t.Errorf("given up after %v, want 21s: two tries of 10s and a second between", took)
 		}
-		if got, want := hook.tries(), seconds(0, 11); !equalDurations(got, want) {
+		if got, want := hook.tries(), seconds(0, 11); !slices.Equal(got, want) {
 			t.Errorf("tries at %v, want %v", got, want)
 		}
 	})
@@ -189,7 +178,7 @@ func TestWebhookRetried(t *testing.T) {
 		n.Send(Event{Kind: Fail, Job: failed, Time: t0})
 		n.Send(Event{Kind: Drain, GPU: &GPU{Index: 1, UUID: "GPU-1"}, Actor: "root", Reason: "fan", Time: t0})
 		n.Close(10 * time.Second)
-		if got, want := hook.tries(), seconds(0, 2, 2); !equalDurations(got, want) {
+		if got, want := hook.tries(), seconds(0, 2, 2); !slices.Equal(got, want) {
 			t.Errorf("tries at %v, want %v: the refused one again 2s (Backoff) later, then the next event at once", got, want)
 		}
 		if len(bodies) != 2 || urls[0] != "http://hook/" || urls[1] != "http://hook/" {
