@@ -21,6 +21,15 @@ type Clock interface {
 	Now() time.Time
 }
 
+// Timer is a timer on a clock that a caller gives (stepd.Clock's): it
+// fires once, when the clock has reached the time it was set for.
+type Timer interface {
+	// C receives once the timer fires.
+	C() <-chan time.Time
+	// Stop stops the timer; it does not fire after.
+	Stop()
+}
+
 // Real is the machine's clock.
 type Real struct{}
 

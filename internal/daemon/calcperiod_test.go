@@ -133,11 +133,12 @@ func (r *calcRun) job(id string) api.Job {
 	return jobs[0]
 }
 
-// until polls cond (bounded: a pass comes every GPUSampleInterval of
-// real time) and fails with what it waited for.
+// until looks at cond after each pass (what it waits for is a pass's
+// doing, and a pass comes every GPUSampleInterval of real time at the
+// latest) and fails with what it waited for after 20 s.
 func (r *calcRun) until(what string, cond func() bool) {
 	r.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); !cond(); r.clock.passes.wait(r.t, 0, what) {
 		if time.Now().After(deadline) {
 			r.t.Fatalf("timed out waiting for %s", what)
 		}

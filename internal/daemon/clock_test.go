@@ -70,44 +70,29 @@ func clockDaemonIn(t *testing.T, dir, conf string, clock Clock, seed func(st *st
 			t.Fatal(err)
 		}
 	}
-	logs := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	opts := Options{ConfigPath: path, Log: logs, Clock: clock}
+	nd := &nvmlDaemon{t: t, dir: dir, logs: &syncBuffer{}}
+	opts := Options{ConfigPath: path, Clock: clock}
 	if fc, ok := clock.(*fakeClock); ok {
 		opts.Passed = fc.passes.add
 	}
-	go func() { done <- Run(ctx, opts) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
+	stop := nd.run(opts, false)
+	return nd.c, stop, state
+}
+
+// aliceUsage is alice's raw usage in lab, as sshare shows it.
+func aliceUsage(t *testing.T, c *sockclient.Client) float64 {
+	t.Helper()
+	var rows []api.ShareRow
+	if err := c.Do(context.Background(), "GET", api.PathShares, nil, &rows); err != nil {
+		t.Fatalf("sshare: %v", err)
+	}
+	for _, r := range rows {
+		if r.Account == "lab" && r.User == "alice" {
+			return r.RawUsage
 		}
 	}
-	t.Cleanup(func() {
-		stop()
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", logs.String())
-		}
-	})
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c := sockclient.New(sock); c.Reach(context.Background()) == nil {
-			return c, stop, state
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the daemon stopped before it listened: %v\n%s", err, logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for the daemon's socket\n%s", logs.String())
-		}
-	}
+	t.Fatalf("sshare has no row for alice in lab: %+v", rows)
+	return 0
 }
 
 // Fair-share usage decays by half every PriorityDecayHalfLife of the
@@ -145,20 +130,6 @@ Users = ["alice"]
 			t.Fatal(err)
 		}
 	})
-	aliceUsage := func() float64 {
-		t.Helper()
-		var rows []api.ShareRow
-		if err := c.Do(context.Background(), "GET", api.PathShares, nil, &rows); err != nil {
-			t.Fatalf("sshare: %v", err)
-		}
-		for _, r := range rows {
-			if r.Account == "lab" && r.User == "alice" {
-				return r.RawUsage
-			}
-		}
-		t.Fatalf("sshare has no row for alice in lab: %+v", rows)
-		return 0
-	}
 
 	steps := []struct {
 		advance time.Duration
@@ -170,7 +141,7 @@ Users = ["alice"]
 	}
 	for _, s := range steps {
 		clock.advance(s.advance)
-		if got := aliceUsage(); got != s.want {
+		if got := aliceUsage(t, c); got != s.want {
 			t.Errorf("after %v of the daemon's clock: alice's raw usage = %v, want %v (%v halved every %v)",
 				clock.Now().Sub(t0), got, s.want, raw, halfLife)
 		}
@@ -273,11 +244,8 @@ State         = "DOWN"
 		clock.advance(step)
 		wait := clock.Now().Unix() - submit.Unix()
 		want := float64(weight) * min(1, float64(wait)/maxAge.Seconds())
-		got := age()
-		for deadline := time.Now().Add(10 * time.Second); got != want && time.Now().Before(deadline); got = age() {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if got != want {
+		clock.passes.wait(t, 1, "a pass on the moved clock, which recomputes the priorities")
+		if got := age(); got != want {
 			t.Errorf("after %ds of waiting on the daemon's clock: age factor %v, want %v (WeightAge %d, MaxAge %v)",
 				wait, got, want, weight, maxAge)
 		}
@@ -316,35 +284,18 @@ Users = ["alice"]
 			t.Fatal(err)
 		}
 	}
-	usage := func(c *sockclient.Client) float64 {
-		t.Helper()
-		var rows []api.ShareRow
-		if err := c.Do(context.Background(), "GET", api.PathShares, nil, &rows); err != nil {
-			t.Fatalf("sshare: %v", err)
-		}
-		for _, r := range rows {
-			if r.Account == "lab" && r.User == "alice" {
-				return r.RawUsage
-			}
-		}
-		t.Fatalf("sshare has no row for alice in lab: %+v", rows)
-		return 0
-	}
 
 	t.Run("DAILY", func(t *testing.T) {
 		clock := &fakeClock{t: t0}
 		c, stop, state := clockDaemon(t, conf("DAILY"), clock, seed)
 		clock.advance(30 * time.Minute)
-		if got := usage(c); got != raw {
+		if got := aliceUsage(t, c); got != raw {
 			t.Fatalf("before midnight: alice's usage %v, want %v", got, raw)
 		}
 		clock.advance(time.Hour) // 00:30: midnight came by
 		// A pass makes the reset; they run every GPUSampleInterval.
-		got := raw
-		for deadline := time.Now().Add(10 * time.Second); got != 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			got = usage(c)
-		}
-		if got != 0 {
+		clock.passes.wait(t, 1, "a pass after midnight")
+		if got := aliceUsage(t, c); got != 0 {
 			t.Fatalf("after midnight: alice's usage %v, want 0", got)
 		}
 		stop()
@@ -364,7 +315,7 @@ Users = ["alice"]
 	t.Run("NOW", func(t *testing.T) {
 		clock := &fakeClock{t: t0}
 		c, _, _ := clockDaemon(t, conf("NOW"), clock, seed)
-		if got := usage(c); got != 0 {
+		if got := aliceUsage(t, c); got != 0 {
 			t.Errorf("a daemon started with NOW: alice's usage %v, want 0", got)
 		}
 	})
@@ -402,7 +353,8 @@ NodeName = "gpu01"
 CPUs     = 4
 GPUs     = "none"
 `, pattern)
-	clockDaemon(t, conf, &fakeClock{t: t0}, func(st *store.Store) {
+	clock := &fakeClock{t: t0}
+	clockDaemon(t, conf, clock, func(st *store.Store) {
 		if _, err := st.Submit(context.Background(), []store.NewJob{{Job: old}, {Job: young}}); err != nil {
 			t.Fatal(err)
 		}
@@ -411,8 +363,7 @@ GPUs     = "none"
 		_, err := os.Stat(checkpointDir(pattern, j))
 		return errors.Is(err, os.ErrNotExist)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !gone(old) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-	}
+	clock.passes.wait(t, 1, "a pass, which sweeps the checkpoints")
 	if !gone(old) {
 		t.Errorf("the checkpoint of job 1, ended 8 days ago, is still there (CheckpointKeepDays = 7)")
 	}

@@ -27,6 +27,23 @@ func browser() string {
 	return ""
 }
 
+// openInBrowser opens url in a headless Chromium (exe) with a viewport
+// of width by height, and returns the browser's context, good for 90 s,
+// and what closes it.
+func openInBrowser(t *testing.T, exe, url string, width, height int64) (context.Context, func()) {
+	t.Helper()
+	ctx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU)...)
+	ctx, cancelBrowser := chromedp.NewContext(ctx)
+	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
+	closeBrowser := func() { cancelTime(); cancelBrowser(); cancelAlloc() }
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height), chromedp.Navigate(url)); err != nil {
+		closeBrowser()
+		t.Fatalf("opening %s in %s: %v", url, exe, err)
+	}
+	return ctx, closeBrowser
+}
+
 // artifacts is where the browser test leaves its screenshots:
 // $SLITE_ARTIFACTS, else slurm-lite-artifacts under the system's
 // temporary directory.
@@ -107,16 +124,8 @@ func TestDashboardInABrowser(t *testing.T) {
 	}, "a pass at the moved clock")
 	started := ja.Start
 
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU)...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1200, 900), chromedp.Navigate(wd.url)); err != nil {
-		t.Fatalf("opening %s in %s: %v", wd.url, exe, err)
-	}
+	ctx, closeBrowser := openInBrowser(t, exe, wd.url, 1200, 900)
+	defer closeBrowser()
 	js := func(expr string) string {
 		t.Helper()
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))

@@ -108,16 +108,8 @@ Users = ["root"]
 	if exe == "" {
 		t.Skip("no Chromium here (Debian: apt-get install chromium): the page itself is not read")
 	}
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU)...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1200, 900), chromedp.Navigate(wd.url)); err != nil {
-		t.Fatalf("opening %s in %s: %v", wd.url, exe, err)
-	}
+	ctx, closeBrowser := openInBrowser(t, exe, wd.url, 1200, 900)
+	defer closeBrowser()
 	// text is the text of every element sel matches, one a line, once the
 	// page has drawn (its status says "Updated").
 	text := func(sel string) string {

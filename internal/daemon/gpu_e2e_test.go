@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -57,31 +56,94 @@ type nvmlDaemon struct {
 // passCount counts a daemon's passes (Options.Passed): a test that must
 // see that nothing happens over a pass or two waits for them rather than
 // for a time, which a loaded machine may fill with no pass at all.
-type passCount struct{ n atomic.Uint64 }
+type passCount struct {
+	mu sync.Mutex
+	n  uint64
+	// passed is closed at the next pass (and then made anew by a waiter).
+	passed chan struct{}
+}
 
-func (p *passCount) add() { p.n.Add(1) }
+func (p *passCount) add() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if p.passed != nil {
+		close(p.passed)
+		p.passed = nil
+	}
+}
 
 // wait waits (up to 20 s) for n whole passes that begin after the call:
-// the pass under way at the call may have looked before the change.
+// the pass under way at the call may have looked before the change. It
+// is woken by each pass, not by polling.
 func (p *passCount) wait(t testing.TB, n uint64, what string) {
 	t.Helper()
-	want := p.n.Load() + n + 1
-	for deadline := time.Now().Add(20 * time.Second); p.n.Load() < want; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
+	p.mu.Lock()
+	want := p.n + n + 1
+	p.mu.Unlock()
+	limit := time.NewTimer(20 * time.Second)
+	defer limit.Stop()
+	for {
+		p.mu.Lock()
+		if p.n >= want {
+			p.mu.Unlock()
+			return
+		}
+		if p.passed == nil {
+			p.passed = make(chan struct{})
+		}
+		passed := p.passed
+		p.mu.Unlock()
+		select {
+		case <-passed:
+		case <-limit.C:
 			t.Fatalf("timed out waiting for %d passes (%s)", n, what)
 		}
 	}
 }
 
+// syncBuffer is a daemon's log, written by its goroutines while the test
+// reads it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// wrote is closed at the next write (and then made anew by a waiter).
+	wrote chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
+}
+
+// await waits (up to 20 s) until the log holds text, woken by each write,
+// not by polling.
+func (s *syncBuffer) await(t testing.TB, text string) {
+	t.Helper()
+	limit := time.NewTimer(20 * time.Second)
+	defer limit.Stop()
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), text) {
+			s.mu.Unlock()
+			return
+		}
+		if s.wrote == nil {
+			s.wrote = make(chan struct{})
+		}
+		wrote := s.wrote
+		s.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-limit.C:
+			t.Fatalf("the daemon's log has no %q after 20 s:\n%s", text, s.String())
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -127,51 +189,10 @@ GPUs       = "nvml"
 	if prepare != nil {
 		prepare(nd.m)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, Passed: nd.passes.add,
-			OpenNVML: func(o gpu.Options) *gpu.Inventory {
-				o.ReleaseTimeout = 5 * time.Second
-				return gpu.FromNVML(nd.m.Lib(), o)
-			}})
-	}()
-	t.Cleanup(func() {
-		// Jobs outlive a daemon by design: cancel them first.
-		var jobs []api.Job
-		if nd.c != nil && nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs) == nil {
-			for _, j := range jobs {
-				if !j.State.Finished() {
-					_ = nd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(j.ID))}}, nil)
-				}
-			}
-			nd.waitFor(func() bool {
-				_ = nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs)
-				for _, j := range jobs {
-					if !j.State.Finished() {
-						return false
-					}
-				}
-				return true
-			}, "every job ended at cleanup")
-		}
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", nd.logs.String())
-		}
-	})
-	sock := filepath.Join(dir, "d.sock")
-	nd.waitFor(func() bool {
-		c := sockclient.New(sock)
-		if c.Reach(context.Background()) != nil {
-			return false
-		}
-		nd.c = c
-		return true
-	}, "the daemon's socket")
+	nd.run(Options{ConfigPath: conf, Exe: exe, OpenNVML: func(o gpu.Options) *gpu.Inventory {
+		o.ReleaseTimeout = 5 * time.Second
+		return gpu.FromNVML(nd.m.Lib(), o)
+	}}, true)
 	return nd
 }
 
@@ -184,6 +205,80 @@ func (nd *nvmlDaemon) waitFor(cond func() bool, what string) {
 		}
 	}
 	nd.t.Fatalf("timed out waiting for %s", what)
+}
+
+// run starts the daemon in this process (Run: a test that gives it a fake
+// clock or a go-nvml mock machine cannot give those to a process), with
+// nd's log and (unless opts has its own) pass count, and waits for its
+// socket in nd.dir. When the
+// test ends it cancels the jobs still running, waiting for them to end
+// when settle is set, stops the daemon and shows its log if the test
+// failed. stop stops it sooner (then the jobs are left as they are); a
+// daemon that stops by itself before it listens fails the test at once.
+func (nd *nvmlDaemon) run(opts Options, settle bool) (stop func()) {
+	t := nd.t
+	t.Helper()
+	opts.Log = nd.logs
+	if opts.Passed == nil {
+		opts.Passed = nd.passes.add
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	exited := make(chan struct{})
+	var runErr error
+	go func() { runErr = Run(ctx, opts); close(exited) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		<-exited
+		if runErr != nil && !errors.Is(runErr, context.Canceled) {
+			t.Errorf("daemon: %v", runErr)
+		}
+	}
+	t.Cleanup(func() {
+		// Jobs outlive a daemon by design: cancel them first.
+		var jobs []api.Job
+		if !stopped && nd.c != nil && nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs) == nil {
+			for _, j := range jobs {
+				if !j.State.Finished() {
+					_ = nd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(j.ID))}}, nil)
+				}
+			}
+			if settle {
+				nd.waitFor(func() bool {
+					_ = nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs)
+					for _, j := range jobs {
+						if !j.State.Finished() {
+							return false
+						}
+					}
+					return true
+				}, "every job ended at cleanup")
+			}
+		}
+		stop()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", nd.logs.String())
+		}
+	})
+	sock := filepath.Join(nd.dir, "d.sock")
+	nd.waitFor(func() bool {
+		select {
+		case <-exited:
+			t.Fatalf("the daemon stopped before it listened: %v", runErr)
+		default:
+		}
+		c := sockclient.New(sock)
+		if c.Reach(context.Background()) != nil {
+			return false
+		}
+		nd.c = c
+		return true
+	}, "the daemon's socket")
+	return stop
 }
 
 // submit submits a batch script with sbatch's options and returns its id.

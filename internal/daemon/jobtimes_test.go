@@ -3,11 +3,9 @@ package daemon
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +19,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sacct"
 	"github.com/slurm-lite/slurm-lite/internal/scontrol"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/squeue"
 	"github.com/slurm-lite/slurm-lite/internal/stepd"
 	"github.com/slurm-lite/slurm-lite/internal/store"
@@ -226,34 +223,7 @@ Count  = 1
 		t.Fatal(err)
 	}
 	nd := &nvmlDaemon{t: t, dir: dir, logs: &syncBuffer{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, Clock: clock}) }()
-	t.Cleanup(func() {
-		var jobs []api.Job
-		if nd.c != nil && nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs) == nil {
-			for _, j := range jobs {
-				if !j.State.Finished() {
-					_ = nd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(j.ID))}}, nil)
-				}
-			}
-		}
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", nd.logs.String())
-		}
-	})
-	nd.waitFor(func() bool {
-		c := sockclient.New(filepath.Join(dir, "d.sock"))
-		if c.Reach(context.Background()) != nil {
-			return false
-		}
-		nd.c = c
-		return true
-	}, "the daemon's socket")
+	nd.run(Options{ConfigPath: conf, Exe: exe, Clock: clock}, false)
 	return &clockJobsDaemon{nvmlDaemon: nd, conf: conf, mailLog: mailLog, now: clock.Now}
 }
 

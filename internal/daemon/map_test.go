@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -246,35 +247,49 @@ func TestSupervisorCommand(t *testing.T) {
 	}
 }
 
+// A restarted daemon waits for a job's supervisor that may still be
+// coming: it looks every 20 ms until supervisorStartGrace after the job's
+// start. The looks (flock, stat) are system calls that never block, so
+// the test runs in a synctest bubble, whose clock moves only by the
+// waits between them: each verdict comes at its exact moment.
 func TestSupervisorComing(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Now()
-	fresh := store.Job{ID: 1, Start: now}
-	if supervisorComing(fresh, dir, now) {
-		t.Error("no spec: the supervisor was never launched, yet it is said to be coming")
-	}
-	if err := os.WriteFile(filepath.Join(dir, stepd.SpecFile), []byte("{}"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	old := store.Job{ID: 1, Start: now.Add(-time.Minute)}
-	if supervisorComing(old, dir, now) {
-		t.Error("a job started a minute ago has no supervisor still coming")
-	}
-	// A supervisor that takes its lock (on the state directory) a moment
-	// after the restarted daemon looks is waited for.
-	f, err := os.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fd, locked := int(f.Fd()), make(chan struct{})
-	go func() {
-		defer close(locked)
-		time.Sleep(100 * time.Millisecond)
-		_ = syscall.Flock(fd, syscall.LOCK_EX)
-	}()
-	if !supervisorComing(fresh, dir, time.Now()) {
-		t.Error("a supervisor that locked its directory 100 ms later was not waited for")
-	}
-	<-locked
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		start := time.Now()
+		took := func() time.Duration { d := time.Since(start); start = time.Now(); return d }
+		fresh := store.Job{ID: 1, Start: start}
+		if supervisorComing(fresh, dir, start) || took() != 0 {
+			t.Error("no spec: the supervisor was never launched, yet it is said to be coming (or waited for)")
+		}
+		if err := os.WriteFile(filepath.Join(dir, stepd.SpecFile), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := store.Job{ID: 1, Start: start.Add(-time.Minute)}
+		if supervisorComing(old, dir, start) || took() != 0 {
+			t.Error("a job started a minute ago has no supervisor still coming, and is not waited for")
+		}
+		// Started 2 s ago, and its supervisor never comes: given up at
+		// the grace's end, 3 s on.
+		if supervisorComing(store.Job{ID: 1, Start: start.Add(-2 * time.Second)}, dir, start) {
+			t.Error("a supervisor that never came is said to be coming")
+		}
+		if d := took(); d != supervisorStartGrace-2*time.Second {
+			t.Errorf("gave up after %v, want %v: the grace from the job's start", d, supervisorStartGrace-2*time.Second)
+		}
+		// A supervisor that takes its lock (on the state directory) 110 ms
+		// after the restarted daemon looks is seen at the next look.
+		f, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		time.AfterFunc(110*time.Millisecond, func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX) })
+		fresh.Start = start
+		if !supervisorComing(fresh, dir, start) {
+			t.Error("a supervisor that locked its directory 110 ms later was not waited for")
+		}
+		if d := took(); d != 120*time.Millisecond {
+			t.Errorf("saw the supervisor after %v, want 120ms: the first look after its lock", d)
+		}
+	})
 }

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/api"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 )
 
 // A stopped daemon gives its state back before it says "stopped", however
@@ -60,32 +58,9 @@ Events = ["ALL"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := func(logs *syncBuffer) (stop func() error, done chan error) {
-		ctx, cancel := context.WithCancel(context.Background())
-		done = make(chan error, 1)
-		go func() { done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: logs}) }()
-		return func() error { cancel(); return <-done }, done
-	}
-	reach := func(done chan error, logs *syncBuffer) *sockclient.Client {
-		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if c := sockclient.New(sock); c.Reach(context.Background()) == nil {
-				return c
-			}
-			select {
-			case err := <-done:
-				t.Fatalf("the daemon stopped before it listened: %v\n%s", err, logs.String())
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for the daemon's socket\n%s", logs.String())
-			}
-		}
-	}
-
-	logs1 := &syncBuffer{}
-	stop1, done1 := start(logs1)
-	nd := &nvmlDaemon{t: t, dir: dir, c: reach(done1, logs1), logs: logs1}
+	opts := Options{ConfigPath: conf, Exe: exe}
+	nd := &nvmlDaemon{t: t, dir: dir, logs: &syncBuffer{}}
+	stop1 := nd.run(opts, false)
 	// A job that stays pending (held, then waiting for its begin time), so
 	// that the only events are the test's: a release, a hold, a release.
 	id := strconv.Itoa(int(nd.submit("true", "--hold", "--begin=now+1hour")))
@@ -100,29 +75,19 @@ Events = ["ALL"]
 	select {
 	case <-arrived: // the release's delivery is under way, and will hang
 	case <-time.After(20 * time.Second):
-		t.Fatalf("the webhook got nothing\n%s", logs1.String())
+		t.Fatalf("the webhook got nothing\n%s", nd.logs.String())
 	}
 	control(api.ActionHold)
 	control(api.ActionRelease)
 
-	stopErr := make(chan error, 1)
-	go func() { stopErr <- stop1() }()
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs1.String(), "msg=stopped"); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon did not say it stopped\n%s", logs1.String())
-		}
-	}
+	stopped1 := make(chan struct{})
+	go func() { stop1(); close(stopped1) }()
+	nd.logs.await(t, "msg=stopped")
 	// At once: a second daemon on the same state starts.
-	logs2 := &syncBuffer{}
-	stop2, done2 := start(logs2)
-	reach(done2, logs2)
-	if err := stop2(); err != nil && !errors.Is(err, context.Canceled) {
-		t.Errorf("the second daemon: %v", err)
-	}
-	if err := <-stopErr; err != nil && !errors.Is(err, context.Canceled) {
-		t.Errorf("the first daemon: %v", err)
-	}
-	log1 := logs1.String()
+	nd2 := &nvmlDaemon{t: t, dir: dir, logs: &syncBuffer{}}
+	nd2.run(opts, false)()
+	<-stopped1
+	log1 := nd.logs.String()
 	dropped := `level=WARN msg="notifications not sent: the daemon stopped before they could be delivered" dropped=3`
 	if i, j := strings.Index(log1, dropped), strings.Index(log1, "msg=stopped"); i < 0 || j < i {
 		t.Errorf("the first daemon's log lacks %q before \"stopped\":\n%s", dropped, log1)

@@ -24,7 +24,6 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/gpu/gputest"
 	"github.com/slurm-lite/slurm-lite/internal/jobscript"
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
-	"github.com/slurm-lite/slurm-lite/internal/sockclient"
 	"github.com/slurm-lite/slurm-lite/internal/web"
 )
 
@@ -90,57 +89,10 @@ GPUs       = "nvml"
 		t.Fatal(err)
 	}
 	nd := &nvmlDaemon{t: t, dir: dir, m: m, logs: &syncBuffer{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{ConfigPath: conf, Exe: exe, Log: nd.logs, Clock: clock,
-			OpenNVML: func(o gpu.Options) *gpu.Inventory {
-				o.ReleaseTimeout = 5 * time.Second
-				return gpu.FromNVML(nd.m.Lib(), o)
-			}})
-	}()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("daemon: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", nd.logs.String())
-		}
-	}
-	t.Cleanup(func() {
-		var jobs []api.Job
-		if !stopped && nd.c != nil && nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs) == nil {
-			for _, j := range jobs {
-				if !j.State.Finished() {
-					_ = nd.c.Do(context.Background(), "POST", api.PathCancel, api.Cancel{Jobs: []string{strconv.Itoa(int(j.ID))}}, nil)
-				}
-			}
-			nd.waitFor(func() bool {
-				_ = nd.c.Do(context.Background(), "GET", api.PathJobs, nil, &jobs)
-				for _, j := range jobs {
-					if !j.State.Finished() {
-						return false
-					}
-				}
-				return true
-			}, "every job ended at cleanup")
-		}
-		stop()
-	})
-	nd.waitFor(func() bool {
-		c := sockclient.New(filepath.Join(dir, "d.sock"))
-		if c.Reach(context.Background()) != nil {
-			return false
-		}
-		nd.c = c
-		return true
-	}, "the daemon's socket")
+	stop := nd.run(Options{ConfigPath: conf, Exe: exe, Clock: clock, OpenNVML: func(o gpu.Options) *gpu.Inventory {
+		o.ReleaseTimeout = 5 * time.Second
+		return gpu.FromNVML(nd.m.Lib(), o)
+	}}, true)
 	// The address chosen for port 0 is in the log line that says where
 	// the dashboard is.
 	var url string

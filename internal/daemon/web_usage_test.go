@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -114,16 +113,8 @@ func usagePageInABrowser(t *testing.T, wd *webDaemon, account, user string) {
 		t.Log("no Chromium here (Debian: apt-get install chromium): the usage page's browser check is skipped")
 		return
 	}
-	ctx, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU)...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1000, 700), chromedp.Navigate(wd.url+"usage.html?month=2026-11")); err != nil {
-		t.Fatalf("opening usage.html in %s: %v", exe, err)
-	}
+	ctx, closeBrowser := openInBrowser(t, exe, wd.url+"usage.html?month=2026-11", 1000, 700)
+	defer closeBrowser()
 	text := func(sel string) string {
 		var got string
 		expr := fmt.Sprintf(`(function(){ const e = document.querySelector(%q); return e ? e.textContent : "(no element)"; })()`, sel)

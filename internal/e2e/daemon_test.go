@@ -117,13 +117,14 @@ func cmdWaitSock(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("no daemon answered on %s within 20s", path)
 }
 
-// waitjob [-t SECONDS] [-exit S:N] ID STATE: wait until job ID (or the
-// job id in the variable ID) is in STATE (default timeout 120 s), asking
-// the daemon named by $SLURM_LITE_CONF; with -exit, its exit code must be
-// S:N then.
+// waitjob [-t SECONDS] [-exit S:N] [-reason R] ID STATE: wait until job
+// ID (or the job id in the variable ID) is in STATE (default timeout
+// 120 s), asking the daemon named by $SLURM_LITE_CONF; with -exit, its
+// exit code must be S:N then; with -reason, wait until its reason is R
+// too (a pass has looked at it).
 func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 	limit := 120 * time.Second
-	exit := ""
+	exit, reason := "", ""
 	for len(args) > 2 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-t":
@@ -132,13 +133,15 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 			limit = time.Duration(n) * time.Second
 		case "-exit":
 			exit = args[1]
+		case "-reason":
+			reason = args[1]
 		default:
 			ts.Fatalf("waitjob: unknown flag %s", args[0])
 		}
 		args = args[2:]
 	}
 	if len(args) != 2 {
-		ts.Fatalf("usage: waitjob [-t SECONDS] [-exit S:N] ID STATE")
+		ts.Fatalf("usage: waitjob [-t SECONDS] [-exit S:N] [-reason R] ID STATE")
 	}
 	id := args[0]
 	if v := ts.Getenv(id); v != "" {
@@ -159,7 +162,7 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 				}
 				sq := j.Squeue() // SPECIAL_EXIT as squeue shows it
 				last, lastJob = string(sq.ShownState()), j
-				if last == args[1] {
+				if last == args[1] && (reason == "" || string(j.Reason) == reason) {
 					if exit != "" && j.ExitCode.String() != exit {
 						ts.Fatalf("job %s ended %s with exit code %s, not %s", id, last, j.ExitCode, exit)
 					}
@@ -169,7 +172,7 @@ func cmdWaitJob(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	ts.Fatalf("job %s is %s, not %s, after %v (exit %s, reason %s, restarts %d, notes %q)", id, last, args[1], limit,
+	ts.Fatalf("job %s is %s, not %s %s, after %v (exit %s, reason %s, restarts %d, notes %q)", id, last, args[1], reason, limit,
 		lastJob.ExitCode, lastJob.Reason, lastJob.Restarts, lastJob.Notes)
 }
 

@@ -31,13 +31,8 @@ import (
 // scripts; they need the commands below, which TestScripts lacks.
 func TestClientScripts(t *testing.T) {
 	t.Parallel() // beside the other groups of scripts (waitingTests)
-	testscript.Run(t, testscript.Params{
-		// Every program is run with exec, and no two names in an archive
-		// collide (issue 28): a typo is an error, not a silent no-op.
-		RequireExplicitExec: true,
-		UpdateScripts:       *update,
-		RequireUniqueNames:  true,
-		Dir:                 "testdata/client",
+	runScripts(t, testscript.Params{
+		Dir: "testdata/client",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"golden":     cmdGolden,
 			"goldenlike": cmdGoldenLike,

@@ -22,15 +22,10 @@ func TestGPUEnvMatchesSlurm(t *testing.T) {
 	t.Parallel() // beside the other groups of scripts (waitingTests)
 	cmds := commands()
 	cmds["gpuenv"] = cmdGPUEnv
-	testscript.Run(t, testscript.Params{
-		// Every program is run with exec, and no two names in an archive
-		// collide (issue 28): a typo is an error, not a silent no-op.
-		RequireExplicitExec: true,
-		UpdateScripts:       *update,
-		RequireUniqueNames:  true,
-		Dir:                 "testdata/gpuenv",
-		Cmds:                cmds,
-		Condition:           condition,
+	runScripts(t, testscript.Params{
+		Dir:       "testdata/gpuenv",
+		Cmds:      cmds,
+		Condition: condition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SLURM_LITE_CONF", "")
 			env.Setenv("HOME", env.WorkDir)

@@ -79,14 +79,9 @@ func TestNVMLStub(t *testing.T) {
 		t.Fatal(err)
 	}
 	goDirs := strings.Fields(string(goEnv))
-	testscript.Run(t, testscript.Params{
-		// Every program is run with exec, and no two names in an archive
-		// collide (issue 28): a typo is an error, not a silent no-op.
-		RequireExplicitExec: true,
-		UpdateScripts:       *update,
-		RequireUniqueNames:  true,
-		Dir:                 "testdata/nvml",
-		Cmds:                commands(),
+	runScripts(t, testscript.Params{
+		Dir:  "testdata/nvml",
+		Cmds: commands(),
 		Condition: func(cond string) (bool, error) {
 			if cond == "realnvml" {
 				return realLib, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/slurm-lite/slurm-lite/internal/cli"
+	"github.com/slurm-lite/slurm-lite/internal/clock/clocktest"
 	"github.com/slurm-lite/slurm-lite/internal/daemon"
 	"github.com/slurm-lite/slurm-lite/internal/daemontest"
 	"github.com/slurm-lite/slurm-lite/internal/sacct"
@@ -61,7 +62,7 @@ func TestMain(m *testing.M) {
 func daemonMain(path string, fresh, rebuild bool) int {
 	opts := daemon.Options{ConfigPath: path, Fresh: fresh, Rebuild: rebuild}
 	if f := os.Getenv(testClockFileEnv); f != "" {
-		opts.Clock = newFileClock(f)
+		opts.Clock = clocktest.NewFile(f)
 		// Its supervisors (this binary too: stepdMain) on the same clock.
 		opts.SupervisorEnv = []string{testClockFileEnv + "=" + f}
 	}
@@ -74,7 +75,7 @@ func daemonMain(path string, fresh, rebuild bool) int {
 // falls due at once, at the start plus the limit on the daemon's clock.
 func stepdMain(args []string) int {
 	if f := os.Getenv(testClockFileEnv); f != "" && len(args) > 0 && args[0] == "run" {
-		return stepd.MainClock(args, newFileClock(f))
+		return stepd.MainClock(args, clocktest.NewFile(f))
 	}
 	return stepd.Main(args)
 }
@@ -102,17 +103,22 @@ func (w waitingTests) Run() int {
 	return w.m.Run()
 }
 
+// runScripts runs a group of scripts with the rules every group keeps
+// (issue 28): every program is run with exec and no two names in an
+// archive collide, so that a typo is an error, not a silent no-op; and
+// -update rewrites the archives' cmp files.
+func runScripts(t *testing.T, p testscript.Params) {
+	t.Helper()
+	p.RequireExplicitExec, p.RequireUniqueNames, p.UpdateScripts = true, true, *update
+	testscript.Run(t, p)
+}
+
 func TestScripts(t *testing.T) {
 	t.Parallel() // beside the other groups of scripts (waitingTests)
-	testscript.Run(t, testscript.Params{
-		// Every program is run with exec, and no two names in an archive
-		// collide (issue 28): a typo is an error, not a silent no-op.
-		RequireExplicitExec: true,
-		RequireUniqueNames:  true,
-		UpdateScripts:       *update,
-		Dir:                 filepath.Join("testdata", "script"),
-		Cmds:                commands(),
-		Condition:           condition,
+	runScripts(t, testscript.Params{
+		Dir:       filepath.Join("testdata", "script"),
+		Cmds:      commands(),
+		Condition: condition,
 		Setup: func(env *testscript.Env) error {
 			// What the script's jobs left running ends with it.
 			work := env.WorkDir

@@ -25,13 +25,8 @@ import (
 // commands ask other questions.
 func TestShareScripts(t *testing.T) {
 	t.Parallel() // beside the other groups of scripts (waitingTests)
-	testscript.Run(t, testscript.Params{
-		// Every program is run with exec, and no two names in an archive
-		// collide (issue 28): a typo is an error, not a silent no-op.
-		RequireExplicitExec: true,
-		UpdateScripts:       *update,
-		RequireUniqueNames:  true,
-		Dir:                 "testdata/shares",
+	runScripts(t, testscript.Params{
+		Dir: "testdata/shares",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"golden":     cmdGolden,
 			"goldenlike": cmdGoldenLike,

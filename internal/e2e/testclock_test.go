@@ -3,14 +3,10 @@ package e2e
 import (
 	"os"
 	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/cli"
 	"github.com/slurm-lite/slurm-lite/internal/cmdio"
-	"github.com/slurm-lite/slurm-lite/internal/stepd"
 )
 
 // The fake daemons' scenarios are the days the golden files were recorded
@@ -56,71 +52,7 @@ func testStdio() cmdio.IO {
 // scripts that run one (scrontab's minutes): the daemon's time is the
 // machine's plus the whole seconds the file holds, read again every few
 // milliseconds, so `exec sh -c 'echo 60 > $CLOCK'` makes a minute pass
-// at once. Only this test binary's daemon and its supervisors read it
-// (daemonMain, stepdMain); the real slurmd-lite's and its supervisors'
-// clock is the machine's.
+// at once (a clocktest.File). Only this test binary's daemon and its
+// supervisors read it (daemonMain, stepdMain); the real slurmd-lite's and
+// its supervisors' clock is the machine's.
 const testClockFileEnv = "SLITE_TEST_CLOCK_FILE"
-
-// fileClock is the clock testClockFileEnv describes.
-type fileClock struct{ offset atomic.Int64 }
-
-func (c *fileClock) Now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
-
-// NewTimer is a timer on the clock (the supervisor's, stepd.Clock): it
-// fires once the clock has reached now plus d, whether by real time
-// passing or by the file moving it; it looks as often as the file is read.
-func (c *fileClock) NewTimer(d time.Duration) stepd.Timer {
-	t := &fileTimer{c: make(chan time.Time, 1), stop: make(chan struct{})}
-	at := c.Now().Add(d)
-	go func() {
-		tick := time.NewTicker(fileClockPoll)
-		defer tick.Stop()
-		for {
-			if now := c.Now(); !now.Before(at) {
-				t.c <- now
-				return
-			}
-			select {
-			case <-t.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return t
-}
-
-// fileTimer is fileClock's timer.
-type fileTimer struct {
-	c    chan time.Time
-	stop chan struct{}
-	once sync.Once
-}
-
-func (t *fileTimer) C() <-chan time.Time { return t.c }
-func (t *fileTimer) Stop()               { t.once.Do(func() { close(t.stop) }) }
-
-// fileClockPoll is how often the clock's file is read and its timers look.
-const fileClockPoll = 10 * time.Millisecond
-
-// newFileClock starts reading path; a missing or unreadable file is an
-// offset of 0 until it can be read.
-func newFileClock(path string) *fileClock {
-	c := &fileClock{}
-	read := func() {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return
-		}
-		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
-			c.offset.Store(int64(time.Duration(n) * time.Second))
-		}
-	}
-	read()
-	go func() {
-		for range time.Tick(fileClockPoll) {
-			read()
-		}
-	}()
-	return c
-}

@@ -2,9 +2,7 @@ package importrules
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,27 +22,7 @@ func TestTestClockOnlyInTests(t *testing.T) {
 	// The test hooks and the packages that declare them.
 	hooks := map[string]string{"MainClock": "internal/stepd", "SupervisorEnv": "internal/daemon"}
 	fset := token.NewFileSet()
-	checked := 0
-	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() {
-			if name := e.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		checked++
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
+	checked := eachBuiltFile(t, root, fset, func(rel string, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BasicLit:
@@ -60,11 +38,7 @@ func TestTestClockOnlyInTests(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if checked < 100 {
 		t.Fatalf("checked %d files: the walk missed the tree", checked)
 	}

@@ -66,6 +66,8 @@ type echoOut struct {
 // tests can check that a refused request touched nothing.
 type testAPI struct {
 	calls atomic.Int64
+	// slept, when set, hears of each sleep handler's start.
+	slept chan struct{}
 }
 
 func (a *testAPI) routes() Routes {
@@ -122,6 +124,9 @@ func (a *testAPI) fail(ctx context.Context, req *Request[struct{}]) (struct{}, e
 // first.
 func (a *testAPI) sleep(ctx context.Context, req *Request[echoIn]) (echoOut, error) {
 	a.calls.Add(1)
+	if a.slept != nil {
+		a.slept <- struct{}{}
+	}
 	select {
 	case <-time.After(time.Duration(req.Body.N) * time.Millisecond):
 		return echoOut{Name: req.Body.Name}, nil

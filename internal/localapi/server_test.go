@@ -358,7 +358,7 @@ func TestConcurrentRequestsAreAllAnswered(t *testing.T) {
 
 func TestShutdownWaitsForRequestsInProgress(t *testing.T) {
 	sock := t.TempDir() + "/slurmd.sock"
-	api := &testAPI{}
+	api := &testAPI{slept: make(chan struct{}, 1)}
 	srv := &Server{Routes: api.routes(), Logf: t.Logf}
 	ln, err := Listen(sock, AccessFor(os.Getuid()))
 	if err != nil {
@@ -375,8 +375,10 @@ func TestShutdownWaitsForRequestsInProgress(t *testing.T) {
 		var got echoOut
 		answer <- c.Do(context.Background(), "POST", "/v1/sleep", echoIn{Name: "slow", N: 300}, &got)
 	}()
-	for api.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-api.slept: // in progress
+	case <-time.After(20 * time.Second):
+		t.Fatal("the request did not reach its handler")
 	}
 	if err := srv.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown: %v", err)

@@ -170,7 +170,7 @@ func (n *Notifier) postOnce(ctx context.Context, url string, body []byte) error 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "slurm-lite")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := n.opts.Client.Do(req)
 	if err != nil {
 		return err
 	}

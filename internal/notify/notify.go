@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -90,6 +91,9 @@ type Options struct {
 	// Clock stamps an event sent without a Time [the machine's]: the
 	// daemon gives its own.
 	Clock clock.Clock
+	// Client posts to the webhooks [http.DefaultClient]; tests give one
+	// that answers in memory, to time the retries in a synctest bubble.
+	Client *http.Client
 }
 
 // Notifier delivers events; see the package comment.
@@ -124,6 +128,9 @@ func Start(opts Options) *Notifier {
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
+	}
+	if opts.Client == nil {
+		opts.Client = http.DefaultClient
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	n := &Notifier{opts: opts, stop: stop}

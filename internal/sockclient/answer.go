@@ -82,16 +82,22 @@ func Ping(socket string, timeout time.Duration) error {
 // before the first ping, so the goroutine (and the thread woken to start
 // it) would be a cost of every command (docs/bench.md, "The fast paths").
 func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) (stop func()) {
-	w := &watch{socket: socket, timeout: timeout, half: max(timeout/2, time.Millisecond), dead: dead}
+	return watch(timeout, func(wait time.Duration) error { return Ping(socket, wait) }, dead)
+}
+
+// watch is Watch with the ping given: its timing is all here, and a test
+// times it with a ping of its own, in memory (synctest).
+func watch(timeout time.Duration, ping func(wait time.Duration) error, dead func(*NotAnsweringError)) (stop func()) {
+	w := &watcher{ping: ping, timeout: timeout, half: max(timeout/2, time.Millisecond), dead: dead}
 	w.mu.Lock()
-	w.t = time.AfterFunc(w.half, w.ping)
+	w.t = time.AfterFunc(w.half, w.pingOnce)
 	w.mu.Unlock()
 	return w.stop
 }
 
-// watch is one Watch.
-type watch struct {
-	socket        string
+// watcher is one Watch.
+type watcher struct {
+	ping          func(wait time.Duration) error
 	timeout, half time.Duration
 	dead          func(*NotAnsweringError)
 
@@ -100,10 +106,11 @@ type watch struct {
 	stopped bool
 }
 
-// ping is the timer's: one ping, then the next one armed, or dead called.
-func (w *watch) ping() {
+// pingOnce is the timer's: one ping, then the next one armed, or dead
+// called.
+func (w *watcher) pingOnce() {
 	var na *NotAnsweringError
-	err := Ping(w.socket, w.half)
+	err := w.ping(w.half)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped {
@@ -118,7 +125,7 @@ func (w *watch) ping() {
 	w.t.Reset(w.half)
 }
 
-func (w *watch) stop() {
+func (w *watcher) stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.stopped = true

@@ -15,35 +15,40 @@ import (
 	"github.com/slurm-lite/slurm-lite/internal/sockclient/gobanswer"
 )
 
-// slowDaemon serves the ping route at once and /v1/slow after delay: a
-// healthy daemon doing something long by design (a yield).
-func slowDaemon(t *testing.T, delay time.Duration) string {
+// slowDaemon is a healthy daemon doing something long by design (a
+// yield): it answers pings at once, and /v1/slow only after the given
+// number of pings have come since the request did, so that the request
+// outlasts MessageTimeout (a ping comes every half of it) whatever the
+// machine's speed. (The watch's exact timing is watch_test.go's.)
+func slowDaemon(t *testing.T, pings int) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "sockclient")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil { // a root daemon serves everyone
-		t.Fatal(err)
-	}
-	sock := filepath.Join(dir, "d.sock")
-	ln, err := localapi.Listen(sock, localapi.AccessFor(os.Geteuid()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &localapi.Server{Routes: localapi.Routes{
+	pinged := make(chan struct{}, 64)
+	return serveRoutes(t, localapi.Routes{
 		{Method: "GET", Path: "/v1/ping", Handler: localapi.Func(func(ctx context.Context, r *localapi.Request[struct{}]) (map[string]string, error) {
+			select {
+			case pinged <- struct{}{}:
+			default:
+			}
 			return map[string]string{"status": "ok"}, nil
 		})},
 		{Method: "GET", Path: "/v1/slow", Handler: localapi.Func(func(ctx context.Context, r *localapi.Request[struct{}]) (map[string]string, error) {
-			time.Sleep(delay)
+			for drained := false; !drained; { // a late ping of an earlier request
+				select {
+				case <-pinged:
+				default:
+					drained = true
+				}
+			}
+			for range pings {
+				select {
+				case <-pinged:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
 			return map[string]string{"status": "done"}, nil
 		})},
-	}}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown(context.Background()) })
-	return sock
+	})
 }
 
 // mute is a daemon that takes connections and never answers: stopped
@@ -65,12 +70,12 @@ func mute(t *testing.T) string {
 }
 
 func TestALongRequestOfAnAnsweringDaemonWaitsPastMessageTimeout(t *testing.T) {
-	sock := slowDaemon(t, 1500*time.Millisecond)
+	sock := slowDaemon(t, 3)
 	c := sockclient.New(sock)
-	c.SetMessageTimeout(300 * time.Millisecond)
+	c.SetMessageTimeout(600 * time.Millisecond)
 	var out map[string]string
 	if err := c.Do(context.Background(), "GET", "/v1/slow", nil, &out); err != nil {
-		t.Fatalf("a request 5 times MessageTimeout long, pings answered: %v", err)
+		t.Fatalf("a request answered after 3 pings (1.5 times MessageTimeout): %v", err)
 	}
 	if out["status"] != "done" {
 		t.Fatalf("answer %v", out)

@@ -36,6 +36,20 @@ type echoOut struct {
 // (large answers go chunked) or refuses as Slurm would.
 func serve(t *testing.T) string {
 	t.Helper()
+	return serveRoutes(t, localapi.Routes{
+		{Method: "POST", Path: "/v1/echo", Handler: localapi.Func(func(ctx context.Context, r *localapi.Request[echoIn]) (echoOut, error) {
+			if r.Body.Name == "refuse" {
+				return echoOut{}, &api.Error{Status: 400, Code: 2017, Message: "Invalid job id specified"}
+			}
+			return echoOut{Name: r.Body.Name, User: r.Caller.User, Bytes: strings.Repeat("x", r.Body.Size)}, nil
+		})},
+	})
+}
+
+// serveRoutes runs the daemon's own server (localapi) with routes on a
+// socket in a fresh directory, for the test's length.
+func serveRoutes(t *testing.T, routes localapi.Routes) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "sockclient") // short: sun_path is 108 bytes
 	if err != nil {
 		t.Fatal(err)
@@ -49,14 +63,7 @@ func serve(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &localapi.Server{Routes: localapi.Routes{
-		{Method: "POST", Path: "/v1/echo", Handler: localapi.Func(func(ctx context.Context, r *localapi.Request[echoIn]) (echoOut, error) {
-			if r.Body.Name == "refuse" {
-				return echoOut{}, &api.Error{Status: 400, Code: 2017, Message: "Invalid job id specified"}
-			}
-			return echoOut{Name: r.Body.Name, User: r.Caller.User, Bytes: strings.Repeat("x", r.Body.Size)}, nil
-		})},
-	}}
+	srv := &localapi.Server{Routes: routes}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown(context.Background()) })
 	return sock

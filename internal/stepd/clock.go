@@ -1,6 +1,10 @@
 package stepd
 
-import "time"
+import (
+	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/clock"
+)
 
 // Clock is what a supervisor counts a job's time limit, --signal's
 // warning and KillWait on. In production it is the machine's monotonic
@@ -18,13 +22,9 @@ type Clock interface {
 	NewTimer(d time.Duration) Timer
 }
 
-// Timer is a Clock's timer.
-type Timer interface {
-	// C receives once the timer fires.
-	C() <-chan time.Time
-	// Stop stops the timer; it does not fire after.
-	Stop()
-}
+// Timer is a Clock's timer (clock.Timer, so that the tests' clock,
+// internal/clock/clocktest, serves the daemon and the supervisor alike).
+type Timer = clock.Timer
 
 // machineClock is the machine's monotonic clock (production's).
 type machineClock struct{}

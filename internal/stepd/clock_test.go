@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,62 +13,10 @@ import (
 )
 
 // clockFileEnv names the file of the test supervisor's clock
-// (STEPD_TEST_ROLE=stepd-clock): the machine's time plus the whole
-// seconds the file holds, as the end-to-end tests' SLITE_TEST_CLOCK_FILE.
+// (STEPD_TEST_ROLE=stepd-clock, a clocktest.File): the machine's time
+// plus the whole seconds the file holds, as the end-to-end tests'
+// SLITE_TEST_CLOCK_FILE.
 const clockFileEnv = "STEPD_TEST_CLOCK_FILE"
-
-// fileClock is a Clock a test moves by writing seconds into a file.
-type fileClock struct{ offset atomic.Int64 }
-
-func newFileClock(path string) *fileClock {
-	c := &fileClock{}
-	read := func() {
-		if b, err := os.ReadFile(path); err == nil {
-			if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
-				c.offset.Store(int64(time.Duration(n) * time.Second))
-			}
-		}
-	}
-	read()
-	go func() {
-		for range time.Tick(10 * time.Millisecond) {
-			read()
-		}
-	}()
-	return c
-}
-
-func (c *fileClock) Now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
-
-func (c *fileClock) NewTimer(d time.Duration) Timer {
-	t := &fileTimer{c: make(chan time.Time, 1), stop: make(chan struct{})}
-	at := c.Now().Add(d)
-	go func() {
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if now := c.Now(); !now.Before(at) {
-				t.c <- now
-				return
-			}
-			select {
-			case <-t.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return t
-}
-
-type fileTimer struct {
-	c    chan time.Time
-	stop chan struct{}
-	once sync.Once
-}
-
-func (t *fileTimer) C() <-chan time.Time { return t.c }
-func (t *fileTimer) Stop()               { t.once.Do(func() { close(t.stop) }) }
 
 // TestLimitOnGivenClock: a supervisor given a clock (MainClock, as the
 // end-to-end tests' daemon gives its test clock) counts the time limit

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slurm-lite/slurm-lite/internal/clock/clocktest"
 	"github.com/slurm-lite/slurm-lite/internal/procfs"
 )
 
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) {
 	case "stepd":
 		os.Exit(Main(os.Args[1:]))
 	case "stepd-clock":
-		os.Exit(MainClock(os.Args[1:], newFileClock(os.Getenv(clockFileEnv))))
+		os.Exit(MainClock(os.Args[1:], clocktest.NewFile(os.Getenv(clockFileEnv))))
 	case "daemon":
 		os.Exit(fakeDaemon(os.Args[1:]))
 	}
