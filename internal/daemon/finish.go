@@ -422,17 +422,9 @@ func batchStep(j store.Job, st stepd.Status, stepsUser, stepsSys time.Duration) 
 
 // stepsCPU sums the CPU time of the steps (srun) of j's current run.
 func (d *Daemon) stepsCPU(ctx context.Context, j store.Job) (user, sys time.Duration) {
-	recs, err := d.st.Records(ctx, store.Filter{IDs: []uint32{j.ID}})
+	user, sys, err := d.st.StepsCPU(ctx, j.ID, j.Restarts)
 	if err != nil {
 		return 0, 0
-	}
-	for _, r := range recs {
-		for _, s := range r.Steps {
-			if s.JobID == j.ID && s.Run == j.Restarts && s.ID != "batch" {
-				user += s.UserCPU
-				sys += s.SystemCPU
-			}
-		}
 	}
 	return user, sys
 }
