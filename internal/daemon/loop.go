@@ -92,6 +92,15 @@ func (d *Daemon) loop(ctx context.Context) {
 				}
 			}
 		}
+		// A wake-up that came before the pass begins is answered by it:
+		// every waker makes its change first, and the pass reads the jobs
+		// after this. A job's end wakes the loop (recordEnd) for the pass
+		// that follows the end anyway, and that wake-up, left waiting,
+		// was a second pass after every end, for nothing.
+		select {
+		case <-d.kick:
+		default:
+		}
 		pace.run(func() time.Duration { return d.passed(d.pass(ctx)) })
 	}
 }
