@@ -34,11 +34,12 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	d.mu.Unlock()
 	in := d.stops.take(id)
 
-	j, err := d.st.Job(ctx, id)
+	jr, err := d.st.JobRef(ctx, id)
 	if err != nil {
 		d.log.Error("job ended but cannot be read", "job", id, "err", err)
 		return
 	}
+	j := *jr
 	if j.State != slurm.Running && j.State != slurm.Completing {
 		return
 	}
@@ -182,8 +183,8 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status, note
 	}
 	usage := d.chargeUntil(ctx, st.End)
 	var stepsUser, stepsSys time.Duration
-	if cur, err := d.st.Job(ctx, id); err == nil {
-		stepsUser, stepsSys = d.stepsCPU(ctx, cur)
+	if cur, err := d.st.JobRef(ctx, id); err == nil {
+		stepsUser, stepsSys = d.stepsCPU(ctx, *cur)
 	}
 	var j store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {

@@ -43,3 +43,27 @@ func (s *Store) StepsCPU(ctx context.Context, id uint32, run int) (user, sys tim
 	}
 	return time.Duration(u), time.Duration(y), nil
 }
+
+// JobRef is Job from the cache where it holds the row (every job not
+// ended, and those ended within its window), else from SQL: a job's end
+// read its row from SQL twice before recording it. Like JobRefs, the
+// caller must not change the job.
+func (s *Store) JobRef(ctx context.Context, id uint32) (*Job, error) {
+	s.mu.RLock()
+	c := s.cache
+	s.mu.RUnlock()
+	if c != nil {
+		c.mu.RLock()
+		j, ok := c.rows[id]
+		ok = ok && c.loaded
+		c.mu.RUnlock()
+		if ok {
+			return j, nil
+		}
+	}
+	j, _, err := jobByID(ctx, s.r, id)
+	if err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
