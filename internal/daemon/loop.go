@@ -497,15 +497,20 @@ func (d *Daemon) buildSnapshot(ctx context.Context, now time.Time, jobs []*store
 	snap.Users = d.implicitUsers(ctx, cfg)
 	snap.Reservations = schedResvs(d.reservations(ctx))
 	node, shard := snap.Nodes[0], cfg.ShardSize
-	known := make(map[uint32]bool, len(jobs))
-	for i := range jobs {
-		known[jobs[i].ID] = true
-	}
 	// Dependencies may name jobs that ended long ago: the core needs their
-	// end states to decide afterok and friends.
+	// end states to decide afterok and friends. (known, the jobs the pass
+	// has, is made for the first dependency only: a map of every job at
+	// every pass was garbage when no job has one.)
+	var known map[uint32]bool
 	for _, j := range jobs {
 		if j.State != slurm.Pending || j.Request.Dependency == nil {
 			continue
+		}
+		if known == nil {
+			known = make(map[uint32]bool, len(jobs))
+			for _, k := range jobs {
+				known[k.ID] = true
+			}
 		}
 		for _, t := range j.Request.Dependency.Parsed.Terms {
 			for _, ref := range t.Jobs {
