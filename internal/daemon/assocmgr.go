@@ -130,7 +130,8 @@ func (d *Daemon) assocMgr(ctx context.Context, req *localapi.Request[struct{}]) 
 		return api.AssocMgr{}, err
 	}
 	runs := make([]sched.Run, 0, len(recs))
-	for _, j := range recs {
+	for i := range recs {
+		j := &recs[i]
 		if j.Start.IsZero() {
 			continue
 		}

@@ -86,7 +86,7 @@ const limitRecheck = time.Second
 // never waits for a supervisor: one that is busy ending its job (or a
 // loaded machine) can take seconds to answer, and the pass would start
 // every other job that much later.
-func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) {
+func (d *Daemon) noteTimeouts(now time.Time, jobs []*store.Job) (next time.Time) {
 	cfg := d.config()
 	soonest := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
@@ -96,14 +96,14 @@ func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) 
 	d.forgetLimitMails(jobs)
 	for i := range jobs {
 		j := jobs[i]
-		if j.State != slurm.Running || interactive(j) {
+		if j.State != slurm.Running || interactive(*j) {
 			continue
 		}
-		limit := effectiveLimit(cfg, &j)
+		limit := effectiveLimit(cfg, j)
 		if limit == slurmsyntax.Infinite || limit <= 0 {
 			continue
 		}
-		if t := d.limitMails(now, j, limit); !t.IsZero() {
+		if t := d.limitMails(now, *j, limit); !t.IsZero() {
 			soonest(t)
 		}
 		if due := j.Start.Add(limit); now.Before(due) {
@@ -121,7 +121,7 @@ func (d *Daemon) noteTimeouts(now time.Time, jobs []store.Job) (next time.Time) 
 		}
 		d.mu.Unlock()
 		if !busy {
-			go d.checkTimeout(j)
+			go d.checkTimeout(*j)
 		}
 	}
 	return next

@@ -194,7 +194,7 @@ type limitKey struct {
 }
 
 // forgetLimitMails forgets the TIME_LIMIT mails of runs no longer running.
-func (d *Daemon) forgetLimitMails(jobs []store.Job) {
+func (d *Daemon) forgetLimitMails(jobs []*store.Job) {
 	if len(d.limitMailed) == 0 {
 		return
 	}

@@ -34,11 +34,12 @@ func (d *Daemon) finish(ctx context.Context, id uint32) {
 	d.mu.Unlock()
 	in := d.stops.take(id)
 
-	j, err := d.st.Job(ctx, id)
+	jr, err := d.st.JobRef(ctx, id)
 	if err != nil {
 		d.log.Error("job ended but cannot be read", "job", id, "err", err)
 		return
 	}
+	j := *jr
 	if j.State != slurm.Running && j.State != slurm.Completing {
 		return
 	}
@@ -182,8 +183,8 @@ func (d *Daemon) recordEnd(ctx context.Context, id uint32, st stepd.Status, note
 	}
 	usage := d.chargeUntil(ctx, st.End)
 	var stepsUser, stepsSys time.Duration
-	if cur, err := d.st.Job(ctx, id); err == nil {
-		stepsUser, stepsSys = d.stepsCPU(ctx, cur)
+	if cur, err := d.st.JobRef(ctx, id); err == nil {
+		stepsUser, stepsSys = d.stepsCPU(ctx, *cur)
 	}
 	var j store.Job
 	err := d.st.Update(ctx, func(tx *store.Tx) error {
@@ -422,17 +423,9 @@ func batchStep(j store.Job, st stepd.Status, stepsUser, stepsSys time.Duration) 
 
 // stepsCPU sums the CPU time of the steps (srun) of j's current run.
 func (d *Daemon) stepsCPU(ctx context.Context, j store.Job) (user, sys time.Duration) {
-	recs, err := d.st.Records(ctx, store.Filter{IDs: []uint32{j.ID}})
+	user, sys, err := d.st.StepsCPU(ctx, j.ID, j.Restarts)
 	if err != nil {
 		return 0, 0
-	}
-	for _, r := range recs {
-		for _, s := range r.Steps {
-			if s.JobID == j.ID && s.Run == j.Restarts && s.ID != "batch" {
-				user += s.UserCPU
-				sys += s.SystemCPU
-			}
-		}
 	}
 	return user, sys
 }

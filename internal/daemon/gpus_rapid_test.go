@@ -50,8 +50,8 @@ func TestNoJobOrTaskSeesAGPUItWasNotGiven(t *testing.T) {
 			snap := base
 			snap.Now = st.Epoch.Add(time.Duration(pass) * time.Minute)
 			snap.Jobs = nil
-			for _, j := range jobs {
-				if j.State == slurm.Pending || j.State == slurm.Running {
+			for i := range jobs {
+				if j := &jobs[i]; j.State == slurm.Pending || j.State == slurm.Running {
 					snap.Jobs = append(snap.Jobs, schedJob(j, j.ID, -1, 1<<30, node))
 				}
 			}

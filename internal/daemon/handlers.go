@@ -235,7 +235,7 @@ func (d *Daemon) admit(ctx context.Context, caller localapi.Identity, body api.S
 	}
 	j.Submit = now
 	j.Eligible = eligibleAtSubmit(&j, now)
-	sj := schedJob(j, 0, -1, cfg.ShardSize, snap.Nodes[0])
+	sj := schedJob(&j, 0, -1, cfg.ShardSize, snap.Nodes[0])
 	if r.Array != nil {
 		sj.ArrayTasks = r.Array.Tasks
 	}
@@ -1037,7 +1037,7 @@ func (d *Daemon) shares(ctx context.Context, req *localapi.Request[struct{}]) ([
 func (d *Daemon) priorities(ctx context.Context, req *localapi.Request[struct{}]) ([]api.PriorityRow, error) {
 	now := d.now()
 	cfg := d.config()
-	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
+	jobs, err := d.st.JobRefs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
 	if err != nil {
 		return nil, err
 	}

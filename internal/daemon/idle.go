@@ -63,7 +63,7 @@ func (t *idleTracker) forget(id uint32) {
 }
 
 // checkIdle applies IdleGPUTimeout to the running jobs of a sample.
-func (d *Daemon) checkIdle(ctx context.Context, now time.Time, jobs []store.Job, gs gpu.Snapshot) {
+func (d *Daemon) checkIdle(ctx context.Context, now time.Time, jobs []*store.Job, gs gpu.Snapshot) {
 	timeout := d.config().IdleGPUTimeout
 	running := map[uint32]bool{}
 	for _, j := range jobs {
@@ -75,7 +75,7 @@ func (d *Daemon) checkIdle(ctx context.Context, now time.Time, jobs []store.Job,
 		if js, ok := gs.Jobs[strconv.Itoa(int(j.ID))]; ok {
 			util = js.Utilization
 		}
-		yieldable := d.yieldable(j) // reads the config: not under d.mu
+		yieldable := d.yieldable(*j) // reads the config: not under d.mu
 		d.mu.Lock()
 		v := d.idle.observe(j.ID, util, now, timeout, yieldable)
 		d.mu.Unlock()

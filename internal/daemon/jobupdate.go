@@ -480,7 +480,7 @@ func (u *jobUpdate) check(j store.Job, newPartition bool) outcome {
 	if len(snap.Nodes) > 0 {
 		node = snap.Nodes[0]
 	}
-	sj := schedJob(j, j.ID, j.ArrayTaskID, u.cfg.ShardSize, node)
+	sj := schedJob(&j, j.ID, j.ArrayTaskID, u.cfg.ShardSize, node)
 	if j.ArrayRecord() {
 		sj.ArrayTasks = j.ArrayPending
 	}

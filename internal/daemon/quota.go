@@ -85,7 +85,7 @@ type runKey struct {
 // reset into snap, for the core's GrpTRESMins checks, and keeps the usage
 // for the views (sshare, /metrics). jobs is the pass's own job list.
 // Nothing when no account or QOS has a budget.
-func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched.Snapshot, jobs []store.Job) {
+func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched.Snapshot, jobs []*store.Job) {
 	if !hasBudgets(cfg) {
 		d.mu.Lock()
 		d.budgetUsage, d.qosBudgetUsage = nil, nil
@@ -119,7 +119,7 @@ func (d *Daemon) addBudgets(ctx context.Context, cfg *config.Config, snap *sched
 
 // budgetRunsAt is every run since `since`: the kept ended runs and the
 // running ones, read again from the store when budgetRuns says so.
-func (d *Daemon) budgetRunsAt(ctx context.Context, cfg *config.Config, node sched.Node, since time.Time, jobs []store.Job) ([]sched.Run, error) {
+func (d *Daemon) budgetRunsAt(ctx context.Context, cfg *config.Config, node sched.Node, since time.Time, jobs []*store.Job) ([]sched.Run, error) {
 	c := &d.budgetRuns
 	listed := map[runKey]bool{}
 	for i := range jobs {
@@ -135,7 +135,10 @@ func (d *Daemon) budgetRunsAt(ctx context.Context, cfg *config.Config, node sche
 			c.ended = nil
 			return nil, err
 		}
-		jobs = all
+		jobs = make([]*store.Job, len(all))
+		for i := range all {
+			jobs[i] = &all[i]
+		}
 		c.since, c.ended = since, map[runKey]sched.Run{}
 	}
 	c.running = map[runKey]bool{}

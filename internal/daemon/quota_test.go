@@ -166,8 +166,8 @@ func TestBudgetRunsKeepEndedAndRequeuedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := func() []store.Job {
-		jobs, err := st.Jobs(ctx, store.Filter{})
+	list := func() []*store.Job {
+		jobs, err := st.JobRefs(ctx, store.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

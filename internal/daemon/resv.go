@@ -337,7 +337,7 @@ func (d *Daemon) dropResvLocked(ctx context.Context, r api.Reservation, uid uint
 // window ended and that does not recur is removed, as slurmctld removes
 // it; one with PURGE_COMP is removed once active and without a running
 // job for its time.
-func (d *Daemon) expireReservations(ctx context.Context, now time.Time, jobs []store.Job) {
+func (d *Daemon) expireReservations(ctx context.Context, now time.Time, jobs []*store.Job) {
 	d.resv.mu.Lock()
 	defer d.resv.mu.Unlock()
 	list, err := d.resvsLocked(ctx)
@@ -356,7 +356,7 @@ func (d *Daemon) expireReservations(ctx context.Context, now time.Time, jobs []s
 		if sr.Flags.PurgeComp <= 0 || !sr.Active(now) {
 			continue
 		}
-		busy := slices.ContainsFunc(jobs, func(j store.Job) bool {
+		busy := slices.ContainsFunc(jobs, func(j *store.Job) bool {
 			return j.Request.Reservation == r.Name && (j.State == slurm.Running || j.State == slurm.Completing)
 		})
 		if d.resv.idleSince == nil {

@@ -294,7 +294,7 @@ func schedDeps(r *jobscript.Request) sched.Dependency {
 
 // schedJob is a stored job in the core's terms. id overrides the job id
 // for an array task not yet split from its pending record.
-func schedJob(j store.Job, id uint32, task int, shard slurmsyntax.Bytes, node sched.Node) sched.Job {
+func schedJob(j *store.Job, id uint32, task int, shard slurmsyntax.Bytes, node sched.Node) sched.Job {
 	r := &j.Request
 	sj := sched.Job{
 		ID:            id,

@@ -40,7 +40,7 @@ func TestMappingCountsGPUMemoryOnce(t *testing.T) {
 		held := base + foreign // by someone: the driver, foreign processes, jobs
 		used := base + foreign // what the driver reports in use
 		gs := gpu.Snapshot{Time: now, Jobs: map[string]gpu.JobSample{}}
-		var jobs []store.Job
+		var jobs []*store.Job
 		for i := range n {
 			reserved := rapid.Int64Range(1, 16).Draw(t, "reservedGiB") * gib
 			// Processes hold none of it, part, all, or more than that.
@@ -52,7 +52,7 @@ func TestMappingCountsGPUMemoryOnce(t *testing.T) {
 			used += touched
 			id := uint32(i + 1)
 			gs.Jobs[strconv.Itoa(int(id))] = gpu.JobSample{Memory: map[string]uint64{uuid: uint64(touched)}}
-			jobs = append(jobs, store.Job{ID: id, User: "alice", State: slurm.Running, Start: now.Add(-time.Minute),
+			jobs = append(jobs, &store.Job{ID: id, User: "alice", State: slurm.Running, Start: now.Add(-time.Minute),
 				Request: jobscript.Request{NTasks: 1, GPUMem: slurmsyntax.Bytes(reserved)},
 				Alloc:   store.Alloc{Node: "gpu01", CPUs: []int{i}, GPUs: []store.GPUAlloc{{UUID: uuid, Index: 0, Mem: reserved}}}})
 		}
@@ -66,7 +66,7 @@ func TestMappingCountsGPUMemoryOnce(t *testing.T) {
 			mem  int64
 			fits bool
 		}{{free, true}, {free + mib, false}} {
-			probeJob := store.Job{ID: 100, User: "bob", State: slurm.Pending, Submit: now.Add(-time.Second),
+			probeJob := &store.Job{ID: 100, User: "bob", State: slurm.Pending, Submit: now.Add(-time.Second),
 				Request: jobscript.Request{NTasks: 1, GPUMem: slurmsyntax.Bytes(probe.mem)}}
 			snap := mapSnapshot(cfg, gs, false, now, append(jobs[:len(jobs):len(jobs)], probeJob))
 			plan := sched.Cycle(snap.Snapshot)

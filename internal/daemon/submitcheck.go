@@ -80,10 +80,10 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 	if gs.Time.IsZero() {
 		gs = d.inv.Sample(now, nil)
 	}
-	var jobs []store.Job
+	var jobs []*store.Job
 	if !ok {
 		var err error
-		jobs, err = d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
+		jobs, err = d.st.JobRefs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
 		if err != nil {
 			return sched.Snapshot{}, err
 		}

@@ -135,7 +135,7 @@ func (d *Daemon) recalcLocked(pr config.Priority, at time.Time) {
 // more: the pass already charged it, by at most the time between.
 func (d *Daemon) chargeUntil(ctx context.Context, t time.Time) []store.Usage {
 	cfg := d.config()
-	jobs, err := d.st.Jobs(ctx, store.Filter{Since: d.now().Add(-max(cfg.MinJobAge, time.Minute)),
+	jobs, err := d.st.JobRefs(ctx, store.Filter{Since: d.now().Add(-max(cfg.MinJobAge, time.Minute)),
 		States: []slurm.JobState{slurm.Running}})
 	if err != nil {
 		d.log.Error("reading running jobs to charge usage", "err", err)

@@ -389,12 +389,12 @@ func jobGPUs(j store.Job) int {
 func (d *Daemon) yieldFor(ctx context.Context, caller localapi.Identity, j store.Job) uint32 {
 	now := d.now()
 	cfg := d.config()
-	jobs, err := d.st.Jobs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
+	jobs, err := d.st.JobRefs(ctx, store.Filter{Since: now.Add(-max(cfg.MinJobAge, time.Minute))})
 	if err != nil {
 		d.log.Warn("finding the job a yield is for", "job", j.ID, "err", err)
 		return 0
 	}
-	jobs = slices.DeleteFunc(jobs, func(o store.Job) bool { return o.ID == j.ID })
+	jobs = slices.DeleteFunc(jobs, func(o *store.Job) bool { return o.ID == j.ID })
 	gs := d.liveView().sample()
 	snap := d.buildSnapshot(ctx, now, jobs, gs)
 	freed := map[string]bool{}

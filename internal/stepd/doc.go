@@ -85,8 +85,10 @@
 //  4. It opens stepd.sock.
 //  5. It makes the job's cgroup (or not), the spool directory, and opens
 //     the job's files as the user.
-//  6. It forks the launcher, which waits for its instructions on fd 3;
-//     moves it into the cgroup; writes stepd.json (Identity, with the
+//  6. It forks the launcher, which waits for its instructions on fd 3,
+//     inside the cgroup from its start (clone3's CLONE_INTO_CGROUP; a
+//     kernel without it gets the launcher moved in by cgroup.procs);
+//     writes stepd.json (Identity, with the
 //     job's pid and cgroup; temporary file, rename, not synced: after a
 //     reboot its boot id is stale anyway); sends the instructions. The
 //     launcher executes the script.

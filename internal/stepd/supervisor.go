@@ -306,7 +306,11 @@ func (sv *supervisor) startJob() error {
 		return err
 	}
 	defer pw.Close()
-	pid, err := syscall.ForkExec("/proc/self/exe", append(append([]string(nil), selfArgs...), "exec"), &syscall.ProcAttr{
+	// The launcher waits for its instructions, so it runs nothing before
+	// it is in the job's cgroup (forkExec), nor before stepd.json names
+	// that cgroup (a daemon that finds this supervisor dead kills what it
+	// holds).
+	pid, err := sv.tr.forkExec("/proc/self/exe", append(append([]string(nil), selfArgs...), "exec"), &syscall.ProcAttr{
 		Dir:   "/",
 		Env:   os.Environ(),
 		Files: []uintptr{files.In.Fd(), files.Out.Fd(), files.Err.Fd(), pr.Fd()},
@@ -317,10 +321,6 @@ func (sv *supervisor) startJob() error {
 		return fmt.Errorf("starting the launcher: %w", err)
 	}
 	sv.mainPID = pid
-	// The launcher waits for its instructions, so it runs nothing before
-	// it is in the job's cgroup, nor before stepd.json names that cgroup
-	// (a daemon that finds this supervisor dead kills what it holds).
-	sv.tr.adopt(pid)
 	sv.id.JobPID, sv.id.Tracking, sv.id.Cgroup = pid, sv.tr.mode(), sv.tr.cgroup
 	if err := writeIdentity(sv.dir, sv.id); err != nil {
 		syscall.Kill(pid, syscall.SIGKILL)

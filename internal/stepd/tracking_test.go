@@ -190,6 +190,27 @@ func TestCgroup(t *testing.T) {
 	}
 }
 
+// TestForkIntoNoCgroup: where the launcher cannot be started inside the
+// job's cgroup (here a directory that is no cgroup, which clone3
+// refuses), it is started outside and moved in by cgroup.procs, as
+// before clone3 (here a plain file, so the write lands).
+func TestForkIntoNoCgroup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tr := &tracker{self: os.Getpid(), cgroup: dir}
+	pid, err := tr.forkExec("/bin/true", []string{"true"}, &syscall.ProcAttr{Sys: &syscall.SysProcAttr{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil || ws.ExitStatus() != 0 {
+		t.Fatalf("wait: %v, status %v", err, ws)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err != nil || string(b) != strconv.Itoa(pid) {
+		t.Errorf("cgroup.procs holds %q (%v), want the launcher's pid %d", b, err, pid)
+	}
+}
+
 // TestOutOfMemory: a job over its memory limit is OUT_OF_MEMORY with
 // Slurm's line, where the memory controller is available.
 func TestOutOfMemory(t *testing.T) {
