@@ -41,7 +41,7 @@ func TestClientScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SLURM_LITE_CONF", "")
 			env.Setenv("HOME", env.WorkDir)
-			env.Setenv(testClockEnv, strconv.FormatInt(int64(clockOffset()), 10))
+			env.Setenv(testClockEnv, strconv.FormatInt(recordedNow().UnixNano(), 10))
 			return nil
 		},
 	})
@@ -103,12 +103,12 @@ func cmdFakeDaemon(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("listen: %v", err)
 	}
-	off, err := strconv.ParseInt(ts.Getenv(testClockEnv), 10, 64)
+	at, err := strconv.ParseInt(ts.Getenv(testClockEnv), 10, 64)
 	if err != nil {
 		ts.Fatalf("%s: %v", testClockEnv, err)
 	}
 	d := &fakeDaemon{scenario: sc, opts: opts, log: filepath.Join(ts.Getenv("WORK"), "requests.log"),
-		now: shiftedNow(time.Duration(off))}
+		now: stoppedAt(at)}
 	srv := &localapi.Server{Routes: localapi.Routes{
 		{Method: "GET", Path: api.PathJobs, Handler: localapi.Func(d.listJobs)},
 		{Method: "GET", Path: api.PathAccounting, Handler: localapi.Func(d.accounting)},

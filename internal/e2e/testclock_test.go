@@ -13,37 +13,38 @@ import (
 // (2026-11-29), and the commands' default windows (sacct's "since
 // midnight", squeue's elapsed times) are read from their clock. So that
 // the client tests pass on any date and at any hour, the fake daemons and
-// the commands they answer share one clock: real time shifted by the
-// offset in testClockEnv, which puts "now" just after the recordings at
-// the start of each script. Only this test binary reads the variable; the
-// real commands' clock is time.Now.
-const testClockEnv = "SLITE_TEST_CLOCK_OFFSET"
+// the commands they answer share one clock, stopped at the instant
+// testClockEnv holds (recordedNow, in Unix nanoseconds): a scenario's job
+// "started 9 s ago" shows 0:09 in squeue however long the machine took
+// between the fake daemon's answer and squeue's formatting (with a
+// clock that ran, the two read it apart, and a second's turn between
+// them showed 0:10: seen under a CPU hog). Only this test binary reads
+// the variable; the real commands' clock is time.Now.
+const testClockEnv = "SLITE_TEST_CLOCK_AT"
 
-// recordedNow is the moment the client scripts start at: on the recording
+// recordedNow is the moment the client scripts run at: on the recording
 // day, after the last recorded run (10:01:02), in local time as the
 // scenarios' times are.
 func recordedNow() time.Time {
 	return time.Date(2026, 11, 29, 10, 2, 0, 0, time.Local)
 }
 
-// clockOffset is what to add to time.Now to be at recordedNow.
-func clockOffset() time.Duration { return time.Until(recordedNow()) }
-
-// shiftedNow is a clock shifted by an offset.
-func shiftedNow(offset time.Duration) func() time.Time {
-	return func() time.Time { return time.Now().Add(offset) }
+// stoppedAt is a clock stopped at ns (Unix nanoseconds), in local time.
+func stoppedAt(ns int64) func() time.Time {
+	at := time.Unix(0, ns)
+	return func() time.Time { return at }
 }
 
 // testStdio is the commands' I/O in this test binary: the process's own,
-// with the clock shifted when the script set testClockEnv.
+// with the clock stopped where the script set testClockEnv.
 func testStdio() cmdio.IO {
 	io := cli.Stdio()
 	if s := os.Getenv(testClockEnv); s != "" {
-		off, err := strconv.ParseInt(s, 10, 64)
+		ns, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			panic("bad " + testClockEnv + ": " + s)
 		}
-		io.Now = shiftedNow(time.Duration(off))
+		io.Now = stoppedAt(ns)
 	}
 	return io
 }
