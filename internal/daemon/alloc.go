@@ -104,8 +104,8 @@ func (d *Daemon) adoptSpec(j store.Job, spec *stepd.Spec) {
 // waitAlloc is GET /v1/alloc?job=N&wait=SECONDS: the job as its caller
 // waits for it, held while it is pending (up to wait, at most a minute).
 // Once it runs, the answer carries its allocation and environment, and
-// the caller is adopted into the job. A pending answer waits, past wait,
-// for a scheduling pass to have decided on the job: slurmctld tries an
+// the caller is adopted into the job. Asked to wait, a pending answer
+// waits past wait for a scheduling pass to have decided on the job: slurmctld tries an
 // allocation at once and srun says "queued and waiting" only when that
 // try fails, so a loaded machine whose pass comes late must not make srun
 // say it (srun_alloc.txtar failed so at a load of 30).
@@ -128,7 +128,7 @@ func (d *Daemon) waitAlloc(ctx context.Context, req *localapi.Request[struct{}])
 		if req.Caller.UID != 0 && req.Caller.UID != j.UID {
 			return api.Allocation{}, stepRefusal(slurm.ErrAccessDenied)
 		}
-		if j.State != slurm.Pending || deadline.Passed() && (d.passDecided(j.ID) || undecided.Passed()) {
+		if j.State != slurm.Pending || deadline.Passed() && (wait <= 0 || d.passDecided(j.ID) || undecided.Passed()) {
 			return d.allocAnswer(ctx, j, req.Caller.PID)
 		}
 		select {
