@@ -325,7 +325,7 @@ func runGoldenCommand(ts *testscript.TestScript, command string) (stdout, stderr
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	for _, name := range []string{"PATH", "HOME", "SLURM_LITE_CONF", "WORK", "TMPDIR", testClockEnv} {
+	for _, name := range []string{"PATH", "HOME", "SLURM_LITE_CONF", "WORK", "TMPDIR", testClockEnv, testClockOffsetEnv} {
 		cmd.Env = append(cmd.Env, name+"="+ts.Getenv(name))
 	}
 	var out, errb bytes.Buffer

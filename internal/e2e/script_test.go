@@ -178,7 +178,7 @@ func cmdGolden(ts *testscript.TestScript, neg bool, args []string) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	for _, name := range []string{"PATH", "HOME", "SLURM_LITE_CONF", "WORK", "TMPDIR", testClockEnv} {
+	for _, name := range []string{"PATH", "HOME", "SLURM_LITE_CONF", "WORK", "TMPDIR", testClockEnv, testClockOffsetEnv} {
 		cmd.Env = append(cmd.Env, name+"="+ts.Getenv(name))
 	}
 	var stdout, stderr bytes.Buffer

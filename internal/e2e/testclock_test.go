@@ -22,11 +22,22 @@ import (
 // the variable; the real commands' clock is time.Now.
 const testClockEnv = "SLITE_TEST_CLOCK_AT"
 
+// testClockOffsetEnv shifts a command's running clock by the nanoseconds
+// it holds, for the live daemon's scripts whose commands look from hours
+// ahead (sreport_usage) or from the minutes a script moved its daemon
+// (scrontab). testClockEnv, where set, wins.
+const testClockOffsetEnv = "SLITE_TEST_CLOCK_OFFSET"
+
 // recordedNow is the moment the client scripts run at: on the recording
 // day, after the last recorded run (10:01:02), in local time as the
 // scenarios' times are.
 func recordedNow() time.Time {
 	return time.Date(2026, 11, 29, 10, 2, 0, 0, time.Local)
+}
+
+// shiftedNow is a clock shifted by an offset.
+func shiftedNow(offset time.Duration) func() time.Time {
+	return func() time.Time { return time.Now().Add(offset) }
 }
 
 // stoppedAt is a clock stopped at ns (Unix nanoseconds), in local time.
@@ -36,7 +47,8 @@ func stoppedAt(ns int64) func() time.Time {
 }
 
 // testStdio is the commands' I/O in this test binary: the process's own,
-// with the clock stopped where the script set testClockEnv.
+// with the clock stopped where the script set testClockEnv, or shifted
+// by testClockOffsetEnv.
 func testStdio() cmdio.IO {
 	io := cli.Stdio()
 	if s := os.Getenv(testClockEnv); s != "" {
@@ -45,6 +57,12 @@ func testStdio() cmdio.IO {
 			panic("bad " + testClockEnv + ": " + s)
 		}
 		io.Now = stoppedAt(ns)
+	} else if s := os.Getenv(testClockOffsetEnv); s != "" {
+		off, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			panic("bad " + testClockOffsetEnv + ": " + s)
+		}
+		io.Now = shiftedNow(time.Duration(off))
 	}
 	return io
 }
