@@ -61,7 +61,7 @@ test-stress:
 ## machine could not keep up with is replayed, and skipped, saying so, if
 ## it never could.
 test-live:
-	SLITE_LIVE=1 $(GO) test -count=1 -v -run '^TestLiveReplay' ./internal/livereplay
+	SLITE_LIVE=1 $(GO) test -count=1 -parallel 4 -v -run '^TestLiveReplay' ./internal/livereplay
 
 # Each fuzz target runs on its own for FUZZTIME: go test -fuzz takes one
 # target per package at a time.
