@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slurm-lite/slurm-lite/internal/cmdio"
 )
 
 // Settings are the few settings sbatch reads from the configuration. The
@@ -199,13 +201,15 @@ func readSettings(path string) (*View, error) {
 	if syscall.Stat(path, &cst) != nil || syscall.Access(path, 4 /* R_OK */) != nil {
 		return nil, errStale
 	}
-	f, err := os.OpenFile(SettingsPath(path), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	// Read without os.File: sbatch reads this file on every submission,
+	// and os.Open would start the runtime's poller (cmdio.RawFile).
+	f, err := cmdio.OpenRaw(SettingsPath(path), syscall.O_NOFOLLOW)
 	if err != nil {
 		return nil, errStale
 	}
 	defer f.Close()
-	var sst syscall.Stat_t
-	if syscall.Fstat(int(f.Fd()), &sst) != nil || sst.Mode&syscall.S_IFMT != syscall.S_IFREG ||
+	sst, err := f.Stat()
+	if err != nil || sst.Mode&syscall.S_IFMT != syscall.S_IFREG ||
 		sst.Mode&0o022 != 0 || (sst.Uid != 0 && sst.Uid != cst.Uid) || sst.Size > maxSettingsSize {
 		return nil, errStale
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,11 +16,12 @@ import (
 // wait for it forever; with a plain one, a request that takes long by
 // design (scontrol yield waits for NVML to see the GPUs released, srun for
 // room for its step) would fail on a healthy daemon. So a command waits
-// half of MessageTimeout (Slurm's name, 10 s by default) for its answer,
-// and then asks the daemon's ping route on a connection of its own, every
-// half MessageTimeout, each ping given the other half: while pings are
-// answered it waits on; the first that is not ends the request with a
-// *NotAnsweringError, MessageTimeout after the daemon last answered.
+// half of MessageTimeout (Slurm's name, 10 s by default) for its answer
+// (or for room to write its request), and then asks the daemon's ping
+// route on a connection of its own, each ping given the other half: while
+// pings are answered it waits on, another half each time; the first that
+// is not ends the request with a *NotAnsweringError, MessageTimeout after
+// the daemon last answered.
 
 // pingPath is the daemon's liveness route (api.PathPing; this package
 // links nothing of the daemon's).
@@ -75,61 +76,56 @@ func Ping(socket string, timeout time.Duration) error {
 	return &NotAnsweringError{Socket: socket, Timeout: timeout, PID: pid}
 }
 
-// Watch pings the daemon every half timeout until stop is called, each
-// ping given the other half; when a ping is not answered it calls dead
-// once, and stops. It waits on a timer, not in a goroutine of its own:
-// every command's request is watched, and nearly every one is answered
-// before the first ping, so the goroutine (and the thread woken to start
-// it) would be a cost of every command (docs/bench.md, "The fast paths").
-func Watch(socket string, timeout time.Duration, dead func(*NotAnsweringError)) (stop func()) {
-	return watch(timeout, func(wait time.Duration) error { return Ping(socket, wait) }, dead)
-}
-
-// watch is Watch with the ping given: its timing is all here, and a test
-// times it with a ping of its own, in memory (synctest).
-func watch(timeout time.Duration, ping func(wait time.Duration) error, dead func(*NotAnsweringError)) (stop func()) {
-	w := &watcher{ping: ping, timeout: timeout, half: max(timeout/2, time.Millisecond), dead: dead}
-	w.mu.Lock()
-	w.t = time.AfterFunc(w.half, w.pingOnce)
-	w.mu.Unlock()
-	return w.stop
-}
-
-// watcher is one Watch.
-type watcher struct {
-	ping          func(wait time.Duration) error
+// patience is MessageTimeout on one connection, kept by the kernel: the
+// socket's SO_RCVTIMEO and SO_SNDTIMEO are half of it, so that a read or
+// write that waits that long with nothing returns EAGAIN, and conn calls
+// stalled. Why not a timer, as before: a Go timer starts the runtime's
+// network poller and wakes a thread to wait in it, in every command, for
+// a watchdog that nearly never fires (docs/bench.md, "The last tenths").
+type patience struct {
 	timeout, half time.Duration
-	dead          func(*NotAnsweringError)
-
-	mu      sync.Mutex
-	t       *time.Timer
-	stopped bool
+	// ping asks the daemon whether it is there, waiting at most wait.
+	ping func(wait time.Duration) error
+	// pid is the daemon's, for the error, when ping does not know it.
+	pid int
+	// dead is set once the daemon has not answered a ping.
+	dead atomic.Pointer[NotAnsweringError]
 }
 
-// pingOnce is the timer's: one ping, then the next one armed, or dead
-// called.
-func (w *watcher) pingOnce() {
+func newPatience(socket string, timeout time.Duration, pid int) *patience {
+	return &patience{timeout: timeout, half: max(timeout/2, time.Millisecond), pid: pid,
+		ping: func(wait time.Duration) error { return Ping(socket, wait) }}
+}
+
+// arm sets the socket's timeouts to half MessageTimeout.
+func (p *patience) arm(fd int) error {
+	tv := syscall.NsecToTimeval(p.half.Nanoseconds())
+	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv); err != nil {
+		return err
+	}
+	return syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+}
+
+// stalled is called when a read or write has waited half MessageTimeout:
+// it pings the daemon, giving the ping the other half. Answered (even by
+// a refusal, or not reachable at all: a daemon gone closes the
+// connection, which the read then sees), the caller waits on, another
+// half; not answered, the daemon is declared not answering, MessageTimeout
+// after it last answered, and every read and write fails from then on.
+func (p *patience) stalled() error {
+	if na := p.dead.Load(); na != nil {
+		return na
+	}
 	var na *NotAnsweringError
-	err := w.ping(w.half)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.stopped {
-		return
+	if err := p.ping(p.half); !errors.As(err, &na) {
+		return nil
 	}
-	if errors.As(err, &na) {
-		na.Timeout = w.timeout
-		w.stopped = true
-		w.dead(na)
-		return
+	na.Timeout = p.timeout
+	if na.PID == 0 {
+		na.PID = p.pid
 	}
-	w.t.Reset(w.half)
-}
-
-func (w *watcher) stop() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.stopped = true
-	w.t.Stop()
+	p.dead.Store(na)
+	return na
 }
 
 // peerPID is the process at the other end of a connected Unix socket.

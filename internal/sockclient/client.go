@@ -22,10 +22,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -103,8 +101,8 @@ type AnswerDecoder interface {
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any, accept string, decode Decoder) error {
-	// A context already done sends nothing: the deadline set from it below
-	// is applied by another goroutine, and a quick daemon could answer
+	// A context already done sends nothing: the abort set from it below
+	// comes from another goroutine, and a quick daemon could answer
 	// before it lands.
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)
@@ -131,27 +129,22 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, accep
 	if c.peer != nil {
 		c.peer(pid)
 	}
-	if d, ok := ctx.Deadline(); ok {
-		f.SetDeadline(d)
-	}
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { f.SetDeadline(time.Unix(1, 0)) })
+		// A deadline too: the context is done at it.
+		stop := context.AfterFunc(ctx, f.abort)
 		defer stop()
 	}
-	var dead atomic.Pointer[NotAnsweringError]
 	if c.answer > 0 {
-		stop := Watch(c.socket, c.answer, func(na *NotAnsweringError) {
-			if na.PID == 0 {
-				na.PID = pid
-			}
-			dead.Store(na)
-			f.SetDeadline(time.Unix(1, 0))
-		})
-		defer stop()
+		f.patience = newPatience(c.socket, c.answer, pid)
+		if err := f.patience.arm(f.fd); err != nil {
+			return fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
+		}
 	}
 	fail := func(err error) error {
-		if na := dead.Load(); na != nil {
-			return na
+		if f.patience != nil {
+			if na := f.patience.dead.Load(); na != nil {
+				return na
+			}
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s %s: %w", method, path, ctx.Err())
@@ -174,7 +167,14 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, accep
 	// On a failed write, read on: the daemon refuses a request over its
 	// budget (413) before reading all of it and hangs up, and that answer,
 	// not the broken pipe, is what the command should print.
-	br := bufio.NewReaderSize(f, 64<<10)
+	// A small buffer for the small answers (a submission's is a line):
+	// 64 KiB is 16 pages to fault in. Answers of thousands of jobs
+	// (decode) read in large blocks.
+	size := 4 << 10
+	if decode != nil {
+		size = 64 << 10
+	}
+	br := bufio.NewReaderSize(f, size)
 	head, err := readHead(br)
 	if err != nil {
 		if werr != nil {
@@ -233,11 +233,11 @@ func (c *Client) Reach(ctx context.Context) error {
 }
 
 // dial connects to the socket, or explains why it cannot; pid is the
-// daemon's. The socket is non-blocking, so that the runtime's poller serves
-// it and deadlines work, and so that a full backlog (a daemon that stopped
-// accepting) is retried until the context or MessageTimeout ends rather
-// than blocking in connect.
-func (c *Client) dial(ctx context.Context) (f *os.File, pid int, err error) {
+// daemon's. The socket connects non-blocking, so that a full backlog (a
+// daemon that stopped accepting) is retried until the context or
+// MessageTimeout ends rather than blocking in connect; then it blocks
+// (see conn).
+func (c *Client) dial(ctx context.Context) (f *conn, pid int, err error) {
 	if len(c.socket) > maxSocketPath {
 		return nil, 0, &UnreachableError{Socket: c.socket, Err: fmt.Errorf("socket path %s is %d bytes long, more than the %d a Unix socket may have; set a shorter SocketPath", c.socket, len(c.socket), maxSocketPath)}
 	}
@@ -273,8 +273,12 @@ func (c *Client) dial(ctx context.Context) (f *os.File, pid int, err error) {
 		}
 		return nil, 0, ue
 	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, 0, fmt.Errorf("talking to slurmd-lite at %s: %w", c.socket, err)
+	}
 	pid = peerPID(fd)
-	return os.NewFile(uintptr(fd), c.socket), pid, nil
+	return &conn{fd: fd}, pid, nil
 }
 
 // answerHead is an answer's status line and the headers the client uses.
