@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 )
 
 // maxBatch bounds how many requests share one transaction, so that one
@@ -230,19 +231,42 @@ func (s *Store) commit(batch []*request) {
 			hi = max(hi, tx.maxID)
 		}
 	}
-	// The mark first: an id is on disk outside the database before
-	// anyone hears it, so a database that comes back without it still
-	// never gives it again (hwm.go).
-	prev, err := s.hwm.cover(hi)
-	if err != nil {
-		sqlTx.Rollback()
-		answerAll(live, s.full(err))
-		return
+	// The mark and the commit at once. Each is one fdatasync; in
+	// sequence (the mark first) a submission waited for both, one after
+	// the other, and the two were half its time in the daemon. What
+	// matters is only that nobody hears an id before it is durable in
+	// both, which waiting for both keeps. In a crash between the two
+	// either may have landed alone: a commit without the mark leaves the
+	// database ahead of the mark, which Open handles (continueFromHWM
+	// starts the mark from the database); a mark without the commit names
+	// ids nobody heard (IDsBehind), as a crash after the mark and before
+	// the commit always could.
+	prev := s.hwm.mark
+	var marked chan error
+	if s.hwm.needs(hi) {
+		marked = make(chan error, 1)
+		go func() { marked <- s.hwm.write(hi + 1) }()
 	}
-	if err := sqlTx.Commit(); err != nil {
-		s.hwm.undo(prev)
+	err = sqlTx.Commit()
+	var markErr error
+	if marked != nil {
+		markErr = <-marked
+	}
+	if err != nil {
+		if marked != nil {
+			// The mark may have moved: put it back (hwm.undo).
+			s.hwm.mark = hi + 1
+			s.hwm.undo(prev)
+		}
 		answerAll(live, s.full(fmt.Errorf("committing to %s: %w", s.path, err)))
 		return
+	}
+	if marked != nil {
+		if markErr != nil && !s.owedMark(hi+1, markErr) {
+			answerAll(live, fmt.Errorf("the store closed before the job id high-water mark could hold the ids of what was recorded: %w", markErr))
+			return
+		}
+		s.hwm.mark = hi + 1
 	}
 	s.commits.Add(1)
 	// Before anyone hears back: a caller told "committed" must find its
@@ -252,6 +276,28 @@ func (s *Store) commit(batch []*request) {
 		results[i].err = s.full(results[i].err)
 		r.done <- results[i]
 	}
+}
+
+// owedMark writes the mark that a committed batch needs, after its write
+// beside the commit failed: the batch's ids are in the database, and no
+// caller may hear them until the mark holds them too. It tries again
+// with a growing pause, as long as the store is open, and reports whether
+// the mark landed. A disk that cannot take 11 bytes in place is failing;
+// the writer waits on it as it would on a sync that hangs.
+func (s *Store) owedMark(n uint32, err error) bool {
+	pause := time.Millisecond
+	for err != nil {
+		s.mu.RLock()
+		closed := s.closed
+		s.mu.RUnlock()
+		if closed {
+			return false
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+		err = s.hwm.write(n)
+	}
+	return true
 }
 
 func answerAll(rs []*request, err error) {
