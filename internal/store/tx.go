@@ -27,6 +27,11 @@ type Tx struct {
 	stmts map[string]*sql.Stmt
 	// touched collects the job rows the batch wrote, for the job cache.
 	touched map[uint32]struct{}
+	// written holds, for job rows the batch inserted and nothing wrote
+	// since, the values inserted (cache.go's rowOf); added are the ids
+	// this request inserted, taken out of it if the request is undone.
+	written map[uint32][]any
+	added   []uint32
 	// maxID is the highest job id this request gave out (0: none): the
 	// batch moves the high-water mark past it before it commits (hwm.go).
 	maxID uint32
@@ -127,22 +132,31 @@ func (t *Tx) insert(nj NewJob) (uint32, error) {
 		id, j.UID, []byte(nj.Script), encodeEnv(nj.Env)); err != nil {
 		return 0, fmt.Errorf("storing job %d's script: %w", id, err)
 	}
-	if err := t.insertRow("jobs", &j, id); err != nil {
+	args, err := t.insertRowArgs("jobs", &j, id)
+	if err != nil {
 		return 0, err
 	}
 	t.touch(id)
+	t.wrote(id, args)
 	return id, nil
 }
 
 func (t *Tx) insertRow(table string, j *Job, scriptID uint32) error {
+	_, err := t.insertRowArgs(table, j, scriptID)
+	return err
+}
+
+// insertRowArgs is insertRow, returning the values the row was written
+// with.
+func (t *Tx) insertRowArgs(table string, j *Job, scriptID uint32) ([]any, error) {
 	args, err := jobArgs(j, scriptID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := t.exec(insertRowSQL(table), args...); err != nil {
-		return fmt.Errorf("storing job %d: %w", j.ID, err)
+		return nil, fmt.Errorf("storing job %d: %w", j.ID, err)
 	}
-	return nil
+	return args, nil
 }
 
 // allocID takes the next free job id. An id is in use while a job row or a

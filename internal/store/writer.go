@@ -213,10 +213,11 @@ func (s *Store) commit(batch []*request) {
 	}
 	now := s.clock.Now()
 	touched := map[uint32]struct{}{}
+	written := map[uint32][]any{}
 	var hi uint32 // the highest id the batch gives out
 	for i, r := range live {
 		var lost error
-		tx := &Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched}
+		tx := &Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched, written: written}
 		results[i], lost = s.runOne(tx, r)
 		if lost != nil {
 			// SQLite rolled the whole transaction back (it does on
@@ -271,7 +272,7 @@ func (s *Store) commit(batch []*request) {
 	s.commits.Add(1)
 	// Before anyone hears back: a caller told "committed" must find its
 	// change in the cache.
-	s.refreshCache(touched)
+	s.refreshCache(touched, written)
 	for i, r := range live {
 		results[i].err = s.full(results[i].err)
 		r.done <- results[i]
@@ -319,6 +320,7 @@ func (s *Store) runOne(tx *Tx, r *request) (res result, lost error) {
 		}
 		if res.err != nil || res.panicked != nil {
 			// Undo this request only.
+			tx.undone()
 			if _, err := tx.exec(sqlRollbackTo); err != nil {
 				lost = err
 				return
