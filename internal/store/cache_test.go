@@ -179,7 +179,7 @@ func TestAnInsertedRowIsCachedAsItReadsBack(t *testing.T) {
 	j.CancelledBy, j.YieldedBy = &by, &by
 	j.Notes = []string{"first", "second"}
 	j.Alloc = Alloc{Node: "gpu01", CPUs: []int{0, 1}, Mem: 1 << 30, Ports: []int{12000}}
-	j.PeakGPUMem, j.MeanGPUUtil, j.YieldedFor, j.FullGPUs = 80 << 30, 0.375, 7, 2
+	j.PeakGPUMem, j.MeanGPUUtil, j.YieldedFor, j.FullGPUs = 80<<30, 0.375, 7, 2
 	j.Requeue = false
 	live := full
 	live.Job.End = time.Time{}
