@@ -215,10 +215,15 @@ func (s *Store) commit(batch []*request) {
 	touched := map[uint32]struct{}{}
 	written := map[uint32][]any{}
 	var hi uint32 // the highest id the batch gives out
+	// A request alone in its batch (every submission while the writer
+	// keeps up) needs no savepoint: undoing it is undoing the whole
+	// transaction. SAVEPOINT and RELEASE were two of the seven statements
+	// of a lone submission.
+	alone := len(live) == 1
 	for i, r := range live {
 		var lost error
 		tx := &Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched, written: written}
-		results[i], lost = s.runOne(tx, r)
+		results[i], lost = s.runOne(tx, r, !alone)
 		if lost != nil {
 			// SQLite rolled the whole transaction back (it does on
 			// I/O errors, a full disk, ...): nothing of the batch is
@@ -230,6 +235,11 @@ func (s *Store) commit(batch []*request) {
 		}
 		if results[i].err == nil && results[i].panicked == nil {
 			hi = max(hi, tx.maxID)
+		} else if alone {
+			sqlTx.Rollback()
+			results[i].err = s.full(results[i].err)
+			r.done <- results[i]
+			return
 		}
 	}
 	// The mark and the commit at once. Each is one fdatasync; in
@@ -307,16 +317,22 @@ func answerAll(rs []*request, err error) {
 	}
 }
 
-// runOne runs one request inside the batch's transaction, in a savepoint.
-// lost is set when the savepoint cannot be closed, which means SQLite has
-// rolled back the whole transaction.
-func (s *Store) runOne(tx *Tx, r *request) (res result, lost error) {
-	if _, err := tx.exec(sqlSavepoint); err != nil {
-		return result{}, err
+// runOne runs one request inside the batch's transaction, in a savepoint
+// (unless savepoint is false: the request is alone, and the caller rolls
+// the transaction back if it fails). lost is set when the savepoint cannot
+// be closed, which means SQLite has rolled back the whole transaction.
+func (s *Store) runOne(tx *Tx, r *request, savepoint bool) (res result, lost error) {
+	if savepoint {
+		if _, err := tx.exec(sqlSavepoint); err != nil {
+			return result{}, err
+		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			res = result{panicked: p}
+		}
+		if !savepoint {
+			return
 		}
 		if res.err != nil || res.panicked != nil {
 			// Undo this request only.
