@@ -216,3 +216,29 @@ func TestAFailedMarkBesideACommitHoldsTheAnswer(t *testing.T) {
 		t.Fatalf("mark %d (%v) after job %d, want %d", mark, err, id, id+1)
 	}
 }
+
+// The writer remembers the next id between batches (nextID), but an id
+// taken by a request that is then undone goes back: the next job gets it,
+// as it would had the row been read again; and ids set aside (ReserveIDs)
+// are skipped.
+func TestAnUndoneRequestGivesItsIDBack(t *testing.T) {
+	s, _ := openT(t)
+	first := submitOne(t, s, newJob(t, trainScript))
+	undone := errors.New("changed my mind")
+	err := s.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.Insert(newJob(t, trainScript)); err != nil {
+			return err
+		}
+		return undone
+	})
+	if !errors.Is(err, undone) {
+		t.Fatalf("update: %v, want %v", err, undone)
+	}
+	if next := submitOne(t, s, newJob(t, trainScript)); next != first+1 {
+		t.Fatalf("job %d after an undone insert, want %d", next, first+1)
+	}
+	update(t, s, func(tx *Tx) error { return tx.ReserveIDs(first + 10) })
+	if next := submitOne(t, s, newJob(t, trainScript)); next != first+10 {
+		t.Fatalf("job %d after ids below %d were reserved, want %d", next, first+10, first+10)
+	}
+}

@@ -32,6 +32,8 @@ type Tx struct {
 	// this request inserted, taken out of it if the request is undone.
 	written map[uint32][]any
 	added   []uint32
+	// next is the writer's memory of next_job_id (allocID).
+	next *nextID
 	// maxID is the highest job id this request gave out (0: none): the
 	// batch moves the high-water mark past it before it commits (hwm.go).
 	maxID uint32
@@ -44,6 +46,9 @@ func (t *Tx) Now() time.Time { return t.now }
 var ctxBG = context.Background()
 
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
+	if query == sqlSetNextID {
+		t.forgetNext() // whoever sets it, allocID reads it again
+	}
 	if st, ok := t.stmts[query]; ok {
 		return t.tx.StmtContext(ctxBG, st).ExecContext(ctxBG, args...)
 	}
@@ -164,7 +169,9 @@ func (t *Tx) insertRowArgs(table string, j *Job, scriptID uint32) ([]any, error)
 // not), so after a wrap-around ids are skipped, never reused.
 func (t *Tx) allocID() (uint32, error) {
 	var next int64
-	if err := t.queryRow(sqlNextID).Scan(&next); err != nil {
+	if t.next != nil && t.next.ok {
+		next = t.next.v
+	} else if err := t.queryRow(sqlNextID).Scan(&next); err != nil {
 		return 0, fmt.Errorf("reading the next job id: %w", err)
 	}
 	id := uint32(next)
@@ -188,10 +195,32 @@ func (t *Tx) allocID() (uint32, error) {
 		}
 	}
 	if _, err := t.exec(sqlSetNextID, int64(id)+1); err != nil {
+		t.forgetNext()
 		return 0, fmt.Errorf("advancing the next job id: %w", err)
+	}
+	if t.next != nil {
+		t.next.v, t.next.ok = int64(id)+1, true
 	}
 	t.gave(id)
 	return id, nil
+}
+
+// nextID is next_job_id as the writer last set it, so that allocID need
+// not read it for every job (it was one of a submission's seven
+// statements). The writer is the one writer, so the value holds until
+// something else writes the row (ReserveIDs, PutMeta) or a rollback undoes
+// an allocation (a request undone, a batch that did not commit): each of
+// those forgets it, and the next allocID reads the row again.
+type nextID struct {
+	v  int64
+	ok bool
+}
+
+// forgetNext makes the next allocID read next_job_id again.
+func (t *Tx) forgetNext() {
+	if t.next != nil {
+		t.next.ok = false
+	}
 }
 
 // Job returns the job row with that id, or ErrNotFound.

@@ -205,6 +205,14 @@ func (s *Store) commit(batch []*request) {
 	if len(live) == 0 {
 		return
 	}
+	// Unless the batch commits, its allocations may be undone: allocID
+	// reads next_job_id again (nextID).
+	committed := false
+	defer func() {
+		if !committed {
+			s.next.ok = false
+		}
+	}()
 	results := make([]result, len(live))
 	sqlTx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -222,7 +230,7 @@ func (s *Store) commit(batch []*request) {
 	alone := len(live) == 1
 	for i, r := range live {
 		var lost error
-		tx := &Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched, written: written}
+		tx := &Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched, written: written, next: &s.next}
 		results[i], lost = s.runOne(tx, r, !alone)
 		if lost != nil {
 			// SQLite rolled the whole transaction back (it does on
@@ -279,6 +287,7 @@ func (s *Store) commit(batch []*request) {
 		}
 		s.hwm.mark = hi + 1
 	}
+	committed = true
 	s.commits.Add(1)
 	// Before anyone hears back: a caller told "committed" must find its
 	// change in the cache.
@@ -337,6 +346,7 @@ func (s *Store) runOne(tx *Tx, r *request, savepoint bool) (res result, lost err
 		if res.err != nil || res.panicked != nil {
 			// Undo this request only.
 			tx.undone()
+			tx.forgetNext()
 			if _, err := tx.exec(sqlRollbackTo); err != nil {
 				lost = err
 				return
