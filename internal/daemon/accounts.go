@@ -45,7 +45,7 @@ func namedUsers(q url.Values) []string {
 }
 
 // noteUser records a user who submitted a job.
-func (d *Daemon) noteUser(name string) {
+func (d *Daemon) noteUser(name string) (known bool) {
 	k := &d.users
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -53,8 +53,10 @@ func (d *Daemon) noteUser(name string) {
 		if k.set == nil {
 			k.set = map[string]bool{}
 		}
+		known = k.loaded && k.set[name]
 		k.set[name] = true
 	}
+	return known
 }
 
 // implicitUsers are the users holding the implicit association, with

@@ -158,6 +158,9 @@ type Daemon struct {
 	// ended to the loop (finishAll). The channels are fixed; anyone sends.
 	kick  chan struct{}
 	ended chan uint32
+	// idleKick wakes the loop for a change no pass can act on yet
+	// (wakeIdle): its pass is rationed harder (heldPace).
+	idleKick chan struct{}
 
 	// 2. Guarded by mu.
 
@@ -276,6 +279,7 @@ func newDaemon(opts Options, cfg *config.Config) *Daemon {
 		cfg:        cfg,
 		boot:       clk.Now(),
 		kick:       make(chan struct{}, 1),
+		idleKick:   make(chan struct{}, 1),
 		restReady:  make(chan struct{}),
 		ended:      make(chan uint32, 64),
 		decisions:  map[uint32]sched.Decision{},
@@ -663,6 +667,17 @@ func (d *Daemon) config() *config.Config {
 func (d *Daemon) wake() {
 	select {
 	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// wakeIdle asks the loop for a pass that nothing waits for: one after a
+// change that cannot start, stop or reorder any job (a held job, see
+// submit). It comes later than wake's (heldPace), and a wake meanwhile
+// brings it forward.
+func (d *Daemon) wakeIdle() {
+	select {
+	case d.idleKick <- struct{}{}:
 	default:
 	}
 }

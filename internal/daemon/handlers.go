@@ -142,8 +142,16 @@ func (d *Daemon) submit(ctx context.Context, req *localapi.Request[api.Submit]) 
 	}
 	d.log.Info("job submitted", "job", ids[0], "user", caller.User, "name", j.Name, "partition", j.Partition)
 	d.noteSubmitted(sj, ids[0])
-	d.noteUser(j.User)
-	d.wake()
+	known := d.noteUser(j.User)
+	if j.Hold != store.HoldNone && j.Request.Dependency == nil && known {
+		// A held job can start nothing and stop nothing, and its user
+		// is already in the share tree, so it changes no other job's
+		// plan or priority: squeue shows its reason from the hold. Its
+		// pass can wait (wakeIdle).
+		d.wakeIdle()
+	} else {
+		d.wake()
+	}
 	return api.Submitted{JobID: ids[0]}, nil
 }
 

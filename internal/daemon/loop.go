@@ -68,14 +68,22 @@ func (d *Daemon) loop(ctx context.Context) {
 			d.finishAll(ctx, id)
 			factor = endedPace
 		case <-d.kick:
+		case <-d.idleKick:
+			factor = heldPace
 		case <-tick.C:
 		}
 		// Let the pass wait its turn (passPace), finishing the jobs that
-		// end meanwhile: they are what the pass will fill.
+		// end meanwhile: they are what the pass will fill. A wake-up
+		// that wants a pass sooner than the one waited for brings it
+		// forward.
 		if wait := pace.wait(factor); wait > 0 {
 			timer := time.NewTimer(wait)
 		waiting:
 			for {
+				var kicked <-chan struct{}
+				if factor > kickedPace {
+					kicked = d.kick
+				}
 				select {
 				case <-ctx.Done():
 					timer.Stop()
@@ -87,6 +95,9 @@ func (d *Daemon) loop(ctx context.Context) {
 						factor = endedPace
 						timer.Reset(max(pace.wait(factor), 0))
 					}
+				case <-kicked:
+					factor = kickedPace
+					timer.Reset(max(pace.wait(factor), 0))
 				case <-timer.C:
 					break waiting
 				}
@@ -99,6 +110,10 @@ func (d *Daemon) loop(ctx context.Context) {
 		// was a second pass after every end, for nothing.
 		select {
 		case <-d.kick:
+		default:
+		}
+		select {
+		case <-d.idleKick:
 		default:
 		}
 		pace.run(func() time.Duration { return d.passed(d.pass(ctx)) })
@@ -135,8 +150,9 @@ func (d *Daemon) finishAll(ctx context.Context, id uint32) {
 // (on two cores, sbatch's latency grew by half). So the next pass waits,
 // after the last one ended, a multiple of what the last one cost: twice
 // after a job's end (a third of a core at most), eight times after a
-// submission or a change (a ninth), and the events that arrive meanwhile
-// share it. A job submitted then starts, and squeue shows its reason, that
+// submission or a change (a ninth), sixty-four times after the submission
+// of a held job (wakeIdle: nothing for the pass to act on), and the
+// events that arrive meanwhile share it. A job submitted then starts, and squeue shows its reason, that
 // much later: 40 ms with 10,000 jobs queued.
 type passPace struct {
 	ended clock.Stopwatch // started when the last pass ended
@@ -144,9 +160,17 @@ type passPace struct {
 }
 
 // The multiples of the last pass's cost that the next one waits.
+// heldPace is for a pass after changes that no pass can act on (wakeIdle):
+// held jobs submitted by users the share tree already knows. Such a pass
+// only brings the views up to date (the job counts of the web page; the
+// new jobs' reasons and priorities, which squeue already shows from the
+// hold), so it may wait long: with 8 submitters of held jobs, a pass per
+// ninth of a core, each building the whole queue again, was a sixth of
+// the daemon's CPU and most of its garbage.
 const (
 	endedPace  = 2
 	kickedPace = 8
+	heldPace   = 64
 )
 
 // minPassGap is below any wait worth a timer.

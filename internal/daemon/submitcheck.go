@@ -26,6 +26,9 @@ import (
 //  2. each accepted submission is appended to them (noteSubmitted);
 //  3. the next pass replaces them with what the store then holds.
 //
+// Beside the jobs it keeps their users and accounts (JobUsers), which the
+// share tree reads, so that a check reads no job it does not count.
+//
 // Jobs that ended since the pass still count until the next one, as Slurm
 // counts finished jobs until MinJobAge; --test-only, which estimates a start
 // from the running jobs, reads the store afresh.
@@ -38,13 +41,24 @@ type submitChecks struct {
 	// pass has set them.
 	jobs []sched.Job
 	ok   bool
+	// users are the jobs' users and accounts (sched.Snapshot.JobUsers),
+	// kept beside them so that a check does not scan every job for them;
+	// seen indexes them.
+	users []sched.JobUser
+	seen  map[sched.JobUser]bool
 }
 
 // keepCheckJobs keeps a pass's jobs for the submissions until the next.
 func (d *Daemon) keepCheckJobs(jobs []sched.Job) {
+	users := sched.JobUsersOf(jobs)
+	seen := make(map[sched.JobUser]bool, len(users))
+	for _, u := range users {
+		seen[u] = true
+	}
 	c := &d.checks
 	c.mu.Lock()
 	c.jobs, c.ok = slices.Clip(jobs), true
+	c.users, c.seen = slices.Clip(users), seen
 	c.mu.Unlock()
 }
 
@@ -57,6 +71,10 @@ func (d *Daemon) noteSubmitted(j sched.Job, id uint32) {
 	defer c.mu.Unlock()
 	if !c.ok {
 		return
+	}
+	if k := (sched.JobUser{User: j.User, Account: j.Account}); !c.seen[k] && !j.State.Finished() {
+		c.seen[k] = true
+		c.users = append(c.users, k)
 	}
 	if len(j.ArrayTasks) == 0 {
 		c.jobs = append(c.jobs, j)
@@ -75,7 +93,7 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 	v := d.liveView()
 	gs, usage, calc := v.sample(), v.fs.usage, v.fs.calc
 	d.checks.mu.Lock()
-	kept, ok := d.checks.jobs, d.checks.ok && !fresh
+	kept, users, ok := d.checks.jobs, d.checks.users, d.checks.ok && !fresh
 	d.checks.mu.Unlock()
 	if gs.Time.IsZero() {
 		gs = d.inv.Sample(now, nil)
@@ -92,6 +110,7 @@ func (d *Daemon) submitSnapshot(ctx context.Context, now time.Time, fresh bool) 
 	if ok {
 		// Full slice expression: CheckSubmit cannot append into ours.
 		snap.Jobs = kept[:len(kept):len(kept)]
+		snap.JobUsers = users[:len(users):len(users)]
 	}
 	snap.Usage, snap.Calc = usage, calc
 	d.lastBudgets(cfg, &snap.Snapshot)

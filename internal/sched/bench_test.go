@@ -104,3 +104,27 @@ func BenchmarkCycleHistory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckSubmit is one submission's checks (the daemon runs them
+// for every sbatch) against a queue of held jobs, the default account's
+// users found from the jobs (no accounts configured), as BenchmarkSubmitAPI
+// in internal/benchsys builds it.
+func BenchmarkCheckSubmit(b *testing.B) {
+	for _, queued := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("queued=%d", queued), func(b *testing.B) {
+			sb := st.Snap().Part(st.Part("gpu").Default()).QOS(st.QOS("normal")).
+				Node(st.Node("gpu00").CPUs(64).Mem(512*st.GiB).GPUs(8, "a100", 80*st.GiB))
+			for i := range queued {
+				sb.Job(st.Job(uint32(i + 1)).User("alice").GPUs(1).Hold())
+			}
+			snap := sb.Build()
+			job := st.Job(uint32(queued + 1)).User("alice").GPUs(1).Hold().Build()
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := sched.CheckSubmit(job, snap); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

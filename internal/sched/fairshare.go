@@ -265,12 +265,26 @@ func (t *shareTree) discoverUsers(snap *Snapshot) {
 		seen[user] = true
 		users = append(users, user)
 	}
-	for i := range snap.Jobs {
-		j := &snap.Jobs[i]
-		if j.State.Finished() {
-			continue
+	if snap.JobUsers != nil {
+		// The pairs the jobs give, each once: note's answer depends on
+		// the pair alone, and the users are sorted below.
+		for _, u := range snap.JobUsers {
+			note(u.User, u.Account)
 		}
-		note(j.User, j.Account)
+	} else {
+		// A queue is mostly runs of one user's jobs under one account:
+		// a job like the one before it is skipped without the map, as
+		// note would do nothing for it (the same pair gives the same
+		// answer; the user is seen, or refused again).
+		var lastUser, lastAccount string
+		for i := range snap.Jobs {
+			j := &snap.Jobs[i]
+			if (j.User == lastUser && j.Account == lastAccount) || j.State.Finished() {
+				continue
+			}
+			lastUser, lastAccount = j.User, j.Account
+			note(j.User, j.Account)
+		}
 	}
 	for _, u := range snap.Usage {
 		note(u.User, u.Account)

@@ -120,6 +120,16 @@ type runInfo struct {
 }
 
 func newPass(snap *Snapshot) *pass {
+	p := newCheckPass(snap)
+	p.buildDepIndex()
+	return p
+}
+
+// newCheckPass is newPass without the dependency index, which only the
+// pass's waiting reasons read (depState): CheckSubmit never looks at a
+// dependency, and building the index scanned every job for every
+// submission.
+func newCheckPass(snap *Snapshot) *pass {
 	cfg := &snap.Config
 	p := &pass{
 		snap:         snap,
@@ -191,7 +201,6 @@ func newPass(snap *Snapshot) *pass {
 	// Fair share as of the last recalculation (calcView).
 	p.tree = buildShareTree(calcView(snap))
 	p.quota = newQuotaIndex(snap)
-	p.buildDepIndex()
 	return p
 }
 

@@ -58,7 +58,7 @@ func CheckSubmit(job Job, snap Snapshot) error {
 	if len(snap.Jobs)+tasks >= cfg.maxJobCount() {
 		return refuse(slurm.EAGAIN, fmt.Sprintf("MaxJobCount limit (%d) reached", cfg.maxJobCount()))
 	}
-	p := newPass(&snap)
+	p := newCheckPass(&snap)
 	if job.State == "" {
 		job.State = slurm.Pending
 	}

@@ -15,6 +15,10 @@ const GiB int64 = 1 << 30
 
 // Snapshot is everything one scheduling pass looks at. The core never
 // modifies it: slices are read, never written, and never kept.
+// JobUser is a user and account that some job of a Snapshot runs under
+// (Snapshot.JobUsers).
+type JobUser struct{ User, Account string }
+
 type Snapshot struct {
 	// Now is the pass's clock. Nothing in the package reads another clock.
 	Now    time.Time
@@ -53,6 +57,12 @@ type Snapshot struct {
 	// Jobs holds pending and running jobs, and the finished jobs that
 	// dependencies and MaxJobCount still need to see.
 	Jobs []Job
+	// JobUsers, when not nil, are the users and accounts of the jobs in
+	// Jobs that have not finished, each pair once (in any order): all the
+	// share tree reads of Jobs to find users (discoverUsers). The daemon
+	// keeps them for its submission checks, which otherwise scanned every
+	// job for every submission. nil: found from Jobs.
+	JobUsers []JobUser
 	// Ports is MpiParams=ports=LO-HI: the ports every node lends its jobs
 	// (ports.go); zero for none.
 	Ports PortRange
@@ -487,4 +497,21 @@ type Decision struct {
 	// ReasonDependencyNeverSatisfied when they can no longer be met, ""
 	// when the job has none or they are met.
 	DepReason slurm.Reason
+}
+
+// JobUsersOf is Snapshot.JobUsers for jobs: the user and account of each
+// job that has not finished, each pair once, in the order first found.
+func JobUsersOf(jobs []Job) []JobUser {
+	out := []JobUser{}
+	seen := map[JobUser]bool{}
+	for i := range jobs {
+		j := &jobs[i]
+		k := JobUser{j.User, j.Account}
+		if j.State.Finished() || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, k)
+	}
+	return out
 }

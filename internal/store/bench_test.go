@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/slurm-lite/slurm-lite/internal/slurm"
 )
@@ -24,12 +25,31 @@ func BenchmarkSubmit(b *testing.B) {
 	}
 }
 
+// BenchmarkSubmitCached is BenchmarkSubmit as the daemon runs the store:
+// with the job cache on, which each commit brings up to date.
+func BenchmarkSubmitCached(b *testing.B) {
+	for _, submitters := range []int{1, 16} {
+		b.Run(fmt.Sprintf("submitters=%d", submitters), func(b *testing.B) {
+			benchSubmitWith(b, "FULL", submitters, true)
+		})
+	}
+}
+
 func benchSubmit(b *testing.B, synchronous string, submitters int) {
+	benchSubmitWith(b, synchronous, submitters, false)
+}
+
+func benchSubmitWith(b *testing.B, synchronous string, submitters int, cached bool) {
 	s, err := open(filepath.Join(b.TempDir(), "state"), options{synchronous: synchronous, migrations: migrations})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	if cached {
+		if err := s.CacheJobs(ctx, time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
 	nj := newJob(b, trainScript)
 	var left atomic.Int64
 	left.Store(int64(b.N))

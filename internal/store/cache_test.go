@@ -160,3 +160,60 @@ func TestJobCacheLeavesOlderQueriesToSQL(t *testing.T) {
 		})
 	}
 }
+
+// A row the writer inserted goes into the cache decoded from the values it
+// was written with, not read back (rowOf): it must be exactly what a read
+// gives, for every column, and the cache must hold that.
+func TestAnInsertedRowIsCachedAsItReadsBack(t *testing.T) {
+	s, _ := openT(t)
+	if err := s.CacheJobs(ctx, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	full := newJob(t, trainScript, "--hold", "--nice=5", "--dependency=afterok:1")
+	j := &full.Job
+	j.Hold, j.Reason, j.Priority, j.Nice = HoldUser, slurm.ReasonJobHeldUser, 4242, -3
+	j.Eligible = time.Unix(1_700_000_000, 123456789)
+	j.Start, j.End = time.Unix(1_700_000_100, 5), time.Unix(1_700_000_200, 7)
+	j.ExitCode, j.Restarts, j.BatchSize = ExitCode{Status: 3, Signal: 9}, 2, 4
+	by := uint32(1001)
+	j.CancelledBy, j.YieldedBy = &by, &by
+	j.Notes = []string{"first", "second"}
+	j.Alloc = Alloc{Node: "gpu01", CPUs: []int{0, 1}, Mem: 1 << 30, Ports: []int{12000}}
+	j.PeakGPUMem, j.MeanGPUUtil, j.YieldedFor, j.FullGPUs = 80<<30, 0.375, 7, 2
+	j.Requeue = false
+	live := full
+	live.Job.End = time.Time{}
+	for name, nj := range map[string]NewJob{
+		"plain": newJob(t, trainScript),
+		"array": newJob(t, trainScript, "--array=0-9%3"),
+		"full":  full,
+		"live":  live,
+	} {
+		id := submitOne(t, s, nj)
+		read, scriptID, err := jobByID(ctx, s.r, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args, err := jobArgs(&read, scriptID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromArgs, ok := rowOf(args)
+		if !ok {
+			t.Fatalf("%s: the inserted values do not decode (rowOf)", name)
+		}
+		if d := cmp.Diff(read, fromArgs, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s: decoded from the values written vs read back (-read +decoded):\n%s", name, d)
+		}
+		if !read.End.IsZero() {
+			continue // ended long ago: outside the cache's window
+		}
+		cached, ok := s.cachedJobs(Filter{IDs: []uint32{id}, Since: s.clock.Now().Add(-time.Minute)})
+		if !ok || len(cached) != 1 {
+			t.Fatalf("%s: job %d not answered from the cache (%v, %d rows)", name, id, ok, len(cached))
+		}
+		if d := cmp.Diff(read, cached[0]); d != "" {
+			t.Errorf("%s: cached vs read back (-read +cached):\n%s", name, d)
+		}
+	}
+}

@@ -28,7 +28,10 @@
 //	    BEGIN IMMEDIATE
 //	    for each waiting request (up to 256):
 //	        SAVEPOINT; insert jobs or run fn; RELEASE, or ROLLBACK TO on error
-//	    COMMIT (one fsync of the WAL)
+//	        (a request alone in its batch: no savepoint; ROLLBACK on error)
+//	    COMMIT (one fsync of the WAL), beside the job id mark's write and
+//	    fdatasync when the batch gave out ids (hwm.go); wait for both
+//	    bring the job cache up to date
 //	    answer every request of the batch
 //
 // A caller hears back only after COMMIT, so sbatch prints "Submitted batch

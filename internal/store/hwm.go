@@ -21,7 +21,10 @@ import (
 // highest id ever given out, plus one. It is exact: each batch that gives
 // out ids moves it, durably, before its commit (so before anyone hears an
 // id), which costs one small in-place write and one fdatasync per batch,
-// not per job (the writer's group commit).
+// not per job (the writer's group commit). That write and sync run at the
+// same time as the batch's commit, and the batch is answered only once
+// both are on disk (writer.go): either may land without the other in a
+// crash, which is no worse than the order mark-then-commit (see commit).
 //
 // Because it is exact, a database that comes back behind it (a copy put
 // back, a WAL lost or damaged, an emptied file) tells exactly which ids it
@@ -124,25 +127,34 @@ func openHWM(dir string, n uint32) (*hwm, error) {
 // set rewrites the mark in place, durably. A write of 11 bytes at the
 // start of a file lies within one sector, which disks write whole.
 func (h *hwm) set(n uint32) error {
-	if _, err := h.f.WriteAt(fmt.Appendf(nil, "%0*d\n", hwmWidth, n), 0); err != nil {
-		return fmt.Errorf("writing the job id high-water mark %s: %w", filepath.Join(h.dir, HWMFile), err)
-	}
-	if err := fdatasync(h.f); err != nil {
-		return fmt.Errorf("syncing the job id high-water mark %s: %w", filepath.Join(h.dir, HWMFile), err)
+	if err := h.write(n); err != nil {
+		return err
 	}
 	h.mark = n
 	return nil
 }
 
-// cover moves the mark past hi, the highest id a batch gave out, before
-// the batch commits; it returns the mark as it was, for undo.
-func (h *hwm) cover(hi uint32) (prev uint32, err error) {
-	prev = h.mark
-	if hi == 0 || hi < h.mark {
-		return prev, nil
+// write is set without remembering n: the writer runs it beside the
+// batch's commit (writer.go) and records the mark once both are known.
+func (h *hwm) write(n uint32) error {
+	if _, err := h.f.WriteAt(fmt.Appendf(nil, "%0*d\n", hwmWidth, n), 0); err != nil {
+		return fmt.Errorf("writing the job id high-water mark %s: %w", filepath.Join(h.dir, HWMFile), err)
 	}
-	return prev, h.set(hi + 1)
+	if err := writeHook(); err != nil {
+		return fmt.Errorf("writing the job id high-water mark %s: %w", filepath.Join(h.dir, HWMFile), err)
+	}
+	if err := fdatasync(h.f); err != nil {
+		return fmt.Errorf("syncing the job id high-water mark %s: %w", filepath.Join(h.dir, HWMFile), err)
+	}
+	return nil
 }
+
+// writeHook lets tests fail a mark write; nil error in the daemon.
+var writeHook = func() error { return nil }
+
+// needs reports whether a batch that gave out ids up to hi must move the
+// mark past hi before anyone hears them.
+func (h *hwm) needs(hi uint32) bool { return hi != 0 && hi >= h.mark }
 
 // undo puts the mark back after a batch that did not commit: its ids
 // were never given out. Best effort: a mark left ahead only makes the

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -185,4 +187,58 @@ func copyDB(t *testing.T, from, to string) {
 		}
 	}
 	os.Remove(filepath.Join(to, FileName+"-shm"))
+}
+
+// The mark is written beside the commit, not before it: when its write
+// fails after the commit has landed, the submission is not answered until
+// a later write puts the id in the mark too, so nobody hears an id the
+// mark does not hold.
+func TestAFailedMarkBesideACommitHoldsTheAnswer(t *testing.T) {
+	s, dir := openT(t)
+	first := submitOne(t, s, newJob(t, trainScript))
+	var failures atomic.Int32
+	failures.Store(3)
+	writeHook = func() error {
+		if failures.Add(-1) >= 0 {
+			return errors.New("injected write failure")
+		}
+		return nil
+	}
+	t.Cleanup(func() { writeHook = func() error { return nil } })
+	id := submitOne(t, s, newJob(t, trainScript))
+	if failures.Load() >= 0 {
+		t.Fatalf("answered with %d writes of the mark still to fail", failures.Load()+1)
+	}
+	if id != first+1 {
+		t.Fatalf("job %d, want %d", id, first+1)
+	}
+	if mark, err := ReadHWM(dir); err != nil || mark != id+1 {
+		t.Fatalf("mark %d (%v) after job %d, want %d", mark, err, id, id+1)
+	}
+}
+
+// The writer remembers the next id between batches (nextID), but an id
+// taken by a request that is then undone goes back: the next job gets it,
+// as it would had the row been read again; and ids set aside (ReserveIDs)
+// are skipped.
+func TestAnUndoneRequestGivesItsIDBack(t *testing.T) {
+	s, _ := openT(t)
+	first := submitOne(t, s, newJob(t, trainScript))
+	undone := errors.New("changed my mind")
+	err := s.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.Insert(newJob(t, trainScript)); err != nil {
+			return err
+		}
+		return undone
+	})
+	if !errors.Is(err, undone) {
+		t.Fatalf("update: %v, want %v", err, undone)
+	}
+	if next := submitOne(t, s, newJob(t, trainScript)); next != first+1 {
+		t.Fatalf("job %d after an undone insert, want %d", next, first+1)
+	}
+	update(t, s, func(tx *Tx) error { return tx.ReserveIDs(first + 10) })
+	if next := submitOne(t, s, newJob(t, trainScript)); next != first+10 {
+		t.Fatalf("job %d after ids below %d were reserved, want %d", next, first+10, first+10)
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 // PutMeta sets key to value.
 func (t *Tx) PutMeta(key, value string) error {
+	t.forgetNext() // it may be next_job_id
 	if _, err := t.exec(`INSERT INTO meta (key, value) VALUES (?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value); err != nil {
 		return fmt.Errorf("storing %s: %w", key, err)
@@ -35,6 +36,7 @@ func (t *Tx) Meta(key string) (string, bool, error) {
 
 // DeleteMeta removes key; removing one not there is not an error.
 func (t *Tx) DeleteMeta(key string) error {
+	t.forgetNext()
 	if _, err := t.exec("DELETE FROM meta WHERE key = ?", key); err != nil {
 		return fmt.Errorf("removing %s: %w", key, err)
 	}

@@ -99,6 +99,9 @@ type Store struct {
 	cache *jobCache
 	// hwm is the job id high-water mark (hwm.go); the writer's alone.
 	hwm *hwm
+	// next is next_job_id as the writer last set it (nextID); the
+	// writer's alone.
+	next nextID
 	// behind are the ids the mark knew and the database did not, at Open.
 	behind IDRange
 	// clock is the time the store stamps by (OpenClock).

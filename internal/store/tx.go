@@ -27,6 +27,13 @@ type Tx struct {
 	stmts map[string]*sql.Stmt
 	// touched collects the job rows the batch wrote, for the job cache.
 	touched map[uint32]struct{}
+	// written holds, for job rows the batch inserted and nothing wrote
+	// since, the values inserted (cache.go's rowOf); added are the ids
+	// this request inserted, taken out of it if the request is undone.
+	written map[uint32][]any
+	added   []uint32
+	// next is the writer's memory of next_job_id (allocID).
+	next *nextID
 	// maxID is the highest job id this request gave out (0: none): the
 	// batch moves the high-water mark past it before it commits (hwm.go).
 	maxID uint32
@@ -39,6 +46,9 @@ func (t *Tx) Now() time.Time { return t.now }
 var ctxBG = context.Background()
 
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
+	if query == sqlSetNextID {
+		t.forgetNext() // whoever sets it, allocID reads it again
+	}
 	if st, ok := t.stmts[query]; ok {
 		return t.tx.StmtContext(ctxBG, st).ExecContext(ctxBG, args...)
 	}
@@ -127,22 +137,31 @@ func (t *Tx) insert(nj NewJob) (uint32, error) {
 		id, j.UID, []byte(nj.Script), encodeEnv(nj.Env)); err != nil {
 		return 0, fmt.Errorf("storing job %d's script: %w", id, err)
 	}
-	if err := t.insertRow("jobs", &j, id); err != nil {
+	args, err := t.insertRowArgs("jobs", &j, id)
+	if err != nil {
 		return 0, err
 	}
 	t.touch(id)
+	t.wrote(id, args)
 	return id, nil
 }
 
 func (t *Tx) insertRow(table string, j *Job, scriptID uint32) error {
+	_, err := t.insertRowArgs(table, j, scriptID)
+	return err
+}
+
+// insertRowArgs is insertRow, returning the values the row was written
+// with.
+func (t *Tx) insertRowArgs(table string, j *Job, scriptID uint32) ([]any, error) {
 	args, err := jobArgs(j, scriptID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := t.exec(insertRowSQL(table), args...); err != nil {
-		return fmt.Errorf("storing job %d: %w", j.ID, err)
+		return nil, fmt.Errorf("storing job %d: %w", j.ID, err)
 	}
-	return nil
+	return args, nil
 }
 
 // allocID takes the next free job id. An id is in use while a job row or a
@@ -150,7 +169,9 @@ func (t *Tx) insertRow(table string, j *Job, scriptID uint32) error {
 // not), so after a wrap-around ids are skipped, never reused.
 func (t *Tx) allocID() (uint32, error) {
 	var next int64
-	if err := t.queryRow(sqlNextID).Scan(&next); err != nil {
+	if t.next != nil && t.next.ok {
+		next = t.next.v
+	} else if err := t.queryRow(sqlNextID).Scan(&next); err != nil {
 		return 0, fmt.Errorf("reading the next job id: %w", err)
 	}
 	id := uint32(next)
@@ -174,10 +195,32 @@ func (t *Tx) allocID() (uint32, error) {
 		}
 	}
 	if _, err := t.exec(sqlSetNextID, int64(id)+1); err != nil {
+		t.forgetNext()
 		return 0, fmt.Errorf("advancing the next job id: %w", err)
+	}
+	if t.next != nil {
+		t.next.v, t.next.ok = int64(id)+1, true
 	}
 	t.gave(id)
 	return id, nil
+}
+
+// nextID is next_job_id as the writer last set it, so that allocID need
+// not read it for every job (it was one of a submission's seven
+// statements). The writer is the one writer, so the value holds until
+// something else writes the row (ReserveIDs, PutMeta) or a rollback undoes
+// an allocation (a request undone, a batch that did not commit): each of
+// those forgets it, and the next allocID reads the row again.
+type nextID struct {
+	v  int64
+	ok bool
+}
+
+// forgetNext makes the next allocID read next_job_id again.
+func (t *Tx) forgetNext() {
+	if t.next != nil {
+		t.next.ok = false
+	}
 }
 
 // Job returns the job row with that id, or ErrNotFound.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 )
 
 // maxBatch bounds how many requests share one transaction, so that one
@@ -204,6 +205,14 @@ func (s *Store) commit(batch []*request) {
 	if len(live) == 0 {
 		return
 	}
+	// Unless the batch commits, its allocations may be undone: allocID
+	// reads next_job_id again (nextID).
+	committed := false
+	defer func() {
+		if !committed {
+			s.next.ok = false
+		}
+	}()
 	results := make([]result, len(live))
 	sqlTx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -212,11 +221,17 @@ func (s *Store) commit(batch []*request) {
 	}
 	now := s.clock.Now()
 	touched := map[uint32]struct{}{}
+	written := map[uint32][]any{}
 	var hi uint32 // the highest id the batch gives out
+	// A request alone in its batch (every submission while the writer
+	// keeps up) needs no savepoint: undoing it is undoing the whole
+	// transaction. SAVEPOINT and RELEASE were two of the seven statements
+	// of a lone submission.
+	alone := len(live) == 1
 	for i, r := range live {
 		var lost error
-		tx := &Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched}
-		results[i], lost = s.runOne(tx, r)
+		tx := &Tx{tx: sqlTx, now: now, stmts: s.stmts, touched: touched, written: written, next: &s.next}
+		results[i], lost = s.runOne(tx, r, !alone)
 		if lost != nil {
 			// SQLite rolled the whole transaction back (it does on
 			// I/O errors, a full disk, ...): nothing of the batch is
@@ -228,30 +243,81 @@ func (s *Store) commit(batch []*request) {
 		}
 		if results[i].err == nil && results[i].panicked == nil {
 			hi = max(hi, tx.maxID)
+		} else if alone {
+			sqlTx.Rollback()
+			results[i].err = s.full(results[i].err)
+			r.done <- results[i]
+			return
 		}
 	}
-	// The mark first: an id is on disk outside the database before
-	// anyone hears it, so a database that comes back without it still
-	// never gives it again (hwm.go).
-	prev, err := s.hwm.cover(hi)
-	if err != nil {
-		sqlTx.Rollback()
-		answerAll(live, s.full(err))
-		return
+	// The mark and the commit at once. Each is one fdatasync; in
+	// sequence (the mark first) a submission waited for both, one after
+	// the other, and the two were half its time in the daemon. What
+	// matters is only that nobody hears an id before it is durable in
+	// both, which waiting for both keeps. In a crash between the two
+	// either may have landed alone: a commit without the mark leaves the
+	// database ahead of the mark, which Open handles (continueFromHWM
+	// starts the mark from the database); a mark without the commit names
+	// ids nobody heard (IDsBehind), as a crash after the mark and before
+	// the commit always could.
+	prev := s.hwm.mark
+	var marked chan error
+	if s.hwm.needs(hi) {
+		marked = make(chan error, 1)
+		go func() { marked <- s.hwm.write(hi + 1) }()
 	}
-	if err := sqlTx.Commit(); err != nil {
-		s.hwm.undo(prev)
+	err = sqlTx.Commit()
+	var markErr error
+	if marked != nil {
+		markErr = <-marked
+	}
+	if err != nil {
+		if marked != nil {
+			// The mark may have moved: put it back (hwm.undo).
+			s.hwm.mark = hi + 1
+			s.hwm.undo(prev)
+		}
 		answerAll(live, s.full(fmt.Errorf("committing to %s: %w", s.path, err)))
 		return
 	}
+	if marked != nil {
+		if markErr != nil && !s.owedMark(hi+1, markErr) {
+			answerAll(live, fmt.Errorf("the store closed before the job id high-water mark could hold the ids of what was recorded: %w", markErr))
+			return
+		}
+		s.hwm.mark = hi + 1
+	}
+	committed = true
 	s.commits.Add(1)
 	// Before anyone hears back: a caller told "committed" must find its
 	// change in the cache.
-	s.refreshCache(touched)
+	s.refreshCache(touched, written)
 	for i, r := range live {
 		results[i].err = s.full(results[i].err)
 		r.done <- results[i]
 	}
+}
+
+// owedMark writes the mark that a committed batch needs, after its write
+// beside the commit failed: the batch's ids are in the database, and no
+// caller may hear them until the mark holds them too. It tries again
+// with a growing pause, as long as the store is open, and reports whether
+// the mark landed. A disk that cannot take 11 bytes in place is failing;
+// the writer waits on it as it would on a sync that hangs.
+func (s *Store) owedMark(n uint32, err error) bool {
+	pause := time.Millisecond
+	for err != nil {
+		s.mu.RLock()
+		closed := s.closed
+		s.mu.RUnlock()
+		if closed {
+			return false
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+		err = s.hwm.write(n)
+	}
+	return true
 }
 
 func answerAll(rs []*request, err error) {
@@ -260,19 +326,27 @@ func answerAll(rs []*request, err error) {
 	}
 }
 
-// runOne runs one request inside the batch's transaction, in a savepoint.
-// lost is set when the savepoint cannot be closed, which means SQLite has
-// rolled back the whole transaction.
-func (s *Store) runOne(tx *Tx, r *request) (res result, lost error) {
-	if _, err := tx.exec(sqlSavepoint); err != nil {
-		return result{}, err
+// runOne runs one request inside the batch's transaction, in a savepoint
+// (unless savepoint is false: the request is alone, and the caller rolls
+// the transaction back if it fails). lost is set when the savepoint cannot
+// be closed, which means SQLite has rolled back the whole transaction.
+func (s *Store) runOne(tx *Tx, r *request, savepoint bool) (res result, lost error) {
+	if savepoint {
+		if _, err := tx.exec(sqlSavepoint); err != nil {
+			return result{}, err
+		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			res = result{panicked: p}
 		}
+		if !savepoint {
+			return
+		}
 		if res.err != nil || res.panicked != nil {
 			// Undo this request only.
+			tx.undone()
+			tx.forgetNext()
 			if _, err := tx.exec(sqlRollbackTo); err != nil {
 				lost = err
 				return
