@@ -9,8 +9,8 @@ import (
 // RawFile is a file read with the system calls alone. Why not os.File: the
 // first os.Open of a process sets up the runtime's network poller (an
 // epoll instance, an eventfd, and a try at registering the file, which
-// fails for a regular file), six system calls and a tenth of a
-// millisecond that a command living a millisecond pays for nothing.
+// fails for a regular file): six system calls that a command living a
+// millisecond pays for nothing.
 // sbatch reads its settings file and its script this way, and talks to the
 // daemon on a socket it reads the same way (internal/sockclient), so that
 // a submission never starts the poller.

@@ -381,8 +381,7 @@ func readScript(name string, sio cmdio.IO, limit int) ([]byte, int64, error) {
 // is the file's, or what was read when that is more.
 //
 // The file is read with the system calls alone (cmdio.RawFile): os.Open
-// would start the runtime's poller, a tenth of a millisecond of every
-// submission.
+// would start the runtime's poller in every submission.
 func readFileLimited(name string, limit int) ([]byte, int64, error) {
 	f, err := cmdio.OpenRaw(name, 0)
 	if err != nil {

@@ -10,10 +10,12 @@ import (
 // written with the system calls alone. Why not an os.File: a command's
 // first os.File on a socket sets up the runtime's network poller (an epoll
 // instance, an eventfd, registrations) and parks its goroutine in it to
-// wait for the answer, which wakes a second thread when the answer comes;
-// for sbatch, whose whole life is about a millisecond, that was a tenth of
-// it (docs/bench.md, "The last tenths"). A blocking read in a system call
-// costs one call.
+// wait for the answer. A blocking read is one call and fewer page faults;
+// but while a goroutine waits in it the runtime's monitor thread wakes
+// every 20 us, which it does not for one parked in the poller, so for
+// sbatch the CPU came out the same within the noise (docs/bench.md, "The
+// last tenths"). What it does gain is patience: MessageTimeout without a
+// Go timer.
 //
 // What deadlines did, abort does: it shuts the socket down, so that a read
 // or write blocked on it returns at once (end of file, or EPIPE), from
