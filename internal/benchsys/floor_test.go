@@ -39,20 +39,9 @@ const settle = 200 * time.Millisecond
 // between two blocks of b.N/2 bare process starts (bare-p50-ms).
 func withFloor(b *testing.B, run func() (time.Duration, error)) {
 	exe := nothing(b)
-	bare := func(n int) []time.Duration {
-		var lat []time.Duration
-		for range n {
-			t0 := time.Now()
-			if err := exec.Command(exe).Run(); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(t0))
-		}
-		return lat
-	}
 	b.ResetTimer()
 	var lat []time.Duration
-	floor := bare(max(b.N/2, 1))
+	floor := bareStarts(b, exe, max(b.N/2, 1))
 	for b.Loop() {
 		d, err := run()
 		if err != nil {
@@ -61,10 +50,23 @@ func withFloor(b *testing.B, run func() (time.Duration, error)) {
 		lat = append(lat, d)
 	}
 	time.Sleep(settle)
-	floor = append(floor, bare(max(b.N/2, 1))...)
+	floor = append(floor, bareStarts(b, exe, max(b.N/2, 1))...)
 	reportLatency(b, lat)
 	slices.Sort(floor)
 	b.ReportMetric(float64(floor[len(floor)/2])/float64(time.Millisecond), "bare-p50-ms")
+}
+
+// bareStarts times n runs of exe, one after the other.
+func bareStarts(b *testing.B, exe string, n int) []time.Duration {
+	lat := make([]time.Duration, 0, n)
+	for range n {
+		t0 := time.Now()
+		if err := exec.Command(exe).Run(); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	return lat
 }
 
 // parallelWithFloor is parallel (jobs/s) between two blocks of b.N/2 bare

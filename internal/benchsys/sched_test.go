@@ -78,15 +78,8 @@ func BenchmarkSchedPass(b *testing.B) {
 // ending a Go program that does nothing, from the same harness.
 func BenchmarkProcessStart(b *testing.B) {
 	exe := nothing(b)
-	var lat []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		if err := exec.Command(exe).Run(); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(t0))
-	}
-	reportLatency(b, lat)
+	b.ResetTimer()
+	reportLatency(b, bareStarts(b, exe, b.N))
 }
 
 // BenchmarkProcessStartParallel is the floor under 8 submitters at once:
