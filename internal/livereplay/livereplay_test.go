@@ -310,12 +310,12 @@ func TestLiveReplayMatchesTheSimulator(t *testing.T) {
 	} {
 		name := tc.name
 		t.Run(name, func(t *testing.T) {
-			// The replays run side by side: each is mostly its jobs'
-			// sleeps and its instants' few milliseconds of work, so four
-			// daemons at once (the uncontended replay's too) keep up on
-			// 2 cores, and make test-live takes the longest replay's
-			// time, not the sum (200 s before). One that falls behind is
-			// replayed (compareOnTime).
+			// Parallel, so that go test -parallel says how many replays
+			// share the machine. make test-live runs them one at a time:
+			// four side by side on 2 cores let the untuned P4 replay
+			// take other decisions (fewer stops) in 3 of 7 runs without
+			// its timing seeing a late instant, and none of 3 alone.
+			// One that falls behind is replayed (compareOnTime).
 			t.Parallel()
 			pols, err := sim.LookupPolicies(tc.policy)
 			if err != nil {
